@@ -1,0 +1,42 @@
+# BioRAG: `make demo` answers a sample question end to end; `make test` runs the suite.
+# Both go through `make setup`, which creates .venv (idempotent: re-runs only when
+# pyproject.toml or constraints.txt changed).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export DO_NOT_TRACK=1
+export SCARF_NO_ANALYTICS=1
+export HF_HUB_OFFLINE=1
+
+.PHONY: setup demo test lint clean-venv help
+
+help:
+	@echo "make setup  - create .venv and install BioRAG (torch CPU build first)"
+	@echo "make demo   - set up, build the demo data, answer a sample question"
+	@echo "make test   - set up, run the whole test suite"
+	@echo "make lint   - ruff"
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip wheel
+	# torch first: the pinned CPU build (see DEVELOPERS.md); constraints keep it.
+	$(BIN)/pip install -q torch==2.13.0
+	# llama-cpp-python compiles from source (~5 min on 2 cores); pip caches the wheel.
+	$(BIN)/pip install -q -c constraints.txt -e ".[dev]"
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/biorag demo
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check biorag retrievers indexing training serving tests
+
+clean-venv:
+	rm -rf $(VENV)

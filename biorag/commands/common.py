@@ -1,0 +1,83 @@
+"""Options and helpers shared by every command: settings flags and error handling."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from biorag.errors import BioragError
+
+PresetOpt = Annotated[
+    str | None,
+    typer.Option("--preset", "-p", help="Named set-up: embedded (default) or paper, or a JSON preset file."),
+]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option("--set", "-s", help="Override any setting: dotted.key=value (JSON values), repeatable."),
+]
+DisableOpt = Annotated[
+    list[str] | None,
+    typer.Option("--disable", "-d", help="Switch off a source (gene, dbsnp, omim, blast, pubmed, web) or component (mesh_filter, query_rewrite, self_eval). Repeatable."),
+]
+EnableOpt = Annotated[
+    list[str] | None,
+    typer.Option("--enable", "-e", help="Switch on a source or component. Repeatable."),
+]
+ReplayOpt = Annotated[
+    str | None,
+    typer.Option("--replay", help="Replay tool HTTP traffic from this JSONL recording (sets tool_io.mode=replay)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of text.")]
+
+
+def settings_from_options(
+    preset: str | None = None,
+    sets: list[str] | None = None,
+    disable: list[str] | None = None,
+    enable: list[str] | None = None,
+    replay: str | None = None,
+):
+    from biorag.settings import load_settings
+
+    overrides: dict[str, Any] = {}
+    if replay:
+        from pathlib import Path
+
+        if not Path(replay).exists():
+            raise BioragError(f"--replay file {replay} does not exist")
+        overrides["tool_io"] = {"mode": "replay", "cassette": replay}
+    return load_settings(preset=preset, sets=sets, disable=disable, enable=enable, overrides=overrides)
+
+
+def fail(message: str, code: int = 2) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def friendly_errors(fn):
+    """Turn BioragError into a one-line message and a non-zero exit, no traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except BioragError as e:
+            fail(str(e), getattr(e, "exit_code", 2))
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+
+    return wrapper
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def setup_logging(verbose: int) -> None:
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)

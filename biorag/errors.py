@@ -1,0 +1,53 @@
+"""Error types. Every error a user can cause or fix is a `BioragError` with a one-line
+message that names the problem and, where possible, the fix. The CLI prints these
+without a traceback and exits non-zero."""
+
+from __future__ import annotations
+
+
+class BioragError(Exception):
+    """Base class for errors with a user-facing message."""
+
+    exit_code = 2
+
+
+class ConfigError(BioragError):
+    """Bad preset, setting key/value, switch name, or artifact mismatch."""
+
+
+class InputError(BioragError):
+    """Bad user input (empty question, invalid sequence, unknown MeSH term, ...)."""
+
+
+class LLMError(BioragError):
+    """The LLM backend could not be reached or failed to answer."""
+
+    exit_code = 3
+
+
+class StructuredOutputError(LLMError):
+    """The model's output did not validate against the requested schema after retries.
+
+    Carries the raw outputs so the trace can show what the model actually said."""
+
+    def __init__(self, message: str, raw_outputs: list[str]):
+        super().__init__(message)
+        self.raw_outputs = raw_outputs
+
+
+class ToolError(BioragError):
+    """A retriever/tool failed. The agent records it in the trace and carries on."""
+
+    exit_code = 4
+
+    def __init__(self, source: str, message: str):
+        super().__init__(f"{source}: {message}")
+        self.source = source
+
+
+class SourceUnavailable(ToolError):
+    """The source is not usable in this set-up (no index built, no network, ...)."""
+
+
+class NotRecorded(ToolError):
+    """Replay mode and the request is not in the recording."""

