@@ -94,6 +94,16 @@ class IndexSettings(_Section):
         "drop_filter",
         description="when a MeSH filter leaves fewer than k hits: keep them (none) or fill from unfiltered search",
     )
+    index_type: Literal["HNSW", "FLAT", "IVF_FLAT", "AUTOINDEX"] = Field(
+        "HNSW", description="vector index built on the embedding field (see biorag/pubmed_schema.py)"
+    )
+    search_ef: int = Field(64, ge=8, le=4096, description="HNSW search breadth (higher: better recall, slower)")
+    min_abstract_words: int = Field(40, ge=0, description="cleaning: shorter abstracts are dropped (too_short)")
+
+
+class MeshSettings(_Section):
+    tagger: str = Field("vocabulary", description="vocabulary, or a path to a trained MeSH classifier adapter dir")
+    max_terms: int = Field(3, ge=0, le=20, description="at most this many MeSH terms per question")
 
 
 class NCBISettings(_Section):
@@ -152,6 +162,7 @@ class Settings(BaseSettings):
     components: Components = Field(default_factory=Components)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    mesh: MeshSettings = Field(default_factory=MeshSettings)
     ncbi: NCBISettings = Field(default_factory=NCBISettings)
     web: WebSettings = Field(default_factory=WebSettings)
     tool_io: ToolIOSettings = Field(default_factory=ToolIOSettings)
