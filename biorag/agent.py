@@ -1,0 +1,316 @@
+"""The agent loop (BioRAG paper): for at most `max_rounds` rounds
+(1) select a retriever, (2) rewrite the query and tag MeSH, (3) retrieve,
+(4) self-evaluate YES/NO; then (5) generate a cited answer.
+
+Every step emits a `TraceEvent` to `on_event` as it happens (the API streams them) and
+into `Answer.trace`. Failures of a step (tool error, unparseable model output) are trace
+events with `ok=False`; they never turn into invented evidence or default decisions.
+
+Switches: `self_eval` off -> one retrieval round, then answer; `query_rewrite` off -> the
+question goes to the retriever as is; `mesh_filter` off -> no MeSH filter.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from biorag import prompts
+from biorag.errors import ConfigError, InputError, StructuredOutputError, ToolError
+from biorag.grounding import structured_answer, verify_claims
+from biorag.llm.base import LLM, ChatMessage
+from biorag.models import Answer, Citation, Evidence, SearchFilters, Timings, TraceEvent
+from biorag.planner import Attempt, LoopState, PlanExhausted, Planner, evidence_block, make_planner
+from biorag.understanding import analyse
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
+    from retrievers.base import Retriever
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[TraceEvent], None]
+#: consecutive failures of a planning step after which the loop stops burning rounds
+MAX_CONSECUTIVE_FAILURES = 2
+
+
+class Agent:
+    def __init__(
+        self,
+        settings: Settings,
+        llm: LLM | None = None,
+        retrievers: dict[str, Retriever] | None = None,
+        mesh_tagger: Any | None = None,
+    ):
+        self.settings = settings
+        self._llm = llm
+        self._retrievers = retrievers
+        self._tagger = mesh_tagger
+
+    # Lazy parts: a rules-only run never loads the model; a gene-only run never loads Milvus.
+    @property
+    def llm(self) -> LLM:
+        if self._llm is None:
+            from biorag.llm import make_llm
+
+            self._llm = make_llm(self.settings)
+        return self._llm
+
+    @property
+    def retrievers(self) -> dict[str, Retriever]:
+        if self._retrievers is None:
+            from retrievers.registry import build_retrievers
+
+            self._retrievers = build_retrievers(self.settings)
+        return self._retrievers
+
+    def _planner(self) -> Planner:
+        if self.settings.planner == "rules":
+            return make_planner("rules", None)  # type: ignore[arg-type]
+        return make_planner(self.settings.planner, self.llm)
+
+    def _mesh_terms(self, question: str, proposed: list[str], event: TraceEvent) -> list[str]:
+        """Validated MeSH descriptor names: the planner's proposals when it made some,
+        else the configured tagger's. Unknown names are dropped and reported."""
+        from biorag.mesh import load_tagger, vocabulary
+
+        vocab = vocabulary()
+        terms: list[str] = []
+        rejected: list[str] = []
+        candidates = proposed
+        if not candidates:
+            if self._tagger is None:
+                self._tagger = load_tagger(self.settings)
+            candidates = self._tagger.tag(question, self.settings.mesh.max_terms)
+            event.details["mesh_source"] = "tagger"
+        else:
+            event.details["mesh_source"] = "planner"
+        for term in candidates:
+            d = vocab.lookup(term)
+            if d is None:
+                rejected.append(term)
+            elif d.name not in terms:
+                terms.append(d.name)
+        if rejected:
+            event.details["mesh_rejected"] = rejected
+        return terms[: self.settings.mesh.max_terms]
+
+    # ------------------------------------------------------------------------------
+    def answer(self, question: str, on_event: EventSink | None = None) -> Answer:
+        question = (question or "").strip()
+        if not question:
+            raise InputError("the question is empty: ask something, e.g. 'Which chromosome is TP53 on?'")
+        limit = self.settings.max_question_chars
+        if len(question) > limit:
+            raise InputError(f"the question has {len(question)} characters; the limit is {limit} (max_question_chars)")
+
+        t0 = time.perf_counter()
+        llm_ms_start = self._llm.total_ms if self._llm else 0.0
+        s = self.settings
+        trace: list[TraceEvent] = []
+
+        def emit(ev: TraceEvent) -> TraceEvent:
+            trace.append(ev)
+            if on_event:
+                on_event(ev)
+            return ev
+
+        retrievers = self.retrievers
+        if not retrievers:
+            raise ConfigError("every source is disabled: enable at least one (e.g. --enable pubmed)")
+        state = LoopState(question=question, analysis=analyse(question), retrievers=retrievers)
+        planner = self._planner()
+        sufficient = False
+        rounds = 0
+        failures = 0
+
+        for rnd in range(1, s.max_rounds + 1):
+            rounds = rnd
+            # (1) select
+            ev = TraceEvent(step="select", round=rnd)
+            t = time.perf_counter()
+            try:
+                sel = planner.select(state)
+                ev.retriever, ev.decision = sel.retriever, sel.reason
+                ev.details = {"by": sel.by, **({"raw": sel.raw} if sel.raw else {})}
+            except PlanExhausted as e:
+                ev.decision, ev.details = "stop", {"reason": str(e)}
+                ev.ms = _ms(t)
+                emit(ev)
+                rounds = rnd - 1 if rnd > 1 else rnd
+                break
+            except StructuredOutputError as e:
+                ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
+                ev.ms = _ms(t)
+                emit(ev)
+                failures += 1
+                if failures >= MAX_CONSECUTIVE_FAILURES:
+                    break
+                continue
+            ev.ms = _ms(t)
+            emit(ev)
+            name = sel.retriever
+            retriever = retrievers[name]
+
+            # (2) rewrite + MeSH tagging
+            ev = TraceEvent(step="rewrite", round=rnd, retriever=name)
+            t = time.perf_counter()
+            use_mesh = s.components.mesh_filter and retriever.supports_mesh
+            try:
+                if s.components.query_rewrite:
+                    rw = planner.rewrite(state, name, use_mesh)
+                    query, proposed = rw.query, rw.mesh_terms
+                    ev.details = {"by": rw.by, **({"raw": rw.raw} if rw.raw else {})}
+                else:
+                    query, proposed = question, []
+                    ev.details = {"by": "none", "rewrite": "off"}
+                ev.query = query
+                if use_mesh:
+                    ev.mesh = self._mesh_terms(state.analysis.core, proposed, ev)
+            except StructuredOutputError as e:
+                ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
+                ev.ms = _ms(t)
+                emit(ev)
+                failures += 1
+                if failures >= MAX_CONSECUTIVE_FAILURES:
+                    break
+                continue
+            except InputError as e:
+                ev.ok, ev.error = False, str(e)
+            ev.ms = _ms(t)
+            emit(ev)
+            failures = 0
+            mesh = ev.mesh
+
+            # (3) retrieve
+            ev = TraceEvent(step="retrieve", round=rnd, retriever=name, query=query, mesh=mesh)
+            t = time.perf_counter()
+            k = s.sources[name].top_k
+            hits: list[Evidence] = []
+            try:
+                hits = retriever.search(query, k, SearchFilters(mesh=mesh) if mesh else None)
+            except ToolError as e:
+                ev.ok, ev.error = False, str(e)
+                ev.details["error_type"] = type(e).__name__
+            except Exception as e:  # a broken tool degrades the answer, it does not end the run
+                log.exception("retriever %s crashed", name)
+                ev.ok, ev.error = False, f"{name}: unexpected {type(e).__name__}: {e}"
+                ev.details["error_type"] = type(e).__name__
+            ev.hits = [h.key for h in hits]
+            ev.details.update(getattr(retriever, "last_search_info", None) or {})
+            ev.ms = _ms(t)
+            emit(ev)
+            new = [h for h in hits if h.key not in {e.key for e in state.evidence}]
+            state.evidence.extend(new)
+            state.attempts.append(Attempt(rnd, name, query, len(hits), ev.error))
+            state.notes.append(_note(name, query, hits, ev.error))
+
+            # (4) self-evaluation
+            if not s.components.self_eval:
+                sufficient = bool(state.evidence)
+                break
+            ev = TraceEvent(step="evaluate", round=rnd)
+            t = time.perf_counter()
+            try:
+                verdict = planner.evaluate(state)
+                ev.decision = "YES" if verdict.sufficient else "NO"
+                ev.details = {"by": verdict.by, "missing": verdict.missing, **({"raw": verdict.raw} if verdict.raw else {})}
+                sufficient = verdict.sufficient
+            except StructuredOutputError as e:
+                ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
+            ev.ms = _ms(t)
+            emit(ev)
+            if sufficient:
+                break
+            if verdict_missing := ev.details.get("missing"):
+                state.notes.append(f"still missing: {verdict_missing}")
+
+        # (5) generate
+        answer = self._generate(state, rounds, sufficient, emit)
+        answer.trace = trace
+        answer.timings = Timings(
+            total_ms=_ms(t0), llm_ms=round((self._llm.total_ms if self._llm else 0.0) - llm_ms_start, 1)
+        )
+        answer.config = s.redacted()
+        return answer
+
+    def _generate(self, state: LoopState, rounds: int, sufficient: bool, emit) -> Answer:
+        s = self.settings
+        ev = TraceEvent(step="generate", round=rounds)
+        t = time.perf_counter()
+        unsupported: list[str] = []
+        structured = structured_answer(state.analysis, state.evidence) if s.grounding else None
+        if structured is not None:
+            text, used = structured.text, structured.used
+            ev.decision, ev.details = "structured", {"explanation": structured.explanation}
+        elif not state.evidence:
+            text, used = "No source returned evidence for this question, so BioRAG cannot answer it.", []
+            ev.decision = "no_evidence"
+        else:
+            used = state.evidence
+            block = evidence_block(state.evidence)
+            msgs = [
+                ChatMessage(role="system", content=prompts.SYSTEM),
+                ChatMessage(role="user", content=prompts.generate_prompt(state.question, block)),
+            ]
+            try:
+                reply = self.llm.chat(msgs)
+                draft = reply.text.strip()
+                ev.details["draft"] = draft
+                if s.grounding:
+                    text, unsupported = verify_claims(draft, state.evidence, state.question)
+                    if unsupported:
+                        ev.details["unsupported"] = unsupported
+                    if not text:
+                        text = "The evidence gathered does not support a reliable answer; see the citations."
+                else:
+                    text = draft
+                ev.decision = "generated"
+            except Exception as e:  # model unreachable mid-run: report, keep the evidence
+                ev.ok, ev.error = False, str(e)
+                text = "Answer generation failed; the evidence gathered is listed in the citations."
+        best_attempt = s.components.self_eval and not sufficient and rounds >= 1
+        if best_attempt:
+            text = f"Insufficient evidence after {rounds} round(s); best attempt: {text}"
+        if unsupported:
+            text += f" [{len(unsupported)} unsupported claim(s) removed: {', '.join(unsupported)}]"
+        ev.ms = _ms(t)
+        emit(ev)
+        citations = [Citation.from_evidence(e) for e in _dedupe(used)]
+        return Answer(
+            question=state.question,
+            answer=text,
+            citations=citations,
+            rounds=rounds,
+            sufficient=sufficient,
+            best_attempt=best_attempt,
+            unsupported_claims=unsupported,
+        )
+
+
+def _ms(t: float) -> float:
+    return round((time.perf_counter() - t) * 1000, 1)
+
+
+def _dedupe(evs: list[Evidence]) -> list[Evidence]:
+    seen, out = set(), []
+    for e in evs:
+        if e.key not in seen:
+            seen.add(e.key)
+            out.append(e)
+    return out
+
+
+def _note(name: str, query: str, hits: list[Evidence], error: str | None) -> str:
+    if error:
+        return f"{name}('{query[:60]}') failed: {error[:160]}"
+    if not hits:
+        return f"{name}('{query[:60]}') found nothing"
+    tops = "; ".join(h.title[:60] for h in hits[:3])
+    return f"{name}('{query[:60]}') found {len(hits)}: {tops}"
+
+
+def build_agent(settings: Settings) -> Agent:
+    return Agent(settings)

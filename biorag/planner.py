@@ -1,0 +1,265 @@
+"""Planners decide steps 1, 2 and 4 of the loop: which retriever, what query, and whether
+the evidence suffices. Three implementations behind one interface (`planner` setting):
+
+- `llm`: the paper's set-up, the model reads the tool manuals and answers in JSON under
+  schema-constrained decoding.
+- `rules`: recognised entities and answer kinds decide (rsID -> dbSNP, gene -> Gene,
+  sequence -> BLAST, disease -> OMIM, otherwise PubMed, then web); deterministic, a
+  natural ablation baseline.
+- `hybrid`: rules when they recognise something with confidence, the LLM otherwise.
+
+A planner raises `PlanExhausted` when it has nothing left to try and lets
+`StructuredOutputError` through when the model's output does not validate: the agent
+records either in the trace; nothing is silently defaulted.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from biorag import prompts
+from biorag.grounding import structured_answer, values_from_previous
+from biorag.llm.base import LLM, ChatMessage
+from biorag.models import Evidence
+from biorag.understanding import Analysis, Entity, Hop
+
+if TYPE_CHECKING:
+    from retrievers.base import Retriever
+
+
+class PlanExhausted(Exception):
+    """No retriever left that could add anything."""
+
+
+@dataclass
+class Attempt:
+    round: int
+    retriever: str
+    query: str
+    hits: int
+    error: str | None = None
+
+
+@dataclass
+class LoopState:
+    """What the loop knows so far; planners read it, the agent writes it."""
+
+    question: str
+    analysis: Analysis
+    retrievers: dict[str, Retriever]
+    evidence: list[Evidence] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    #: query a rules decision planned together with the retriever choice
+    planned_query: str | None = None
+    planned_by: str | None = None
+
+    def tried(self, retriever: str, query: str) -> bool:
+        q = query.strip().lower()
+        return any(a.retriever == retriever and a.query.strip().lower() == q for a in self.attempts)
+
+
+@dataclass
+class Selection:
+    retriever: str
+    reason: str
+    by: Literal["rules", "llm"]
+    raw: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rewrite:
+    query: str
+    mesh_terms: list[str]
+    by: Literal["rules", "llm", "none"]
+    raw: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Verdict:
+    sufficient: bool
+    missing: str
+    by: Literal["rules", "llm"]
+    raw: list[str] = field(default_factory=list)
+
+
+class Planner(ABC):
+    name: str
+
+    @abstractmethod
+    def select(self, state: LoopState) -> Selection: ...
+
+    @abstractmethod
+    def rewrite(self, state: LoopState, retriever: str, with_mesh: bool) -> Rewrite: ...
+
+    @abstractmethod
+    def evaluate(self, state: LoopState) -> Verdict: ...
+
+
+# ---- rules -----------------------------------------------------------------------
+_ENTITY_ROUTES: list[tuple[str, str]] = [
+    ("sequence", "blast"), ("rsid", "dbsnp"), ("ensembl", "gene"), ("entrez", "gene"),
+    ("gene", "gene"), ("disease", "omim"),
+]
+_FALLBACK_ORDER = ("pubmed", "web")
+
+
+class RulesPlanner(Planner):
+    name = "rules"
+
+    def _hop_candidates(self, state: LoopState, hop: Hop) -> list[str]:
+        if hop.from_previous:
+            return values_from_previous(hop, state.evidence)
+        return [e.text for e in state.analysis.entities if e.kind in hop.takes and e.confident]
+
+    def route(self, state: LoopState) -> tuple[str, str, str] | None:
+        """(retriever, query, reason) when the rules know what to do, else None."""
+        a = state.analysis
+        enabled = state.retrievers
+        if a.intent:
+            for hop in a.intent.hops:
+                if hop.source not in enabled:
+                    break  # the chain needs a disabled source: fall back to generic routing
+                pending = [c for c in self._hop_candidates(state, hop) if not state.tried(hop.source, c)]
+                done = any(x.retriever == hop.source for x in state.attempts) and not pending
+                if pending:
+                    return hop.source, pending[0], f"{a.intent.description}: ask {hop.source}"
+                if not done:
+                    break
+        for kind, source in _ENTITY_ROUTES:
+            for ent in a.entities:
+                if ent.kind == kind and ent.confident and source in enabled and not state.tried(source, ent.text):
+                    return source, ent.text, f"recognised {kind} '{_short(ent)}'"
+        return None
+
+    def fallback(self, state: LoopState) -> tuple[str, str, str] | None:
+        for source in _FALLBACK_ORDER:
+            if source in state.retrievers and not state.tried(source, state.analysis.core):
+                return source, state.analysis.core, "no specific entity: search the literature/web"
+        return None
+
+    def select(self, state: LoopState) -> Selection:
+        choice = self.route(state) or self.fallback(state)
+        if choice is None:
+            raise PlanExhausted("every applicable source has been tried")
+        state.planned_query, state.planned_by = choice[1], "rules"
+        return Selection(choice[0], choice[2], "rules")
+
+    def rewrite(self, state: LoopState, retriever: str, with_mesh: bool) -> Rewrite:
+        query = state.planned_query if state.planned_by == "rules" and state.planned_query else state.analysis.core
+        return Rewrite(query, [], "rules")
+
+    def evaluate(self, state: LoopState) -> Verdict:
+        if state.analysis.intent:
+            ans = structured_answer(state.analysis, state.evidence)
+            if ans is not None and self.route(state) is None:
+                return Verdict(True, "", "rules")
+            if ans is not None and not state.analysis.intent.hops[-1].from_previous:
+                return Verdict(True, "", "rules")
+            return Verdict(False, f"no record yet gives the {state.analysis.intent.description}", "rules")
+        if state.evidence:
+            return Verdict(True, "", "rules")
+        return Verdict(False, "no evidence yet", "rules")
+
+
+def _short(e: Entity) -> str:
+    return e.text if len(e.text) <= 24 else e.text[:21] + "..."
+
+
+# ---- LLM ---------------------------------------------------------------------------
+class _RewriteOut(BaseModel):
+    query: str = Field(..., min_length=1, max_length=300)
+    mesh_terms: list[str] = Field(default_factory=list, max_length=3)
+
+
+class _VerdictOut(BaseModel):
+    verdict: Literal["YES", "NO"]
+    missing: str = Field("", max_length=200)
+
+
+def evidence_block(evidence: list[Evidence], max_chars: int = 6000, per_item: int = 700) -> str:
+    """Evidence rendered for prompts, newest last, cut to fit a small context window."""
+    parts, total = [], 0
+    for ev in evidence:
+        text = ev.render(per_item)
+        if total + len(text) > max_chars:
+            break
+        parts.append(text)
+        total += len(text)
+    return "\n\n".join(parts) if parts else "(none)"
+
+
+class LLMPlanner(Planner):
+    name = "llm"
+
+    def __init__(self, llm: LLM, evidence_chars: int = 6000):
+        self.llm = llm
+        self.evidence_chars = evidence_chars
+
+    def _messages(self, user: str) -> list[ChatMessage]:
+        return [ChatMessage(role="system", content=prompts.SYSTEM), ChatMessage(role="user", content=user)]
+
+    def select(self, state: LoopState) -> Selection:
+        names = tuple(state.retrievers)
+        if not names:
+            raise PlanExhausted("no source is enabled")
+        choice_model = create_model(
+            "RetrieverChoice",
+            retriever=(Literal[names], ...),  # type: ignore[valid-type]
+            reason=(str, Field("", max_length=200)),
+        )
+        manuals = {n: r.manual for n, r in state.retrievers.items()}
+        out, raw = self.llm.structured(self._messages(prompts.select_prompt(state.question, manuals, state.notes)), choice_model, max_tokens=96)
+        state.planned_query, state.planned_by = None, "llm"
+        return Selection(out.retriever, out.reason, "llm", raw)
+
+    def rewrite(self, state: LoopState, retriever: str, with_mesh: bool) -> Rewrite:
+        r = state.retrievers[retriever]
+        prompt = prompts.rewrite_prompt(state.question, retriever, r.query_format, state.notes, with_mesh)
+        out, raw = self.llm.structured(self._messages(prompt), _RewriteOut, max_tokens=160)
+        return Rewrite(out.query.strip(), out.mesh_terms if with_mesh else [], "llm", raw)
+
+    def evaluate(self, state: LoopState) -> Verdict:
+        block = evidence_block(state.evidence, self.evidence_chars)
+        out, raw = self.llm.structured(self._messages(prompts.evaluate_prompt(state.question, block)), _VerdictOut, max_tokens=96)
+        return Verdict(out.verdict == "YES", out.missing, "llm", raw)
+
+
+# ---- hybrid ------------------------------------------------------------------------
+class HybridPlanner(Planner):
+    """Rules when an entity or answer kind is recognised with confidence, else the LLM."""
+
+    name = "hybrid"
+
+    def __init__(self, llm: LLM):
+        self.rules = RulesPlanner()
+        self.llm = LLMPlanner(llm)
+
+    def select(self, state: LoopState) -> Selection:
+        routed = self.rules.route(state)
+        if routed is not None:
+            state.planned_query, state.planned_by = routed[1], "rules"
+            return Selection(routed[0], routed[2], "rules")
+        return self.llm.select(state)
+
+    def rewrite(self, state: LoopState, retriever: str, with_mesh: bool) -> Rewrite:
+        if state.planned_by == "rules":
+            return self.rules.rewrite(state, retriever, with_mesh)
+        return self.llm.rewrite(state, retriever, with_mesh)
+
+    def evaluate(self, state: LoopState) -> Verdict:
+        if state.analysis.intent:
+            return self.rules.evaluate(state)
+        return self.llm.evaluate(state)
+
+
+def make_planner(name: str, llm: LLM) -> Planner:
+    if name == "rules":
+        return RulesPlanner()
+    if name == "llm":
+        return LLMPlanner(llm)
+    return HybridPlanner(llm)

@@ -1,0 +1,87 @@
+"""The loop with the rules planner over real records (no LLM needed for these paths)."""
+
+import pytest
+
+from biorag.agent import Agent
+from biorag.errors import ConfigError, InputError
+from biorag.settings import load_settings
+from tests.spine.records import GENES, SNP, RecordRetriever
+
+
+def _agent(*, disable=(), sets=(), records=None):
+    settings = load_settings(sets=["planner=rules", *sets], disable=list(disable))
+    retrievers = {
+        "gene": RecordRetriever("gene", GENES),
+        "dbsnp": RecordRetriever("dbsnp", [SNP]),
+    }
+    retrievers = {k: v for k, v in retrievers.items() if settings.sources[k].enabled}
+    return Agent(settings, llm=None, retrievers=retrievers), retrievers
+
+
+def test_single_hop_answer_is_read_from_the_record():
+    agent, rs = _agent()
+    events = []
+    ans = agent.answer("What is the official gene symbol of LMP10?", on_event=events.append)
+    assert ans.answer == "PSMB10" and ans.sufficient and ans.rounds == 1
+    assert [c.id for c in ans.citations] == ["5699"]
+    assert [e.step for e in ans.trace] == ["select", "rewrite", "retrieve", "evaluate", "generate"]
+    assert events == ans.trace  # streamed as they happened, same order
+    assert ans.trace[2].query == "LMP10" and ans.trace[2].hits == ["gene:5699"]
+    assert ans.config["planner"] == "rules" and ans.timings.total_ms > 0
+
+
+def test_multi_hop_snp_then_gene():
+    agent, rs = _agent()
+    ans = agent.answer("What is the function of the gene associated with SNP rs1217074595?")
+    retrieved = [(e.retriever, e.query) for e in ans.trace if e.step == "retrieve"]
+    assert retrieved == [("dbsnp", "rs1217074595"), ("gene", "LINC01270")]
+    assert [e.decision for e in ans.trace if e.step == "evaluate"] == ["NO", "YES"]
+    assert ans.answer.startswith("LINC01270: ") and ans.sufficient
+
+
+def test_self_eval_off_means_one_round():
+    agent, _ = _agent(disable=["self_eval"])
+    ans = agent.answer("What is the function of the gene associated with SNP rs1217074595?")
+    assert ans.rounds == 1
+    assert [e.step for e in ans.trace] == ["select", "rewrite", "retrieve", "generate"]
+    # the gene hop never ran, so the function is not known: no structured answer
+    assert not ans.answer.startswith("LINC01270:")
+
+
+def test_query_rewrite_off_sends_the_question_verbatim():
+    agent, rs = _agent(disable=["query_rewrite"])
+    q = "What is the official gene symbol of LMP10?"
+    ans = agent.answer(q)
+    rewrite = [e for e in ans.trace if e.step == "rewrite"][0]
+    assert rewrite.details["rewrite"] == "off" and rewrite.query == q
+    assert rs["gene"].queries[0] == q
+
+
+def test_disabled_source_is_never_called():
+    agent, rs = _agent(disable=["gene"])
+    ans = agent.answer("What is the official gene symbol of LMP10?")
+    assert "gene" not in rs
+    assert all(e.retriever != "gene" for e in ans.trace)
+    assert "gene" not in [r for r in ans.config["sources"] if ans.config["sources"][r]["enabled"]]
+
+
+def test_round_cap_and_best_attempt():
+    # a gene the records do not hold: every round fails, the cap ends the loop
+    agent, rs = _agent(sets=["max_rounds=1"])
+    ans = agent.answer("Which chromosome does SNP rs999 locate on human genome?")
+    assert ans.rounds == 1 and not ans.sufficient and ans.best_attempt
+    assert ans.answer.startswith("Insufficient evidence after 1 round(s)")
+
+
+def test_bad_questions():
+    agent, _ = _agent()
+    with pytest.raises(InputError, match="empty"):
+        agent.answer("   ")
+    with pytest.raises(InputError, match="limit"):
+        agent.answer("x" * 5000)
+
+
+def test_no_source_enabled_is_a_config_error():
+    settings = load_settings(sets=["planner=rules"])
+    with pytest.raises(ConfigError, match="every source is disabled"):
+        Agent(settings, retrievers={}).answer("What is TP53?")

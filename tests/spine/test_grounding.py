@@ -1,0 +1,46 @@
+from biorag.grounding import extract_claims, structured_answer, verify_claims
+from biorag.models import Evidence
+from biorag.understanding import analyse
+from tests.spine.records import GENES, SNP
+
+
+def test_official_symbol_from_alias_record():
+    ans = structured_answer(analyse("What is the official gene symbol of LMP10?"), GENES)
+    assert ans.text == "PSMB10" and ans.used[0].id == "5699"
+
+
+def test_chromosome_gene_type_and_aliases():
+    assert structured_answer(analyse("Which chromosome is TP53 gene located on human genome?"), GENES).text == "chr17"
+    assert structured_answer(analyse("Is LINC01270 a protein-coding gene?"), GENES).text == "No"
+    assert structured_answer(analyse("Is PFKL a protein-coding gene?"), GENES).text == "Yes"
+    assert structured_answer(analyse("What are the aliases of SLC38A6 gene?"), GENES).text == "SLC38A6, NAT-1, SNAT6"
+
+
+def test_snp_answers_and_missing_field():
+    assert structured_answer(analyse("Which gene is SNP rs1217074595 associated with?"), [SNP]).text == "LINC01270"
+    assert structured_answer(analyse("Which chromosome does SNP rs1217074595 locate on human genome?"), [SNP]).text == "chr20"
+    # the SNP record alone does not hold the gene's function: no answer, not a guess
+    assert structured_answer(analyse("What is the function of the gene associated with SNP rs1217074595?"), [SNP]) is None
+
+
+def test_no_matching_record_gives_no_structured_answer():
+    assert structured_answer(analyse("Which gene is SNP rs1217074595 associated with?"), GENES) is None
+
+
+def test_claims_extracted():
+    claims = extract_claims("TP53 lies at 17p13.1 on chr17 [gene:7157]; see rs1217074595 and PMID: 12345678. DNA is fine.")
+    assert {"TP53", "17p13.1", "chr17", "gene:7157", "rs1217074595", "pubmed:12345678"} <= set(claims)
+    assert "DNA" not in claims
+
+
+def test_grounding_rejects_unsupported_claim():
+    text = "PSMB10 is on chromosome 16 at 16q22.1 [gene:5699]. It is also called BRCA2 and sits at 13q13.1."
+    kept, bad = verify_claims(text, GENES, "What is PSMB10?")
+    assert kept == "PSMB10 is on chromosome 16 at 16q22.1 [gene:5699]."
+    assert set(bad) == {"BRCA2", "13q13.1"}
+
+
+def test_grounding_rejects_citation_of_evidence_not_gathered():
+    ev = [Evidence(source="pubmed", id="111", title="t", text="amyloid beta")]
+    kept, bad = verify_claims("Amyloid beta is toxic [pubmed:999].", ev)
+    assert kept == "" and bad == ["pubmed:999"]
