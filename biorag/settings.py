@@ -115,11 +115,29 @@ class NCBISettings(_Section):
     timeout_s: float = Field(30.0, gt=0)
     retries: int = Field(3, ge=0)
     blast_deadline_s: float = Field(300.0, gt=0)
+    backoff_s: float = Field(1.0, ge=0, description="first retry wait; doubles per retry (429/5xx)")
+    rate_limit: float | None = Field(
+        None, gt=0, description="requests/s to E-utilities; default 3, or 10 with an api_key"
+    )
+    retmax: int = Field(20, ge=1, le=500, description="ids esearch fetches; tools re-rank and keep top_k")
+    prefer_taxid: int | None = Field(9606, description="organism ranked first in gene hits (9606 human)")
+    blast_program: str = "blastn"
+    blast_database: str = "nt"
+    blast_megablast: bool = True
+    blast_hitlist_size: int = Field(5, ge=1, le=500)
+    blast_poll_s: float = Field(5.0, gt=0, description="wait between BLAST Get polls (after RTOE)")
+    blast_min_length: int = Field(20, ge=1, description="shortest sequence BLAST accepts from a query")
+    blast_max_length: int = Field(10000, ge=1)
 
 
 class WebSettings(_Section):
     region: str = "wt-wt"
     timeout_s: float = Field(20.0, gt=0)
+    safesearch: Literal["on", "moderate", "off"] = "moderate"
+    wikipedia_url: str = "https://en.wikipedia.org/w/api.php"
+    arxiv_url: str = "https://export.arxiv.org/api/query"
+    crossref_url: str = "https://api.crossref.org/works"
+    mailto: str | None = Field(None, description="contact sent to Crossref's polite pool")
 
 
 class ToolIOSettings(_Section):
@@ -137,6 +155,11 @@ class ServeSettings(_Section):
     request_timeout_s: float = Field(300.0, gt=0)
     max_question_chars: int = Field(2000, ge=10)
     cors_origins: list[str] = Field(default_factory=list)
+    max_body_bytes: int = Field(65536, ge=1024, description="larger request bodies get 413")
+    retry_after_s: int = Field(5, ge=1, description="Retry-After sent with 503 when all agent slots are busy")
+    rebuild_roots: list[str] = Field(
+        default_factory=list, description="folders rebuild jobs may read inputs from (data_dir always)"
+    )
 
 
 class Settings(BaseSettings):
@@ -167,6 +190,9 @@ class Settings(BaseSettings):
     web: WebSettings = Field(default_factory=WebSettings)
     tool_io: ToolIOSettings = Field(default_factory=ToolIOSettings)
     serve: ServeSettings = Field(default_factory=ServeSettings)
+    gene_store: str | None = Field(
+        None, description="local gene store (SQLite); default: data_dir/gene_store.sqlite"
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -1,0 +1,134 @@
+"""dbSNP tool: rsID -> variant record (E-utilities esummary db=snp).
+
+Evidence: ``source="dbsnp"``, ``id`` = the rsID ("rs1217074595"), ``title`` = "rsID (chrN:pos)",
+``url`` = https://www.ncbi.nlm.nih.gov/snp/<rsID>. ``metadata`` keys (always present):
+``chromosome`` ("20"), ``position`` (int, GRCh38, 1-based, None if unknown),
+``genes`` (list of gene symbols), ``gene_ids`` (list of NCBI Gene IDs), ``alleles``
+(e.g. "G>A", from the SPDI), ``clinical_significance`` (list of strings, empty if none),
+``function_class`` (list, e.g. ["non_coding_transcript_variant"]), ``spdi``, ``hgvs`` (list),
+``maf`` (list of {study, freq}), ``assembly_accession`` ("NC_000020.11").
+
+Queries: one or more rsIDs ("rs1217074595", "rs123 rs456"); a bare number is taken as an
+rsID. Anything else is searched in dbSNP (esearch) first.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from biorag.errors import InputError, ToolError
+from biorag.models import Evidence, SearchFilters
+from retrievers.base import Retriever
+from retrievers.eutils import EUtils
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
+
+MANUAL = (
+    "dbSNP: look up a SNP by rsID (e.g. rs1217074595). Returns its chromosome and GRCh38 "
+    "position, the gene(s) it lies in or near, alleles, variant class and clinical "
+    "significance. Use for: which gene a SNP is associated with, where a SNP is located. "
+    "Query: the rsID only."
+)
+
+_RS = re.compile(r"\brs(\d+)\b", re.I)
+
+
+def rs_ids(query: str) -> list[str]:
+    ids = _RS.findall(query)
+    if not ids and query.strip().isdigit():
+        ids = [query.strip()]
+    return list(dict.fromkeys(ids))
+
+
+def snp_metadata(doc: dict[str, Any]) -> dict[str, Any]:
+    chrom, pos = doc.get("chr") or None, None
+    chrpos = str(doc.get("chrpos") or "")
+    if ":" in chrpos:
+        c, p = chrpos.split(":", 1)
+        chrom = chrom or c
+        pos = int(p) if p.isdigit() else None
+    spdi = str(doc.get("spdi") or "").split(",")[0]
+    alleles = None
+    if spdi.count(":") == 3:
+        _, _, ref, alt = spdi.split(":")
+        alts = sorted({s.split(":")[3] for s in str(doc["spdi"]).split(",") if s.count(":") == 3})
+        alleles = f"{ref}>{'/'.join(alts) or alt}"
+    clin = [c.strip() for c in str(doc.get("clinical_significance") or "").split(",") if c.strip()]
+    docsum = str(doc.get("docsum") or "")
+    hgvs = []
+    m = re.search(r"HGVS=([^|]*)", docsum)
+    if m:
+        hgvs = [h for h in m.group(1).split(",") if h]
+    genes = doc.get("genes") or []
+    return {
+        "chromosome": chrom,
+        "position": pos,
+        "genes": [g.get("name") for g in genes if g.get("name")],
+        "gene_ids": [str(g.get("gene_id")) for g in genes if g.get("gene_id")],
+        "alleles": alleles,
+        "clinical_significance": clin,
+        "function_class": [f for f in str(doc.get("fxn_class") or "").split(",") if f],
+        "spdi": spdi or None,
+        "hgvs": hgvs,
+        "maf": list(doc.get("global_mafs") or []),
+        "assembly_accession": doc.get("acc") or None,
+        "snp_class": doc.get("snp_class") or None,
+    }
+
+
+def snp_evidence(uid: str, md: dict[str, Any]) -> Evidence:
+    rsid = f"rs{uid}"
+    where = f"chr{md['chromosome']}:{md['position']}" if md["chromosome"] else "location unknown"
+    lines = [f"{rsid}: {where} (GRCh38)"]
+    lines.append("Genes: " + (", ".join(md["genes"]) if md["genes"] else "none annotated"))
+    if md["alleles"]:
+        lines.append(f"Alleles: {md['alleles']} ({md.get('snp_class') or 'variant'})")
+    if md["function_class"]:
+        lines.append("Function class: " + ", ".join(md["function_class"]))
+    lines.append("Clinical significance: " + (", ".join(md["clinical_significance"]) or "not reported"))
+    if md["maf"]:
+        lines.append("Frequencies: " + "; ".join(f"{m.get('study')} {m.get('freq')}" for m in md["maf"][:3]))
+    return Evidence(
+        source="dbsnp",
+        id=rsid,
+        title=f"{rsid} ({where})",
+        text="\n".join(lines),
+        url=f"https://www.ncbi.nlm.nih.gov/snp/{rsid}",
+        metadata=md,
+    )
+
+
+class DbSnpRetriever(Retriever):
+    name = "dbsnp"
+    manual = MANUAL
+    query_format = "one or more rsIDs, e.g. rs1217074595"
+
+    def __init__(self, eutils: EUtils, retmax: int = 20):
+        self.eutils = eutils
+        self.retmax = retmax
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DbSnpRetriever:
+        return cls(EUtils.from_settings(settings, "dbsnp"), settings.ncbi.retmax)
+
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+        if not query.strip():
+            raise InputError("dbsnp: empty query; give an rsID such as rs1217074595")
+        ids = rs_ids(query)
+        if not ids:
+            res = self.eutils.esearch("snp", query.strip(), retmax=self.retmax)
+            if not res.ids:
+                if res.phrases_not_found:
+                    raise ToolError("dbsnp", f"dbSNP has no record for {query.strip()!r} (phrase not found)")
+                return []
+            ids = res.ids
+        summ = self.eutils.esummary("snp", ids[:k])
+        out = []
+        for uid, doc in summ.docs.items():
+            md = snp_metadata(doc)
+            if summ.truncated:
+                md["partial_response"] = True
+            out.append(snp_evidence(uid, md))
+        return out[:k]
