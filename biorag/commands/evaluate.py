@@ -1,0 +1,245 @@
+"""`biorag eval BENCHMARK ...`: run benchmarks under one or more configurations
+(ablations), with resume, and write results.jsonl, scores.csv, report.md and plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from biorag.commands.common import (
+    DisableOpt,
+    EnableOpt,
+    PresetOpt,
+    ReplayOpt,
+    SetOpt,
+    friendly_errors,
+    settings_from_options,
+)
+from biorag.errors import InputError
+
+app = typer.Typer(
+    help=(
+        "Evaluate BioRAG on benchmarks (GeneTuring, GeneHop, MMLU medical, MedMCQA, PubMedQA, "
+        "BioASQ) under ablations. Each configuration gets a folder with results.jsonl (question, "
+        "gold, prediction, score, rounds, tools, replay misses, latency, full trace) and "
+        "scores.csv; the output folder gets report.md, scores.csv, scores.png and latency.png. "
+        "Re-running skips questions already answered under the same configuration hash."
+    ),
+    no_args_is_help=True,
+)
+
+QUESTION_HINTS = {
+    "geneturing": "../shared/data/geneturing/geneturing_dev.json",
+    "genehop": "../shared/data/geneturing/genehop_dev.json",
+    "mmlu": "../shared/data/mmlu_med/test (a folder of <subject>_test.csv, or one CSV)",
+    "medmcqa": "../shared/data/medmcqa/dev.json",
+    "pubmedqa": "../shared/data/pubmedqa/ori_pqal.json",
+    "bioasq": "../shared/data/bioasq_taskb_golden (a folder of golden JSON files, or one file)",
+}
+
+QuestionsOpt = Annotated[
+    Path | None, typer.Option("--questions", "-q", help="Benchmark file or folder (required).")
+]
+AblateOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ablate", "-a",
+        help="Configuration(s) to run, repeatable: full (default), all (full+D1-D3+C1-C3), D1 no Gene, "
+        "D2 no web, D3 no local PubMed, C1 no MeSH filter, C2 no query rewrite, C3 no "
+        "self-evaluation, M:<preset-or-model> another base LLM, -<switch> any source/component; "
+        "combine with + (D1+C3).",
+    ),
+]
+LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", help="First N questions per task.")]
+TaskOpt = Annotated[
+    list[str] | None, typer.Option("--task", "-t", help="Only this task/subject (repeatable).")
+]
+WorkersOpt = Annotated[
+    int, typer.Option("--workers", "-w", min=1, max=64,
+                      help="Questions answered in parallel (bounded; the embedded model serialises calls anyway).")
+]
+TimeoutOpt = Annotated[
+    float, typer.Option("--timeout", min=0, help="Seconds per question before it is recorded as an error (0 = none).")
+]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Redo questions already answered under the same configuration.")]
+OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (default out/eval/<benchmark>).")]
+JudgeOpt = Annotated[
+    str, typer.Option("--judge", help="Free-text GeneHop answers (SNP gene function): 'rule' (declared token rule) or 'llm' (the configuration's LLM as judge).")
+]
+PlotsOpt = Annotated[bool, typer.Option("--plots/--no-plots", help="Write scores.png and latency.png.")]
+
+
+def run_benchmark(
+    benchmark: str,
+    questions: Path | None,
+    replay: str | None = None,
+    preset: str | None = None,
+    ablate: list[str] | None = None,
+    sets: list[str] | None = None,
+    disable: list[str] | None = None,
+    enable: list[str] | None = None,
+    limit: int | None = None,
+    tasks: list[str] | None = None,
+    workers: int = 1,
+    timeout: float = 600.0,
+    force: bool = False,
+    out: Path | None = None,
+    judge: str = "rule",
+    plots: bool = True,
+    answer_factory=None,
+) -> dict[str, Path]:
+    """Everything `biorag eval <benchmark>` does. `answer_factory(settings)` returns the
+    question -> Answer callable (default: a real Agent's `answer`)."""
+    from biorag.evaluation.benchmarks import load_benchmark
+    from biorag.evaluation.config import build_configuration, parse_ablations
+    from biorag.evaluation.harness import run_configuration
+    from biorag.evaluation.report import write_all
+
+    if questions is None:
+        raise InputError(f"--questions is required: give the {benchmark} file, e.g. {QUESTION_HINTS[benchmark]}")
+    if judge not in ("rule", "llm"):
+        raise InputError(f"--judge must be 'rule' or 'llm', got '{judge}'")
+    items = load_benchmark(benchmark, questions, tasks=tasks, limit=limit)
+    out_dir = Path(out) if out else Path("out") / "eval" / benchmark
+
+    # Build (and so validate) every configuration before answering anything.
+    configs = []
+    for v in parse_ablations(ablate):
+        settings = settings_from_options(v.preset or preset, [*(sets or []), *v.sets],
+                                         [*(disable or []), *v.disable], enable, replay)
+        configs.append(build_configuration(v, settings, _cassette(settings)))
+    typer.echo(f"{benchmark}: {len(items)} questions x {len(configs)} configuration(s) -> {out_dir}", err=True)
+
+    runs = []
+    for cfg in configs:
+        answer_fn, llm = (answer_factory(cfg.settings), None) if answer_factory else _agent(cfg.settings)
+        judge_fn = None
+        if judge == "llm":
+            from biorag.evaluation.scoring import make_llm_judge
+
+            if llm is None:
+                from biorag.llm.factory import make_llm
+
+                llm = make_llm(cfg.settings)
+            judge_fn = make_llm_judge(llm)
+        run = run_configuration(items, answer_fn, cfg, out_dir / cfg.dirname, workers=workers,
+                                timeout=timeout or None, force=force, judge=judge_fn)
+        runs.append(run)
+        score = sum(r["score"] for r in run.rows) / max(1, len(run.rows))
+        misses = sum(len(r.get("replay_misses") or []) for r in run.rows)
+        typer.echo(f"  {cfg.name} [{cfg.hash}]: {run.answered} answered, {run.skipped} resumed, "
+                   f"{run.errors} errors, score {score:.3f}, replay misses {misses}", err=True)
+    files = write_all(runs, benchmark, out_dir, questions=str(questions), plots=plots)
+    for name, path in files.items():
+        typer.echo(f"  {name}: {path}", err=True)
+    return files
+
+
+def _cassette(settings):
+    """The recording the tools will replay (its default lives in retrievers/)."""
+    try:
+        from retrievers.http_store import cassette_path
+    except ModuleNotFoundError as e:
+        if e.name not in ("retrievers.http_store", "retrievers"):
+            raise
+        return settings.tool_io.cassette
+    return cassette_path(settings)
+
+
+def _agent(settings):
+    from biorag.agent import build_agent
+
+    agent = build_agent(settings)
+    return agent.answer, getattr(agent, "llm", None)
+
+
+def _make_command(benchmark: str, doc: str):
+    @friendly_errors
+    def command(
+        questions: QuestionsOpt = None,
+        replay: ReplayOpt = None,
+        preset: PresetOpt = None,
+        ablate: AblateOpt = None,
+        set_: SetOpt = None,
+        disable: DisableOpt = None,
+        enable: EnableOpt = None,
+        limit: LimitOpt = None,
+        task: TaskOpt = None,
+        workers: WorkersOpt = 1,
+        timeout: TimeoutOpt = 600.0,
+        force: ForceOpt = False,
+        out: OutOpt = None,
+        judge: JudgeOpt = "rule",
+        plots: PlotsOpt = True,
+    ) -> None:
+        run_benchmark(benchmark, questions, replay, preset, ablate, set_, disable, enable, limit,
+                      task, workers, timeout, force, out, judge, plots)
+
+    command.__doc__ = doc
+    command.__name__ = benchmark
+    return command
+
+
+_DOCS = {
+    "geneturing": "GeneTuring (9 tasks, GeneGPT JSON layout), scored by GeneGPT's rules.\n\n"
+                  "Example: biorag eval geneturing -q ../shared/data/geneturing/geneturing_dev.json "
+                  "--ablate all",
+    "genehop": "GeneHop (3 multi-hop tasks); SNP gene function by a declared rule or --judge llm.\n\n"
+               "Example: biorag eval genehop -q ../shared/data/geneturing/genehop_dev.json -a full -a D1",
+    "mmlu": "MMLU medical subjects (hendrycks CSVs; a folder or one file), accuracy per subject.\n\n"
+            "Example: biorag eval mmlu -q ../shared/data/mmlu_med/test --limit 20",
+    "medmcqa": "MedMCQA dev (JSON lines), accuracy per subject.\n\n"
+               "Example: biorag eval medmcqa -q ../shared/data/medmcqa/dev.json --limit 5",
+    "pubmedqa": "PubMedQA labelled set (yes/no/maybe, question only), accuracy.\n\n"
+                "Example: biorag eval pubmedqa -q ../shared/data/pubmedqa/ori_pqal.json --limit 50",
+    "bioasq": "BioASQ Task B golden files: yes/no accuracy; factoid strict/lenient accuracy and MRR.\n\n"
+              "Example: biorag eval bioasq -q ../shared/data/bioasq_taskb_golden/Task11BGoldenEnriched",
+}
+for _name, _doc in _DOCS.items():
+    app.command(_name)(_make_command(_name, _doc))
+
+
+@app.command("report")
+@friendly_errors
+def report(
+    out: Annotated[Path, typer.Argument(help="An eval output folder (holding <config>__<hash>/ folders).")],
+    plots: PlotsOpt = True,
+) -> None:
+    """Rebuild report.md, scores.csv and plots from the results already in OUT."""
+    from biorag.evaluation.config import Configuration
+    from biorag.evaluation.harness import RESULTS, RunResult, latest_rows, read_rows
+    from biorag.evaluation.report import write_all
+
+    runs, benchmark = [], None
+    found = sorted(Path(out).glob("*/config.json"), key=lambda p: p.stat().st_mtime)
+    for cfg_file in found:
+        meta = json.loads(cfg_file.read_text())
+        cfg = Configuration(meta["name"], meta.get("description", ""), None, meta["identity"])
+        rows = [r for r in latest_rows(read_rows(cfg_file.parent / RESULTS)).values()
+                if r.get("config_hash") == cfg.hash]
+        if rows:
+            benchmark = benchmark or rows[0]["benchmark"]
+            runs.append(RunResult(cfg, cfg_file.parent, rows=rows))
+    if not runs:
+        raise InputError(f"{out} holds no results: run `biorag eval <benchmark> --out {out}` first")
+    for name, path in write_all(runs, benchmark, out, plots=plots).items():
+        typer.echo(f"{name}: {path}")
+
+
+def _mount_retrieval() -> None:
+    """The index engineer's `biorag eval retrieval`, once its module exists."""
+    import importlib
+
+    try:
+        mod = importlib.import_module("biorag.commands.eval_retrieval")
+    except ModuleNotFoundError as e:
+        if e.name != "biorag.commands.eval_retrieval":
+            raise
+        return
+    mod.register(app)
+
+
+_mount_retrieval()

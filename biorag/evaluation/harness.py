@@ -1,0 +1,233 @@
+"""Run one configuration over a list of items: answer, score, record, resume.
+
+The harness takes any callable `question -> Answer` (the CLI passes a real Agent's
+`answer`; tests may pass anything that returns an object with Answer's fields). Per
+configuration it appends one JSON line per question to `results.jsonl` as soon as the
+question is done, so an interrupted run loses nothing; a later run with the same
+configuration hash skips every question already answered without error (`force`
+redoes them). A question that raises or exceeds the timeout is recorded with its
+error and score 0, and the run continues; only a `ConfigError` (a broken set-up that
+would fail every question) stops the configuration, after recording that question.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from biorag.errors import ConfigError
+from biorag.evaluation.benchmarks import Item
+from biorag.evaluation.config import Configuration
+from biorag.evaluation.scoring import Judge, score_answer
+
+AnswerFn = Callable[[str], Any]
+RESULTS = "results.jsonl"
+NOT_RECORDED = "not recorded"
+
+
+class QuestionTimeout(Exception):
+    pass
+
+
+def call_with_timeout(fn: AnswerFn, question: str, timeout: float | None) -> Any:
+    """Run fn(question) in a daemon thread and wait at most `timeout` seconds.
+
+    Python cannot kill a thread: on timeout the call keeps running in the background
+    and its result is discarded (an embedded model stays busy until it finishes)."""
+    if not timeout:
+        return fn(question)
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn(question)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=run, daemon=True, name="eval-question")
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        raise QuestionTimeout(f"timed out after {timeout:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _dump(obj: Any) -> Any:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    return obj
+
+
+def trace_facts(trace: list[Any]) -> tuple[list[str], list[str]]:
+    """(tools called, replay misses) from an answer's trace: every retrieve step's
+    retriever, and the retrieve steps whose error says the request was not recorded."""
+    tools, misses = [], []
+    for ev in trace:
+        ev = _dump(ev)
+        if ev.get("step") != "retrieve":
+            continue
+        name = ev.get("retriever") or "?"
+        tools.append(name)
+        if NOT_RECORDED in (ev.get("error") or "").lower():
+            misses.append(f"{name}: {ev.get('query') or ''}".strip())
+    return tools, misses
+
+
+def build_row(item: Item, config: Configuration, answer: Any | None, latency_s: float,
+              error: str | None, judge: Judge | None) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": item.id, "benchmark": item.benchmark, "task": item.task,
+        "question": item.question, "gold": item.gold,
+        "config": config.name, "config_hash": config.hash,
+        "latency_s": round(latency_s, 3),
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    if answer is None:
+        row.update(answer=None, prediction=None, score=0.0, metrics={}, rounds=0, sufficient=False,
+                   tools=[], replay_misses=[], llm_ms=0.0, citations=[], trace=[], error=error)
+        return row
+    text = getattr(answer, "answer", "") or ""
+    trace = [_dump(e) for e in (getattr(answer, "trace", None) or [])]
+    tools, misses = trace_facts(trace)
+    timings = _dump(getattr(answer, "timings", None)) or {}
+    try:
+        scored = score_answer(item.fmt, item.task, item.question, text, item.gold, item.options, judge)
+        score, prediction, metrics, rule, score_error = (
+            scored.score, scored.prediction, scored.metrics, scored.rule, None)
+    except Exception as e:  # a judge failing must not lose the answer
+        score, prediction, metrics, rule, score_error = 0.0, None, {}, "", f"scoring failed: {e}"
+    row.update(
+        answer=text, prediction=prediction, score=score, metrics=metrics, rule=rule,
+        rounds=getattr(answer, "rounds", 0), sufficient=getattr(answer, "sufficient", False),
+        tools=tools, replay_misses=misses, llm_ms=timings.get("llm_ms", 0.0),
+        agent_ms=timings.get("total_ms", 0.0),
+        citations=[_dump(c) for c in (getattr(answer, "citations", None) or [])],
+        trace=trace, error=error or score_error,
+    )
+    return row
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a results.jsonl; a torn last line (killed mid-write) is ignored."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def latest_rows(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Last row per question id (a retried question supersedes its error row)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        out[r["id"]] = r
+    return out
+
+
+@dataclass
+class RunResult:
+    config: Configuration
+    out_dir: Path
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    answered: int = 0
+    skipped: int = 0
+    errors: int = 0
+
+
+def run_configuration(items: list[Item], answer_fn: AnswerFn, config: Configuration,
+                      out_dir: str | Path, workers: int = 1, timeout: float | None = None,
+                      force: bool = False, judge: Judge | None = None,
+                      progress: bool = True) -> RunResult:
+    """Answer every item not yet answered under `config.hash`; return all rows (in
+    item order) for this item list. Writes `<out_dir>/results.jsonl` and `config.json`."""
+    if workers < 1:
+        raise ValueError("workers must be >= 1")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps({
+        "name": config.name, "description": config.description, "hash": config.hash,
+        "identity": config.identity, "settings": config.settings.redacted(),
+    }, indent=2, default=str))
+    path = out / RESULTS
+    wanted = {it.id for it in items}
+    existing = [r for r in read_rows(path) if r.get("config_hash") == config.hash]
+    if force:  # drop this item list's rows; keep others (e.g. a different --limit)
+        existing = [r for r in existing if r["id"] not in wanted]
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in existing))
+    done = {i: r for i, r in latest_rows(existing).items() if i in wanted and not r.get("error")}
+    todo = [it for it in items if it.id not in done]
+    result = RunResult(config, out, skipped=len(done))
+
+    lock = threading.Lock()
+    fresh: dict[str, dict[str, Any]] = {}
+    bar = _progress(len(items), len(done), config.name, progress)
+    running = [sum(r["score"] for r in done.values()), len(done)]
+
+    fatal: list[ConfigError] = []
+
+    def one(item: Item) -> None:
+        if fatal:  # the configuration is broken: every further question would fail alike
+            return
+        t = time.perf_counter()
+        answer, error = None, None
+        try:
+            answer = call_with_timeout(answer_fn, item.question, timeout)
+        except ConfigError as e:
+            fatal.append(e)
+            error = f"{type(e).__name__}: {e}"
+        except Exception as e:  # recorded, never fatal
+            error = f"{type(e).__name__}: {e}"
+        row = build_row(item, config, answer, time.perf_counter() - t, error, judge)
+        with lock:
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            fresh[item.id] = row
+            running[0] += row["score"]
+            running[1] += 1
+            result.errors += bool(row["error"])
+            bar.update(1)
+            bar.set_postfix(score=f"{running[0] / running[1]:.3f}", errors=result.errors)
+
+    try:
+        if workers == 1:
+            for it in todo:
+                one(it)
+        else:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="eval") as pool:
+                for fut in as_completed([pool.submit(one, it) for it in todo]):
+                    fut.result()
+    finally:
+        bar.close()
+    if fatal:
+        raise ConfigError(f"configuration '{config.name}' cannot answer questions: {fatal[0]}")
+    result.answered = len(fresh)
+    merged = {**done, **fresh}
+    result.rows = [merged[it.id] for it in items if it.id in merged]
+    return result
+
+
+class _NoBar:
+    def update(self, n: int) -> None: ...
+    def set_postfix(self, **kw: Any) -> None: ...
+    def close(self) -> None: ...
+
+
+def _progress(total: int, initial: int, name: str, enabled: bool):
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc=name, unit="q", dynamic_ncols=True)
