@@ -1,0 +1,78 @@
+"""`biorag serve`: the HTTP API and chat page."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+import typer
+
+from biorag.commands.common import (
+    DisableOpt,
+    EnableOpt,
+    PresetOpt,
+    ReplayOpt,
+    SetOpt,
+    friendly_errors,
+    settings_from_options,
+)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@friendly_errors
+def command(
+    host: Annotated[str | None, typer.Option(help="Interface to bind (default serve.host, 127.0.0.1). Use 0.0.0.0 only behind API keys or a proxy.")] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port (default serve.port, 8000).")] = None,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    disable: DisableOpt = None,
+    enable: EnableOpt = None,
+    replay: ReplayOpt = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level: critical, error, warning, info, debug.")] = "info",
+) -> None:
+    """Serve the QA API and the chat page.
+
+    Open http://HOST:PORT/ for the chat page and /docs for the API description. Endpoints:
+    POST /v1/answer and /v1/answer/stream (Server-Sent Events), GET /v1/search/{source},
+    GET /v1/sources, POST /v1/jobs/index-rebuild + GET /v1/jobs/{id}, GET /healthz, /readyz,
+    /metrics. API keys: --set 'serve.api_keys=["KEY"]' or BIORAG_SERVE__API_KEYS='["KEY"]'.
+
+    Example: biorag serve --port 8080 --set serve.max_concurrent=2
+    """
+    settings = settings_from_options(preset, set_, disable, enable, replay)
+    updates = {}
+    if host is not None:
+        updates["host"] = host
+    if port is not None:
+        updates["port"] = port
+    if updates:
+        settings.serve = settings.serve.model_copy(update=updates)
+    serve = settings.serve
+    if not _loopback(serve.host) and not serve.api_keys:
+        typer.echo(
+            f"warning: binding {serve.host} without API keys: anyone who can reach this port can use the API "
+            "(set serve.api_keys or BIORAG_SERVE__API_KEYS)",
+            err=True,
+        )
+
+    import uvicorn
+
+    from serving import create_app
+
+    app = create_app(settings)
+    shown = "127.0.0.1" if serve.host in ("0.0.0.0", "::") else serve.host
+    typer.echo(
+        f"BioRAG ({settings.preset} preset) on http://{shown}:{serve.port}/  "
+        f"(API docs /docs; {serve.max_concurrent} concurrent answers; "
+        f"API keys {'required' if serve.api_keys else 'off'})",
+        err=True,
+    )
+    uvicorn.run(app, host=serve.host, port=serve.port, log_level=log_level, proxy_headers=False)

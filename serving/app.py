@@ -1,0 +1,303 @@
+"""The FastAPI app: `create_app(settings)`.
+
+Routes (all /v1 routes and /metrics need an API key when keys are configured):
+  POST /v1/answer             question (+ overrides) -> Answer, as `biorag ask --json`
+  POST /v1/answer/stream      the same, as Server-Sent Events: `trace` per step, then `answer`
+  GET  /v1/search/{source}    direct retrieval: ?q=...&k=...&mesh=...(repeatable)
+  GET  /v1/sources            sources and components, with their manuals
+  POST /v1/jobs/index-rebuild start a rebuild (one at a time); GET /v1/jobs/{id} its progress
+  GET  /healthz, /readyz, /metrics, and / (the chat page)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Path as PathParam
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.routing import Match
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from biorag.errors import BioragError
+from biorag.models import Answer, Evidence, SearchFilters
+from biorag.settings import Components, Settings
+from serving.engine import Engine
+from serving.errors import FieldError, error_body, install_handlers, status_for
+from serving.health import readiness
+from serving.jobs import Job, JobBusy, JobManager
+from serving.metrics import Metrics
+from serving.overrides import AnswerRequest, check_question, effective_settings
+from serving.rebuild import RebuildRequest, rebuild_work
+from serving.runner import DONE, AgentFactory, AgentRunner, Run, RunCancelled
+from serving.security import ApiKeyGuard, BodyLimit
+
+log = logging.getLogger("biorag.serving")
+STATIC = Path(__file__).parent / "static"
+KEEPALIVE_S = 15.0
+
+
+class _HttpMetrics:
+    """ASGI middleware: request count and latency by route template (not raw path)."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, routes: list):
+        self.app = app
+        self.metrics = metrics
+        self.routes = routes
+
+    def _route(self, scope: Scope) -> str:
+        for route in self.routes:
+            match, _ = route.matches(scope)
+            if match == Match.FULL:
+                return getattr(route, "path", "other")
+        return "unmatched"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        route = self._route(scope)
+        status = 500
+        t = time.perf_counter()
+
+        async def send_wrapper(message):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            self.metrics.requests.labels(scope["method"], route, str(status)).inc()
+            self.metrics.request_seconds.labels(route).observe(time.perf_counter() - t)
+
+
+def _sse(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+def _failure(exc: BaseException, deadline_s: float | None = None) -> tuple[int, dict]:
+    """Status and body for a run that did not produce an answer."""
+    if isinstance(exc, BioragError):
+        return status_for(exc), error_body(exc)
+    if isinstance(exc, TimeoutError):
+        return 504, {"error": "timeout", "detail": f"no answer within the {deadline_s:.0f}s request deadline"}
+    log.error("agent run failed", exc_info=exc)
+    return 500, {"error": "internal error", "detail": f"the agent failed unexpectedly ({type(exc).__name__})"}
+
+
+def create_app(settings: Settings, agent_factory: AgentFactory | None = None) -> FastAPI:
+    """Build the app. `agent_factory(settings) -> agent` replaces the real agent (tests of
+    streaming mechanics); by default agents are built from the server's shared LLM and
+    retrievers."""
+    serve = settings.serve
+    metrics = Metrics()
+    engine = Engine(settings, agent_factory)
+    runner = AgentRunner(engine.agent_for, metrics, serve.max_concurrent, serve.request_timeout_s,
+                         serve.retry_after_s)
+    jobs = JobManager()
+    guard = ApiKeyGuard([k.get_secret_value() for k in serve.api_keys])
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        runner.shutdown()
+        await run_in_threadpool(engine.close)
+
+    app = FastAPI(
+        title="BioRAG",
+        version="0.1.0",
+        description="Answers biology and genomics questions from retrieved evidence, with a trace of every step.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.runner = runner
+    app.state.jobs = jobs
+    app.state.metrics = metrics
+    install_handlers(app)
+
+    keyed = [Depends(guard)]  # every /v1 route; routes stay flat so metrics see their templates
+
+    def _resolve(req: AnswerRequest) -> tuple[Settings, str]:
+        question = check_question(req.question, serve.max_question_chars)
+        eff = effective_settings(settings, req) if req.has_overrides() else settings
+        return eff, question
+
+    # ---- QA -------------------------------------------------------------------------
+    @app.post("/v1/answer", dependencies=keyed, response_model=Answer, summary="Answer a question (same object as `biorag ask --json`)")
+    async def answer(req: AnswerRequest) -> Any:
+        eff, question = _resolve(req)
+        run = runner.start(eff, question)
+        try:
+            result: Answer = await asyncio.wait_for(asyncio.shield(run.future), run.remaining())
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes a response
+            run.cancel()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            status, body = _failure(exc, run.deadline_s)
+            return JSONResponse(body, status_code=status)
+        return JSONResponse(result.model_dump(mode="json"))
+
+    @app.post("/v1/answer/stream", dependencies=keyed,
+        summary="Answer a question, streaming each trace step as Server-Sent Events",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"text/event-stream": {}},
+                         "description": "events: `trace` (one per step), then `answer` or `error`"}},
+    )
+    async def answer_stream(req: AnswerRequest) -> StreamingResponse:
+        eff, question = _resolve(req)
+        run = runner.start(eff, question)  # 503 here, before the stream starts
+        return StreamingResponse(
+            _events(run),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    async def _events(run: Run) -> AsyncIterator[str]:
+        try:
+            while True:
+                wait = min(run.remaining(), KEEPALIVE_S)
+                try:
+                    item = await asyncio.wait_for(run.queue.get(), timeout=wait)
+                except TimeoutError:
+                    if run.remaining() <= 0:
+                        run.cancel()
+                        _, body = _failure(TimeoutError(), run.deadline_s)
+                        yield _sse("error", {"status": 504, **body})
+                        return
+                    yield ": keep-alive\n\n"
+                    continue
+                if item is DONE:
+                    break
+                yield _sse("trace", item.model_dump(mode="json"))
+            exc = run.future.exception()
+            if exc is None:
+                yield _sse("answer", run.future.result().model_dump(mode="json"))
+            elif not isinstance(exc, RunCancelled):
+                status, body = _failure(exc, run.deadline_s)
+                yield _sse("error", {"status": status, **body})
+        finally:
+            if not run.future.done():
+                run.cancel()  # client went away or deadline: stop the agent at its next step
+
+    # ---- search & sources -----------------------------------------------------------
+    @app.get("/v1/search/{source}", dependencies=keyed, summary="Retrieve directly from one source")
+    async def search(
+        source: Annotated[str, PathParam(description="a source name, see /v1/sources")],
+        q: Annotated[str, Query(description="the query, in the source's input format")],
+        k: Annotated[int | None, Query(ge=1, le=100, description="hits; default: the source's top_k")] = None,
+        mesh: Annotated[list[str] | None, Query(description="MeSH descriptor filter (repeatable; PubMed)")] = None,
+    ) -> Any:
+        if source not in settings.sources:
+            raise FieldError("path.source", f"unknown source '{source}': known sources are {', '.join(sorted(settings.sources))}")
+        if not settings.sources[source].enabled:
+            raise FieldError("path.source", f"source '{source}' is disabled on this server; enabled: {', '.join(settings.enabled_sources())}")
+        query = q.strip()
+        if not query:
+            raise FieldError("query.q", "the query is empty")
+        if len(query) > serve.max_question_chars:
+            raise FieldError("query.q", f"the query has {len(query)} characters; the limit is {serve.max_question_chars}")
+        kk = k or settings.sources[source].top_k
+        filters = SearchFilters(mesh=mesh or [])
+        t = time.perf_counter()
+        try:
+            retriever = await run_in_threadpool(engine.retriever, source)
+            hits: list[Evidence] = await asyncio.wait_for(
+                run_in_threadpool(retriever.search, query, kk, filters), serve.request_timeout_s
+            )
+        except BioragError as e:
+            metrics.observe_source(source, time.perf_counter() - t, False, str(e), {"error_type": type(e).__name__})
+            raise
+        ms = (time.perf_counter() - t) * 1000
+        metrics.observe_source(source, ms / 1000, True)
+        return {"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
+                "hits": [h.model_dump(mode="json") for h in hits]}
+
+    @app.get("/v1/sources", dependencies=keyed, summary="Sources and components, with the manuals the agent reads")
+    async def sources() -> Any:
+        from retrievers.registry import REGISTRY, retriever_class
+
+        try:
+            from biorag.prompts import MANUALS
+        except ImportError:  # pragma: no cover - prompts land with the agent
+            MANUALS = {}
+        out = []
+        for name, src in settings.sources.items():
+            entry: dict[str, Any] = {"name": name, "enabled": src.enabled, "top_k": src.top_k,
+                                     "backend": src.backend, "implemented": name in REGISTRY}
+            manual = MANUALS.get(name, "")
+            if name in REGISTRY:
+                try:
+                    cls = retriever_class(name, src.backend)
+                    manual = cls.manual or manual
+                    entry["query_format"] = cls.query_format
+                    entry["supports_mesh"] = cls.supports_mesh
+                except BioragError as e:
+                    entry["error"] = str(e)
+            entry["manual"] = manual
+            out.append(entry)
+        comps = [{"name": n, "enabled": getattr(settings.components, n),
+                  "description": (Components.model_fields[n].description or "")}
+                 for n in Components.model_fields]
+        return {"preset": settings.preset, "planner": settings.planner, "max_rounds": settings.max_rounds,
+                "sources": out, "components": comps}
+
+    # ---- jobs -----------------------------------------------------------------------
+    @app.post("/v1/jobs/index-rebuild", dependencies=keyed, status_code=202, response_model=Job,
+              summary="Rebuild the PubMed index in the background (one job at a time)")
+    async def index_rebuild(req: RebuildRequest, request: Request) -> Any:
+        work = rebuild_work(engine, req)
+        try:
+            job = jobs.submit("index-rebuild", req.model_dump(mode="json"), work)
+        except JobBusy as e:
+            return JSONResponse({"error": "busy", "detail": str(e), "job": e.running.model_dump(mode="json")},
+                                status_code=409)
+        return JSONResponse(job.model_dump(mode="json"), status_code=202,
+                            headers={"Location": str(request.url_for("get_job", job_id=job.id))})
+
+    @app.get("/v1/jobs/{job_id}", dependencies=keyed, response_model=Job, name="get_job", summary="A job's state and progress")
+    async def get_job(job_id: str) -> Any:
+        job = jobs.get(job_id)
+        if job is None:
+            return JSONResponse({"error": "not found", "detail": f"no job '{job_id}'"}, status_code=404)
+        return job
+
+    @app.get("/v1/jobs", dependencies=keyed, summary="Recent jobs, newest first")
+    async def list_jobs() -> Any:
+        return [j.model_dump(mode="json") for j in jobs.list()]
+
+    # ---- operations -----------------------------------------------------------------
+    @app.get("/healthz", summary="Liveness: the process serves HTTP")
+    async def healthz() -> Any:
+        return {"status": "ok"}
+
+    @app.get("/readyz", summary="Readiness: LLM, vector store and tools reachable")
+    async def readyz() -> Any:
+        report = await run_in_threadpool(readiness, engine)
+        return JSONResponse(report, status_code=200 if report["ready"] else 503)
+
+    @app.get("/metrics", dependencies=keyed, summary="Prometheus metrics")
+    async def prometheus() -> Response:
+        return Response(metrics.render(), media_type=metrics.content_type)
+
+    @app.get("/", include_in_schema=False)
+    async def chat_page() -> FileResponse:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    if serve.cors_origins:  # closed by default: no CORS headers at all
+        app.add_middleware(CORSMiddleware, allow_origins=serve.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "X-API-Key", "Content-Type"])
+    app.add_middleware(BodyLimit, max_bytes=serve.max_body_bytes)
+    app.add_middleware(_HttpMetrics, metrics=metrics, routes=app.router.routes)
+    return app

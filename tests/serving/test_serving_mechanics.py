@@ -1,0 +1,195 @@
+"""Streaming, concurrency, deadlines, limits and input errors against a real uvicorn
+server; the agent here is scripted so each mechanism can be forced deterministically."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import httpx
+from live_server import STEPS, FailingAgent, ScriptedAgent, parse_sse, serve, settings_with
+
+from biorag.models import Answer
+
+
+def test_answer_returns_the_ask_json_object(scripted_server):
+    with scripted_server.client() as c:
+        r = c.post("/v1/answer", json={"question": "What is the official gene symbol of LMP10?"})
+    assert r.status_code == 200
+    ans = Answer.model_validate(r.json())
+    assert ans.answer.startswith("PSMB10") and [e.step for e in ans.trace] == STEPS
+
+
+def test_sse_streams_each_step_while_the_run_is_going_then_the_answer():
+    gate = threading.Event()
+    with serve(settings_with(), lambda s: ScriptedAgent(s, gate=gate)) as srv, srv.client() as c:
+        events = []
+        with c.stream("POST", "/v1/answer/stream", json={"question": "LMP10?"}) as r:
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+            buf = ""
+            for chunk in r.iter_text():
+                buf += chunk
+                while "\n\n" in buf:
+                    block, buf = buf.split("\n\n", 1)
+                    events.extend(parse_sse(block + "\n\n"))
+                    if len(events) == 1:
+                        # the agent is blocked after its first step: the event arrived live
+                        assert not gate.is_set()
+                        gate.set()
+    names = [e for e, _ in events]
+    assert names == ["trace"] * 5 + ["answer"]
+    assert [json.loads(d)["step"] for _, d in events[:5]] == STEPS
+    final = json.loads(events[-1][1])
+    assert final["answer"].startswith("PSMB10") and final["trace"][2]["hits"] == ["gene:5699"]
+
+
+def test_busy_server_answers_503_with_retry_after_then_recovers():
+    gate = threading.Event()
+    s = settings_with("serve.max_concurrent=1", "serve.retry_after_s=7")
+    with serve(s, lambda st: ScriptedAgent(st, gate=gate)) as srv, srv.client() as c:
+        first: dict = {}
+
+        def occupy():
+            first["r"] = c.post("/v1/answer", json={"question": "one"})
+
+        t = threading.Thread(target=occupy)
+        t.start()
+        deadline = time.monotonic() + 10
+        while srv.app.state.runner.busy < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with srv.client() as c2:
+            busy = c2.post("/v1/answer", json={"question": "two"})
+            busy_stream = c2.post("/v1/answer/stream", json={"question": "three"})
+        gate.set()
+        t.join(30)
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "7"
+        assert "slots" in busy.json()["detail"]
+        assert busy_stream.status_code == 503 and busy_stream.headers["retry-after"] == "7"
+        assert first["r"].status_code == 200
+        again = c.post("/v1/answer", json={"question": "four"})
+        assert again.status_code == 200
+        metrics = c.get("/metrics").text
+        assert "biorag_agent_runs_rejected_total 2.0" in metrics
+
+
+def test_deadline_gives_504_and_the_stream_an_error_event():
+    s = settings_with("serve.request_timeout_s=0.5")
+    with serve(s, lambda st: ScriptedAgent(st, delay=0.4)) as srv, srv.client() as c:
+        r = c.post("/v1/answer", json={"question": "slow"})
+        assert r.status_code == 504 and "deadline" in r.json()["detail"]
+        time.sleep(0.5)  # let the cancelled run notice and release its slot
+        r = c.post("/v1/answer/stream", json={"question": "slow"})
+        events = parse_sse(r.text)
+        assert events[-1][0] == "error" and json.loads(events[-1][1])["status"] == 504
+        assert all(e == "trace" for e, _ in events[:-1])
+
+
+def test_llm_failure_is_a_502_with_the_reason_and_an_error_event():
+    with serve(settings_with(), FailingAgent) as srv, srv.client() as c:
+        r = c.post("/v1/answer", json={"question": "x?"})
+        assert r.status_code == 502 and r.json()["error"] == "LLMError"
+        assert "not reachable" in r.json()["detail"]
+        events = parse_sse(c.post("/v1/answer/stream", json={"question": "x?"}).text)
+        assert [e for e, _ in events] == ["trace", "error"]
+        assert json.loads(events[1][1])["status"] == 502
+
+
+def _fields(r: httpx.Response) -> list[str]:
+    assert r.status_code == 422, r.text
+    return [d["field"] for d in r.json()["detail"]]
+
+
+def test_bad_input_is_422_naming_the_field(scripted_server):
+    with scripted_server.client() as c:
+        bad_json = c.post("/v1/answer", content=b'{"question": "x",', headers={"content-type": "application/json"})
+        assert _fields(bad_json) == ["body"] and "malformed JSON" in bad_json.json()["detail"][0]["message"]
+        assert _fields(c.post("/v1/answer", json={})) == ["body.question"]
+        assert _fields(c.post("/v1/answer", json={"question": "x", "colour": 1})) == ["body.colour"]
+        assert _fields(c.post("/v1/answer", json={"question": "   "})) == ["body.question"]
+        assert _fields(c.post("/v1/answer", json={"question": "x", "top_k": 0})) == ["body.top_k"]
+        assert _fields(c.post("/v1/answer", json={"question": "x", "max_rounds": 99})) == ["body.max_rounds"]
+        r = c.post("/v1/answer", json={"question": "x", "disable": ["gene", "genes"]})
+        assert _fields(r) == ["body.disable.1"] and "unknown switch 'genes'" in r.json()["detail"][0]["message"]
+        assert _fields(c.post("/v1/answer", json={"question": "x", "enable": ["wikipedia"]})) == ["body.enable.0"]
+        assert _fields(c.post("/v1/answer", json={"question": "x", "preset": "../../etc/passwd"})) == ["body.preset"]
+        # a request may not point the server at other hosts or files
+        r = c.post("/v1/answer", json={"question": "x", "set": {"llm.base_url": "http://evil.example/v1"}})
+        assert _fields(r) == ["body.set.llm.base_url"]
+        assert _fields(c.post("/v1/answer", json={"question": "x", "set": {"tool_io.cassette": "/etc/passwd"}})) == [
+            "body.set.tool_io.cassette"]
+        r = c.post("/v1/answer", json={"question": "x", "set": {"sources.gene.top_k": 1000}})
+        assert _fields(r) == ["body.set.sources.gene.top_k"]
+        # search parameters
+        assert _fields(c.get("/v1/search/genome?q=TP53")) == ["path.source"]
+        assert _fields(c.get("/v1/search/gene?q=TP53&k=0")) == ["query.k"]
+        assert _fields(c.get("/v1/search/gene?q=TP53&k=101")) == ["query.k"]
+        assert _fields(c.get("/v1/search/gene")) == ["query.q"]
+        assert _fields(c.get("/v1/search/web?q=TP53")) == ["path.source"]  # disabled in the embedded preset
+
+
+def test_valid_overrides_reach_the_agent():
+    seen = {}
+
+    def factory(s):
+        seen["settings"] = s
+        return ScriptedAgent(s)
+
+    with serve(settings_with(), factory) as srv, srv.client() as c:
+        r = c.post("/v1/answer", json={"question": "x", "disable": ["pubmed", "self_eval"], "top_k": 3,
+                                       "max_rounds": 2, "set": {"planner": "rules"}})
+        assert r.status_code == 200
+    s = seen["settings"]
+    assert not s.sources["pubmed"].enabled and not s.components.self_eval
+    assert s.sources["gene"].top_k == 3 and s.max_rounds == 2 and s.planner == "rules"
+    assert r.json()["config"]["max_rounds"] == 2
+
+
+def test_size_limits():
+    s = settings_with("serve.max_body_bytes=2048", "serve.max_question_chars=100")
+    with serve(s, ScriptedAgent) as srv, srv.client() as c:
+        r = c.post("/v1/answer", json={"question": "x" * 101})
+        assert _fields(r) == ["body.question"] and "limit is 100" in r.json()["detail"][0]["message"]
+        big = json.dumps({"question": "y" * 5000}).encode()
+        assert c.post("/v1/answer", content=big, headers={"content-type": "application/json"}).status_code == 413
+
+        def chunks():  # no Content-Length: the limit still holds
+            for i in range(0, len(big), 512):
+                yield big[i:i + 512]
+
+        r = c.post("/v1/answer", content=chunks(), headers={"content-type": "application/json"})
+        assert r.status_code == 413 and "exceeds 2048 bytes" in r.json()["detail"]
+
+        def small():
+            yield b'{"question": '
+            yield b'"LMP10?"}'
+
+        assert c.post("/v1/answer", content=small(), headers={"content-type": "application/json"}).status_code == 200
+
+
+def test_cors_closed_by_default_and_open_only_to_configured_origins(scripted_server):
+    hdr = {"Origin": "https://elsewhere.example", "Access-Control-Request-Method": "POST"}
+    with scripted_server.client() as c:
+        assert "access-control-allow-origin" not in c.get("/healthz", headers=hdr).headers
+        assert "access-control-allow-origin" not in c.options("/v1/answer", headers=hdr).headers
+    s = settings_with('serve.cors_origins=["https://lab.example"]')
+    with serve(s, ScriptedAgent) as srv, srv.client() as c:
+        ok = c.options("/v1/answer", headers={**hdr, "Origin": "https://lab.example"})
+        assert ok.headers["access-control-allow-origin"] == "https://lab.example"
+        assert "access-control-allow-origin" not in c.options("/v1/answer", headers=hdr).headers
+
+
+def test_health_metrics_and_chat_page(scripted_server):
+    with scripted_server.client() as c:
+        assert c.get("/healthz").json() == {"status": "ok"}
+        c.post("/v1/answer", json={"question": "LMP10?"})
+        page = c.get("/")
+        assert page.status_code == 200 and "/v1/answer/stream" in page.text
+        assert c.get("/openapi.json").json()["paths"]["/v1/answer"]["post"]
+        m = c.get("/metrics")
+    assert m.headers["content-type"].startswith("text/plain")
+    text = m.text
+    assert 'biorag_http_requests_total{method="POST",route="/v1/answer",status="200"} 1.0' in text
+    assert 'biorag_step_seconds_count{step="retrieve"} 1.0' in text
+    assert 'biorag_source_seconds_count{source="gene"} 1.0' in text
+    assert "biorag_answer_rounds_count 1.0" in text
