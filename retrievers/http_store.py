@@ -29,7 +29,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,10 +49,10 @@ RESOURCES = Path(__file__).parent / "resources"
 BUNDLED_CASSETTE = RESOURCES / "ncbi_cassette_dev.jsonl"
 
 #: never written to a recording
-SECRET_PARAMS = frozenset({"api_key", "email"})
+SECRET_PARAMS = frozenset({"api_key", "email", "mailto"})
 #: not part of the match key (paging, formatting, identity)
 IGNORED_PARAMS = frozenset(
-    {"retmax", "retmode", "retstart", "sort", "api_key", "email", "tool", "usehistory"}
+    {"retmax", "retmode", "retstart", "sort", "api_key", "email", "mailto", "tool", "usehistory"}
 )
 #: key parts with a fixed role; everything else (minus IGNORED/RANKING) joins as "extra"
 _DB_PARAMS = ("db", "database")
@@ -392,31 +392,45 @@ class HttpStore:
         if svc == "blast" and not fn:
             fn = str(all_params.get("CMD", ""))
         svc, fn = service or svc, function or fn
-        if self.mode in ("replay", "cache"):
-            hit = self.lookup(svc, fn, all_params)
-            if hit is not None:
-                self.hits += 1
-                return hit
-            if self.mode == "replay":
-                self.misses += 1
-                what = describe(svc, fn, all_params)
-                self.misses_log.append(what)
-                where = self.cassette.name if self.cassette else "the recording"
-                raise NotRecorded(source, f"not recorded: {what} (replay from {where})")
+        hit = self._replayed(svc, fn, all_params, source)
+        if hit is not None:
+            return hit
         ex = self._live(url, params, data, method, source, retries, backoff_s, limiter, timeout)
         ex.service, ex.function = svc, fn
         if self.mode in ("record", "cache") and ex.ok:
             self.record(ex)
         return ex
 
-    def record_result(self, service: str, function: str, params: Mapping[str, Any], body: str, *, source: str) -> None:
-        """Save an exchange made outside httpx (e.g. the ddgs library) when recording."""
+    def _replayed(self, svc: str, fn: str, params: Mapping[str, Any], source: str) -> Exchange | None:
+        """The recorded answer (replay/cache modes); a replay miss raises NotRecorded."""
+        if self.mode not in ("replay", "cache"):
+            return None
+        hit = self.lookup(svc, fn, params)
+        if hit is not None:
+            self.hits += 1
+            return hit
+        if self.mode == "replay":
+            self.misses += 1
+            what = describe(svc, fn, params)
+            self.misses_log.append(what)
+            where = self.cassette.name if self.cassette else "the recording"
+            raise NotRecorded(source, f"not recorded: {what} (replay from {where})")
+        return None
+
+    def call(self, service: str, function: str, params: Mapping[str, Any], live: Callable[[], str],
+             *, source: str) -> Exchange:
+        """Record/replay for a tool that does its own I/O (e.g. the ddgs library): `live()`
+        returns the response body as text (JSON for structured results)."""
+        hit = self._replayed(service, function, params, source)
+        if hit is not None:
+            return hit
+        body = live()
+        ex = Exchange(url=f"{service}://{function}?" + urlencode(strip_secrets(params)),
+                      service=service, function=function, params=strip_secrets(params), body=body,
+                      content_type=_guess_content_type(body))
         if self.mode in ("record", "cache"):
-            url = f"{service}://{function}?" + urlencode(strip_secrets(params))
-            self.record(
-                Exchange(url=url, service=service, function=function, params=dict(params), body=body,
-                         content_type="application/json")
-            )
+            self.record(ex)
+        return ex
 
     def record(self, ex: Exchange) -> None:
         assert self.cassette is not None

@@ -50,3 +50,12 @@ def build_retrievers(settings: Settings) -> dict[str, Retriever]:
 
 
 # ---- the registry lines --------------------------------------------------------------
+register("gene", "eutils", "retrievers.gene:GeneRetriever")
+register("gene", "local", "retrievers.gene_store:LocalGeneRetriever")
+register("dbsnp", "eutils", "retrievers.dbsnp:DbSnpRetriever")
+register("omim", "eutils", "retrievers.omim:OmimRetriever")
+register("blast", "ncbi", "retrievers.blast:BlastRetriever")
+register("web", "ddgs", "retrievers.web:DdgsWebRetriever")
+register("web", "wikipedia", "retrievers.web:WikipediaRetriever")
+register("web", "arxiv", "retrievers.web:ArxivRetriever")
+register("web", "crossref", "retrievers.web:CrossrefRetriever")

@@ -1,0 +1,122 @@
+"""`biorag tool gene|snp|omim|blast|web QUERY`: call one tool directly, outside the agent."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from biorag.commands.common import (
+    JsonOpt,
+    PresetOpt,
+    ReplayOpt,
+    SetOpt,
+    friendly_errors,
+    print_json,
+    settings_from_options,
+)
+
+app = typer.Typer(
+    help=(
+        "Call one NCBI or web tool directly and print its evidence. Tools run live, record, "
+        "replay or cache per tool_io.mode (the embedded preset replays the bundled dev "
+        "recording); --replay FILE replays another recording. A request missing from the "
+        "recording fails with 'not recorded: ...' and a non-zero exit."
+    ),
+    no_args_is_help=True,
+)
+
+KOpt = Annotated[int | None, typer.Option("--k", "-k", help="How many hits (default: the source's top_k).")]
+BackendOpt = Annotated[
+    str | None, typer.Option("--backend", "-b", help="Implementation to use (gene: eutils|local; web: ddgs|wikipedia|arxiv|crossref).")
+]
+
+
+def _run(source: str, query: str, k: int | None, backend: str | None, as_json: bool,
+         preset: str | None, set_: list[str] | None, replay: str | None) -> None:
+    from biorag.errors import InputError
+    from retrievers.registry import retriever_class
+
+    settings = settings_from_options(preset, set_, None, None, replay)
+    src = settings.sources.get(source)
+    if not query.strip():
+        raise InputError(f"{source}: empty query")
+    chosen = backend or (src.backend if src else None)
+    retriever = retriever_class(source, chosen).from_settings(settings)
+    top_k = k or (src.top_k if src else 10)
+    t0 = time.perf_counter()
+    try:
+        hits = retriever.search(query, top_k)
+    finally:
+        retriever.close()
+    ms = (time.perf_counter() - t0) * 1000
+    if as_json:
+        print_json({
+            "source": source, "backend": chosen, "query": query, "mode": settings.tool_io.mode,
+            "ms": round(ms, 1), "hits": [h.model_dump() for h in hits],
+        })
+        return
+    if not hits:
+        typer.echo(f"{source}: no results for {query!r}")
+    for h in hits:
+        typer.echo(h.render(max_chars=600))
+        if h.url:
+            typer.echo(f"  {h.url}")
+        typer.echo("")
+    typer.echo(f"({len(hits)} hit(s) in {ms:.0f} ms, tool_io.mode={settings.tool_io.mode})", err=True)
+
+
+@app.command("gene")
+@friendly_errors
+def gene(
+    query: Annotated[str, typer.Argument(help="Gene symbol, alias, Ensembl gene ID or NCBI Gene ID, e.g. LMP10.")],
+    k: KOpt = None, backend: BackendOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """NCBI Gene: official symbol, name, aliases, organism, chromosome, location, type, summary."""
+    _run("gene", query, k, backend, json_, preset, set_, replay)
+
+
+@app.command("snp")
+@friendly_errors
+def snp(
+    query: Annotated[str, typer.Argument(help="One or more rsIDs, e.g. rs1217074595.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """dbSNP: chromosome and position, genes, alleles, clinical significance of an rsID."""
+    _run("dbsnp", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("omim")
+@friendly_errors
+def omim(
+    query: Annotated[str, typer.Argument(help="Disease or phenotype name, e.g. 'Meesmann corneal dystrophy'.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """OMIM: entries for a disease with their genes and cytogenetic locations."""
+    _run("omim", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("blast")
+@friendly_errors
+def blast(
+    query: Annotated[str, typer.Argument(help="DNA sequence (A/C/G/T/N, at least 20 letters).")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """BLAST (megablast vs nt): accession, description, organism, identity, E-value, coordinates."""
+    _run("blast", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("web")
+@friendly_errors
+def web(
+    query: Annotated[str, typer.Argument(help="Keyword query.")],
+    k: KOpt = None, backend: BackendOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """Web search (ddgs by default; --backend wikipedia|arxiv|crossref): title, URL, snippet, date."""
+    _run("web", query, k, backend, json_, preset, set_, replay)
