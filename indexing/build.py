@@ -1,0 +1,399 @@
+"""`biorag index build`: read -> clean -> embed -> load, resumable, with alias switching.
+
+Modes
+- fresh (alias does not exist yet) and rebuild (`--rebuild`): write a NEW physical
+  collection `<alias>_<UTC timestamp>`, verify it, then point the alias at it. A build that
+  fails or does not verify leaves the alias (and whatever it served) untouched.
+- update (alias exists, no `--rebuild`): upsert/delete into the collection the alias points
+  to, e.g. for PubMed daily update files.
+
+Resume: a job file (`<data_dir>/index_jobs/<alias>-<uri hash>.json`) records, per input
+file, how many items (records and DeleteCitation blocks) are already committed, and
+whether the file is done. A killed build re-run with the same inputs continues in the same
+target collection, skipping committed items; upserts are keyed by PMID, so replaying a
+partly committed batch is harmless.
+
+Throughput: parsing and cleaning run in a producer thread that feeds batches to the main
+thread, which embeds (torch uses the cores, releasing the GIL) and loads; so the build
+runs close to the embedder's raw rate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from biorag import pubmed_schema as ps
+from biorag.errors import BioragError, InputError, ToolError
+from indexing.clean import Cleaner
+from indexing.loader import MilvusLoader, switch_alias
+from indexing.reader import expand_inputs, read_file
+from indexing.records import DeleteCitations, PubmedRecord
+
+if TYPE_CHECKING:
+    from biorag.embedder import Embedder
+    from biorag.settings import Settings
+
+BATCH = 128  # records per embed+upsert step (and checkpoint)
+
+
+@dataclass
+class BuildReport:
+    alias: str
+    collection: str
+    mode: str
+    files: int = 0
+    files_skipped: int = 0  # already done in a previous (interrupted) run
+    failed_files: dict[str, str] = field(default_factory=dict)
+    read: int = 0
+    kept: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    deleted: int = 0
+    upserted: int = 0
+    resumed_items: int = 0
+    rows: int = 0
+    verified: bool = False
+    verify_problems: list[str] = field(default_factory=list)
+    alias_switched: bool = False
+    previous_collection: str | None = None
+    seconds: dict[str, float] = field(default_factory=dict)  # parse, clean, embed, load, verify, wall
+    embedder: str = ""
+    dim: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.verified and not self.failed_files
+
+    def records_per_s(self) -> float:
+        return self.kept / self.seconds["wall"] if self.seconds.get("wall") else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ok"] = self.ok
+        d["records_per_s"] = round(self.records_per_s(), 2)
+        return d
+
+
+# ---- job file (checkpoints) -------------------------------------------------------------
+
+
+class JobState:
+    def __init__(self, path: Path, data: dict[str, Any]):
+        self.path = path
+        self.data = data
+
+    @classmethod
+    def load(cls, settings: Settings, alias: str) -> JobState:
+        h = hashlib.sha256(settings.milvus_uri.encode()).hexdigest()[:8]
+        path = Path(settings.data_dir) / "index_jobs" / f"{alias}-{h}.json"
+        data: dict[str, Any] = {}
+        if path.exists():
+            try:
+                data = json.loads(path.read_text())
+            except json.JSONDecodeError:
+                data = {}
+        return cls(path, data)
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1))
+        os.replace(tmp, self.path)  # atomic: a kill never leaves a half-written checkpoint
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+    def file_state(self, f: Path) -> dict[str, Any]:
+        return self.data.setdefault("files", {}).setdefault(str(f.resolve()), {"done": False, "items": 0})
+
+
+def _fingerprint(files: list[Path]) -> str:
+    h = hashlib.sha256()
+    for f in files:
+        st = f.stat()
+        h.update(f"{f.resolve()}|{st.st_size}|{int(st.st_mtime)}\n".encode())
+    return h.hexdigest()[:16]
+
+
+# ---- producer: parse + clean ----------------------------------------------------------------
+
+
+@dataclass
+class _Msg:
+    kind: str  # batch | delete | file_done | file_error | end
+    file: Path | None = None
+    records: list[PubmedRecord] = field(default_factory=list)
+    pmids: list[int] = field(default_factory=list)
+    items: int = 0  # items of this file consumed once this message is committed
+    error: str = ""
+
+
+class _Producer(threading.Thread):
+    def __init__(self, files: list[Path], job: JobState, cleaner: Cleaner, out: queue.Queue, batch: int):
+        super().__init__(daemon=True, name="index-reader")
+        self.files, self.job, self.cleaner, self.out, self.batch = files, job, cleaner, out, batch
+        self.t_parse = 0.0
+        self.t_clean = 0.0
+        self.read = 0
+        self.resumed = 0
+        self.stop = threading.Event()
+
+    def _put(self, msg: _Msg) -> None:
+        while not self.stop.is_set():
+            try:
+                self.out.put(msg, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    def run(self) -> None:
+        try:
+            for f in self.files:
+                if self.stop.is_set():
+                    return
+                self._one_file(f)
+        finally:
+            self._put(_Msg("end"))
+
+    def _one_file(self, f: Path) -> None:
+        skip = int(self.job.file_state(f).get("items", 0))
+        batch: list[PubmedRecord] = []
+        n = 0
+        it = read_file(f)
+        try:
+            while True:
+                t0 = time.perf_counter()
+                try:
+                    item = next(it)
+                except StopIteration:
+                    self.t_parse += time.perf_counter() - t0
+                    break
+                self.t_parse += time.perf_counter() - t0
+                n += 1
+                if n <= skip:
+                    self.resumed += 1
+                    continue
+                if isinstance(item, DeleteCitations):
+                    if batch:
+                        self._put(_Msg("batch", f, records=batch, items=n - 1))
+                        batch = []
+                    self._put(_Msg("delete", f, pmids=item.pmids, items=n))
+                    continue
+                self.read += 1
+                t1 = time.perf_counter()
+                rec = self.cleaner(item)
+                self.t_clean += time.perf_counter() - t1
+                if rec is not None:
+                    batch.append(rec)
+                if len(batch) >= self.batch:
+                    self._put(_Msg("batch", f, records=batch, items=n))
+                    batch = []
+        except InputError as e:
+            if batch:
+                self._put(_Msg("batch", f, records=batch, items=n - 1))
+            self._put(_Msg("file_error", f, error=str(e), items=n))
+            return
+        if batch:
+            self._put(_Msg("batch", f, records=batch, items=n))
+        self._put(_Msg("file_done", f, items=n))
+
+
+# ---- the build ----------------------------------------------------------------------------------
+
+
+def build_index(
+    settings: Settings,
+    inputs: list[str | Path],
+    alias: str | None = None,
+    rebuild: bool = False,
+    progress: bool = True,
+    embedder: Embedder | None = None,
+    on_commit: Callable[[BuildReport], None] | None = None,
+    batch_size: int = BATCH,
+    client=None,
+) -> BuildReport:
+    """Build or update the index; see the module docstring. Raises InputError for bad
+    inputs before touching the store; per-file read errors are collected in the report."""
+    from biorag.embedder import Embedder
+    from indexing.verify import verify_collection
+
+    alias = ps.check_collection_name(alias or settings.index.collection)
+    files = expand_inputs(inputs)
+    uri = settings.milvus_uri
+    backend = ps.backend_of(uri)
+    embedder = embedder or Embedder.from_settings(settings)
+    own_client = client is None
+    if client is None:
+        client = _open_store(settings)
+    t_start = time.perf_counter()
+    try:
+        job = JobState.load(settings, alias)
+        fp = _fingerprint(files)
+        current = ps.resolve_collection(client, alias)
+        mode = "rebuild" if rebuild else ("update" if current and current != alias else "fresh")
+        if current == alias:
+            raise ToolError(
+                "pubmed-index",
+                f"'{alias}' is a plain collection, not an alias; build with --collection OTHER_NAME",
+            )
+        resume = (
+            job.data.get("fingerprint") == fp
+            and (job.data.get("mode") == mode or (current is not None and job.data.get("target") == current))
+            and client.has_collection(job.data.get("target", ""))
+        )
+        if resume:
+            mode = job.data["mode"]
+        else:
+            target = current if mode == "update" else f"{alias}_{datetime.now(UTC):%Y%m%d_%H%M%S_%f}"
+            job.data = {"fingerprint": fp, "mode": mode, "target": target, "alias": alias, "files": {}}
+        target = job.data["target"]
+        loader = MilvusLoader(client, target, backend)
+        dim = embedder.dim
+        if not loader.exists():
+            loader.create(dim, ps.make_meta(embedder.name, embedder.query_name, dim, settings.index.index_type),
+                          settings.index.index_type)
+        else:
+            _check_compatible(client, target, embedder)
+        job.save()
+
+        report = BuildReport(alias=alias, collection=target, mode=mode, files=len(files),
+                             embedder=embedder.name, dim=dim)
+        report.previous_collection = current
+        todo = [f for f in files if not job.file_state(f).get("done")]
+        report.files_skipped = len(files) - len(todo)
+        cleaner = Cleaner(min_words=settings.index.min_abstract_words)
+        _run_pipeline(todo, job, cleaner, loader, embedder, report, progress, on_commit, batch_size)
+
+        loader.flush()
+        t0 = time.perf_counter()
+        vr = verify_collection(client, target, embedder, expected_min=1)
+        report.seconds["verify"] = time.perf_counter() - t0
+        report.verified, report.verify_problems, report.rows = vr.ok, vr.problems, vr.rows
+        if report.verified and mode in ("fresh", "rebuild"):
+            switch_alias(client, alias, target)
+            report.alias_switched = True
+        if report.ok:
+            job.clear()
+        report.seconds["wall"] = time.perf_counter() - t_start
+        return report
+    finally:
+        if own_client:
+            client.close()
+
+
+def _open_store(settings: Settings):
+    try:
+        return ps.connect(settings.milvus_uri, _token(settings), create=True)
+    except Exception as e:  # noqa: BLE001 - lock held by another process, server down
+        raise ToolError(
+            "pubmed-index",
+            f"cannot open the Milvus store at {settings.milvus_uri}: {e}. A Milvus Lite file is "
+            "locked by one process at a time: stop `biorag serve`/other builds using it first",
+        ) from None
+
+
+def _token(settings: Settings) -> str | None:
+    return settings.index.token.get_secret_value() if settings.index.token else None
+
+
+def _check_compatible(client, collection: str, embedder: Embedder) -> None:
+    meta = ps.read_meta(client.describe_collection(collection))
+    dim = ps.vector_dim(client, collection)
+    if dim is not None and dim != embedder.dim:
+        raise BioragError(
+            f"collection {collection} holds {dim}-dim vectors but embedder {embedder.name} makes "
+            f"{embedder.dim}-dim ones: use --rebuild to build a new collection with this embedder"
+        )
+    if meta.get("embedder") and meta["embedder"] != embedder.name:
+        raise BioragError(
+            f"collection {collection} was built with embedder {meta['embedder']}, not {embedder.name}: "
+            "use --rebuild to re-embed everything"
+        )
+
+
+def _run_pipeline(files, job, cleaner, loader, embedder, report, progress, on_commit, batch_size):
+    from tqdm import tqdm
+
+    q: queue.Queue = queue.Queue(maxsize=4)
+    prod = _Producer(files, job, cleaner, q, batch_size)
+    t_embed = t_load = 0.0
+    bar = tqdm(total=None, unit="rec", desc="indexing", disable=not progress, dynamic_ncols=True)
+    prod.start()
+    try:
+        while True:
+            msg: _Msg = q.get()
+            if msg.kind == "end":
+                break
+            st = job.file_state(msg.file) if msg.file else None
+            if msg.kind == "batch":
+                t0 = time.perf_counter()
+                vecs = embedder.embed_documents([r.document_text() for r in msg.records])
+                t1 = time.perf_counter()
+                report.upserted += loader.upsert(msg.records, vecs)
+                t2 = time.perf_counter()
+                t_embed += t1 - t0
+                t_load += t2 - t1
+            elif msg.kind == "delete":
+                t0 = time.perf_counter()
+                loader.delete(msg.pmids)
+                report.deleted += len(msg.pmids)
+                t_load += time.perf_counter() - t0
+            elif msg.kind == "file_error":
+                report.failed_files[str(msg.file)] = msg.error
+                tqdm.write(f"error: {msg.error} (other files continue)")
+            elif msg.kind == "file_done":
+                st["done"] = True
+            if st is not None:
+                if msg.kind in ("batch", "delete"):
+                    loader.flush()  # durable before the checkpoint says so (~5 ms on Lite)
+                st["items"] = max(int(st.get("items", 0)), msg.items)
+                job.save()
+            report.read = prod.read
+            report.kept = cleaner.kept
+            report.dropped = dict(cleaner.counts)
+            bar.n = prod.read
+            bar.set_postfix(kept=cleaner.kept, dropped=sum(cleaner.counts.values()), deleted=report.deleted)
+            bar.refresh()
+            if on_commit is not None:
+                on_commit(report)
+    finally:
+        prod.stop.set()
+        bar.close()
+        prod.join(timeout=5)
+    report.resumed_items = prod.resumed
+    report.read, report.kept, report.dropped = prod.read, cleaner.kept, dict(Counter(cleaner.counts))
+    report.seconds.update(parse=prod.t_parse, clean=prod.t_clean, embed=t_embed, load=t_load)
+
+
+def format_report(r: BuildReport) -> str:
+    s = r.seconds
+    lines = [
+        f"collection {r.collection} ({r.mode}) behind alias '{r.alias}': {r.rows} rows, "
+        f"embedder {r.embedder} ({r.dim}-dim)",
+        f"files: {r.files} ({r.files_skipped} already done earlier, {len(r.failed_files)} failed); "
+        f"records read {r.read}, kept {r.kept}, dropped {sum(r.dropped.values())}"
+        + (f" ({', '.join(f'{k} {v}' for k, v in sorted(r.dropped.items()))})" if r.dropped else "")
+        + f"; deleted {r.deleted}; upserted {r.upserted}"
+        + (f"; resumed past {r.resumed_items} committed items" if r.resumed_items else ""),
+        f"time: wall {s.get('wall', 0):.1f}s = parse {s.get('parse', 0):.1f}s (reader thread), clean "
+        f"{s.get('clean', 0):.1f}s (reader thread), embed {s.get('embed', 0):.1f}s, load {s.get('load', 0):.1f}s, "
+        f"verify {s.get('verify', 0):.1f}s; {r.records_per_s():.1f} records/s",
+    ]
+    for f, err in r.failed_files.items():
+        lines.append(f"FAILED {f}: {err}")
+    if not r.verified:
+        lines.append("verification FAILED: " + "; ".join(r.verify_problems) + " (alias not switched)")
+    elif r.alias_switched:
+        prev = f" (was {r.previous_collection})" if r.previous_collection else ""
+        lines.append(f"alias '{r.alias}' -> {r.collection}{prev}")
+    return "\n".join(lines)

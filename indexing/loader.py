@@ -1,0 +1,70 @@
+"""Writes to the PubMed collection: create, idempotent upserts keyed by PMID, deletes,
+alias switches. The layout itself lives in `biorag.pubmed_schema`."""
+
+from __future__ import annotations
+
+from biorag import pubmed_schema as ps
+from biorag.errors import ToolError
+
+
+class MilvusLoader:
+    def __init__(self, client, collection: str, backend: str):
+        self.client = client
+        self.collection = ps.check_collection_name(collection)
+        self.backend = backend
+
+    def exists(self) -> bool:
+        return self.client.has_collection(self.collection)
+
+    def create(self, dim: int, meta: str, index_type: str = "HNSW") -> None:
+        schema = ps.build_schema(dim)
+        self.client.create_collection(
+            collection_name=self.collection,
+            schema=schema,
+            index_params=ps.index_params(self.client, self.backend, index_type),
+        )
+        self.client.alter_collection_properties(self.collection, properties={ps.META_PROPERTY: meta})
+
+    def upsert(self, records, vectors) -> int:
+        """Upsert rows; within one call the last version of a PMID wins."""
+        rows: dict[int, dict] = {}
+        for rec, vec in zip(records, vectors, strict=True):
+            rows[int(rec.pmid)] = ps.row_from_record(rec, vec)
+        if not rows:
+            return 0
+        try:
+            self.client.upsert(collection_name=self.collection, data=list(rows.values()))
+        except Exception as e:  # noqa: BLE001 - surface as a one-line error
+            raise ToolError("pubmed-index", f"upsert into {self.collection} failed: {e}") from e
+        return len(rows)
+
+    def delete(self, pmids: list[int]) -> None:
+        if pmids:
+            ids = ", ".join(str(int(p)) for p in pmids)
+            self.client.delete(collection_name=self.collection, filter=f"pmid in [{ids}]")
+
+    def flush(self) -> None:
+        flush = getattr(self.client, "flush", None)
+        if flush is not None:
+            flush(self.collection)
+
+    def count(self) -> int:
+        return ps.row_count(self.client, self.collection)
+
+
+def switch_alias(client, alias: str, collection: str) -> str | None:
+    """Point `alias` at `collection`; returns the collection it pointed to before (or None)."""
+    previous = ps.alias_target(client, alias)
+    if previous == collection:
+        return previous
+    if previous:
+        client.alter_alias(collection_name=collection, alias=alias)
+    else:
+        if client.has_collection(alias):
+            raise ToolError(
+                "pubmed-index",
+                f"a collection named '{alias}' exists, so '{alias}' cannot become an alias; "
+                f"rename it or build with --collection OTHER_NAME",
+            )
+        client.create_alias(collection_name=collection, alias=alias)
+    return previous
