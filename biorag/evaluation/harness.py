@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +89,7 @@ def build_row(item: Item, config: Configuration, answer: Any | None, latency_s: 
         "question": item.question, "gold": item.gold,
         "config": config.name, "config_hash": config.hash,
         "latency_s": round(latency_s, 3),
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     if answer is None:
         row.update(answer=None, prediction=None, score=0.0, metrics={}, rounds=0, sufficient=False,

@@ -11,7 +11,7 @@ import csv
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +140,7 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
         for s in summarise(run.rows):
             if s.task not in tasks and s.task not in (MACRO, MICRO):
                 tasks.append(s.task)
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"# BioRAG evaluation: {benchmark}", "",
              f"Generated {now}" + (f" from `{questions}`" if questions else "") + ".", ""]
 
@@ -214,7 +214,7 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
     parts.append(f"- {MISSING_NOTE}")
 
     parts += ["", "## Per question", "",
-              "Each cell: score · rounds · latency s · replay misses (E = error)."]
+              "Each cell: score · rounds · latency s · replay misses (E = error), then the prediction.", ""]
     ids: list[str] = []
     by_cfg = {}
     for run in runs:

@@ -6,8 +6,8 @@ import pytest
 from biorag.evaluation.scoring import (
     content_words,
     score_answer,
-    score_chromosome,
     score_choice,
+    score_chromosome,
     score_disease_location,
     score_exact_symbol,
     score_factoid,
