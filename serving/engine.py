@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from biorag.errors import SourceUnavailable, ToolError
+from biorag.errors import BioragError, SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.settings import Settings
 from retrievers.base import Retriever
@@ -91,9 +91,10 @@ class Engine:
     def _retriever_or_broken(self, name: str, settings: Settings) -> Retriever:
         try:
             return self.retriever(name, settings)
-        except ToolError as e:
+        except BioragError as e:  # not built (no index, unknown backend...): degrade, don't fail
             log.warning("source %s unavailable: %s", name, e)
-            return BrokenSource(name, str(e).split(": ", 1)[-1])
+            msg = str(e).split(": ", 1)[-1] if isinstance(e, ToolError) else str(e)
+            return BrokenSource(name, msg)
 
     def forget(self, name: str) -> None:
         """Drop cached retrievers of one source (after an index rebuild switched it)."""
