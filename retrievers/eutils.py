@@ -141,7 +141,7 @@ def _salvage_esummary(body: str) -> dict[str, Any]:
     uids = re.findall(r'"([^"]+)"', m.group(1)) if m else []
     result: dict[str, Any] = {"uids": []}
     for uid in uids:
-        hit = re.search(r'"%s"\s*:\s*\{' % re.escape(uid), body[m.end():] if m else body)
+        hit = re.search(rf'"{re.escape(uid)}"\s*:\s*\{{', body[m.end():] if m else body)
         if not hit:
             break
         start = (m.end() if m else 0) + hit.end() - 1

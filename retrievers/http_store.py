@@ -490,10 +490,10 @@ class HttpStore:
             except httpx.TransportError as e:
                 last = f"network error: {e.__class__.__name__}: {e}"
                 continue
-            if resp.status_code in RETRY_STATUS and attempt < retries:
+            if resp.status_code in RETRY_STATUS:
                 last = f"HTTP {resp.status_code}"
                 wait = resp.headers.get("Retry-After", "")
-                if wait.isdigit():
+                if wait.isdigit() and attempt < retries:
                     time.sleep(min(float(wait), 30.0))
                 continue
             return Exchange(

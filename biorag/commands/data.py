@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import JsonOpt, PresetOpt, SetOpt, friendly_errors, print_json, settings_from_options
+from biorag.commands.common import (
+    JsonOpt,
+    PresetOpt,
+    SetOpt,
+    friendly_errors,
+    print_json,
+    settings_from_options,
+)
 
 app = typer.Typer(help="Build local data stores (the gene store) from NCBI/HGNC/OMIM bulk files.", no_args_is_help=True)
 gene_store_app = typer.Typer(
