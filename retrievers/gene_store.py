@@ -51,6 +51,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 """
 _INDEXES = """
 CREATE INDEX names_lc ON names(name_lc);
+CREATE INDEX names_gene ON names(gene_id);
 CREATE INDEX mim_gene ON mim(gene_id);
 CREATE INDEX genes_loc ON genes(map_location);
 """
