@@ -152,3 +152,23 @@ def test_ddgs_results_replay_from_a_recording(tmp_path, live_settings):
     s = live_settings(tool_io={"mode": "replay", "cassette": str(cassette)})
     (ev,) = DdgsWebRetriever.from_settings(s).search("PSMB10", 3)
     assert ev.url == "https://en.wikipedia.org/wiki/PSMB10" and ev.metadata["engine"] == "ddgs"
+
+
+def test_nucleotide_and_protein_summaries(server, live_settings):
+    from retrievers.sequence_record import SequenceRecordRetriever
+
+    nuc = {"header": {}, "result": {"uids": ["1"], "1": {
+        "uid": "1", "caption": "NM_002801", "accessionversion": "NM_002801.4",
+        "title": "Homo sapiens proteasome 20S subunit beta 10 (PSMB10), mRNA", "organism": "Homo sapiens",
+        "taxid": 9606, "slen": 1037, "moltype": "rna", "updatedate": "2023/04/01"}}}
+    prot = {"header": {}, "result": {"uids": ["2"], "2": {
+        "uid": "2", "accessionversion": "NP_002792.1", "title": "proteasome subunit beta type-10 precursor",
+        "organism": "Homo sapiens", "taxid": 9606, "slen": 273, "moltype": "aa"}}}
+    server.script("/entrez/eutils/esummary.fcgi", (200, json.dumps(nuc), "application/json", 0),
+                  (200, json.dumps(prot), "application/json", 0))
+    hits = SequenceRecordRetriever.from_settings(live_settings()).search("NM_002801.4 and NP_002792.1", 5)
+    assert [(h.id, h.metadata["db"], h.metadata["length"]) for h in hits] == \
+        [("NM_002801.4", "nuccore", 1037), ("NP_002792.1", "protein", 273)]
+    assert [r["params"]["db"] for r in server.requests] == ["nuccore", "protein"]
+    with pytest.raises(InputError, match="no accession"):
+        SequenceRecordRetriever.from_settings(live_settings()).search("PSMB10", 5)

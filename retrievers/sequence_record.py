@@ -1,0 +1,64 @@
+"""Nucleotide / protein record summaries: accession -> esummary db=nuccore or db=protein.
+
+Evidence: ``source="nucleotide"``, ``id`` = accession.version (e.g. "NM_002801.4"),
+``title`` = NCBI title, ``url`` = https://www.ncbi.nlm.nih.gov/<nuccore|protein>/<acc>.
+``metadata`` keys: ``accession``, ``db`` ("nuccore" | "protein"), ``title``, ``organism``,
+``tax_id``, ``length`` (int), ``mol_type`` ("mrna", "dna", "aa", ...), ``updated``.
+Not on by default: enable with a ``sources.nucleotide`` entry.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from biorag.errors import InputError
+from biorag.models import Evidence, SearchFilters
+from retrievers.base import Retriever
+from retrievers.eutils import EUtils
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
+
+_ACC = re.compile(r"\b([A-Z]{1,2}_?\d{5,9}(?:\.\d+)?)\b")
+_PROTEIN = re.compile(r"^(?:[NXYWA]P_|[A-Z]{3}\d{5})")
+
+
+class SequenceRecordRetriever(Retriever):
+    name = "nucleotide"
+    manual = (
+        "NCBI Nucleotide/Protein: summary of a sequence record by accession (NM_002801.4, "
+        "NC_000016.10, NP_002792.1): title, organism, length, molecule type. Query: accessions."
+    )
+    query_format = "one or more accession numbers, e.g. NM_002801.4"
+
+    def __init__(self, eutils: EUtils):
+        self.eutils = eutils
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SequenceRecordRetriever:
+        return cls(EUtils.from_settings(settings, "nucleotide"))
+
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+        accs = list(dict.fromkeys(_ACC.findall(query.upper())))[:k]
+        if not accs:
+            raise InputError("nucleotide: no accession in the query (e.g. NM_002801.4, NP_002792.1)")
+        out: list[Evidence] = []
+        for db in ("nuccore", "protein"):
+            ids = [a for a in accs if bool(_PROTEIN.match(a)) == (db == "protein")]
+            if not ids:
+                continue
+            for doc in self.eutils.esummary(db, ids).docs.values():
+                acc = doc.get("accessionversion") or doc.get("caption") or str(doc.get("uid"))
+                md = {
+                    "accession": acc, "db": db, "title": doc.get("title", ""),
+                    "organism": doc.get("organism") or None,
+                    "tax_id": int(doc["taxid"]) if str(doc.get("taxid", "")).isdigit() else None,
+                    "length": int(doc["slen"]) if str(doc.get("slen", "")).isdigit() else None,
+                    "mol_type": doc.get("moltype") or None, "updated": doc.get("updatedate") or None,
+                }
+                text = (f"{acc}: {md['title']}\nOrganism: {md['organism']}; length {md['length']} "
+                        f"({md['mol_type']}); updated {md['updated']}")
+                out.append(Evidence(source="nucleotide", id=acc, title=md["title"], text=text,
+                                    url=f"https://www.ncbi.nlm.nih.gov/{db}/{acc}", metadata=md))
+        return out[:k]
