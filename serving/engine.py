@@ -97,14 +97,11 @@ class Engine:
             return BrokenSource(name, msg)
 
     def forget(self, name: str) -> None:
-        """Drop cached retrievers of one source (after an index rebuild switched it)."""
+        """Drop cached retrievers of one source (after an index rebuild switched the alias).
+        Not closed here: runs in flight may still use them; they go with their last user."""
         with self._lock:
             for key in [k for k, r in self._retrievers.items() if r.name == name]:
-                r = self._retrievers.pop(key)
-                try:
-                    r.close()
-                except Exception as e:  # closing is best effort
-                    log.warning("closing %s retriever: %s", name, e)
+                del self._retrievers[key]
 
     # ---- agents ---------------------------------------------------------------------
     def agent_for(self, settings: Settings) -> AgentLike:

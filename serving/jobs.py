@@ -43,6 +43,14 @@ class Job(BaseModel):
     result: dict[str, Any] | None = None
 
 
+class JobFailed(Exception):
+    """A job that ran to its end but did not succeed; `result` still tells what it did."""
+
+    def __init__(self, message: str, result: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.result = result
+
+
 class JobBusy(Exception):
     def __init__(self, running: Job):
         super().__init__(f"job {running.id} ({running.kind}) is still {running.state}")
@@ -116,6 +124,9 @@ class JobManager:
         try:
             result = work(self._progress(job_id))
             self._update(job_id, state="succeeded", result=result or {}, finished_at=time.time())
+        except JobFailed as e:
+            log.warning("job %s failed: %s", job_id, e)
+            self._update(job_id, state="failed", error=str(e), result=e.result, finished_at=time.time())
         except Exception as e:  # a job failure is reported on the job, never crashes the server
             log.warning("job %s failed: %s", job_id, e)
             msg = str(e) or type(e).__name__

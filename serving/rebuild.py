@@ -1,20 +1,27 @@
 """The index-rebuild job: request body and the work function the JobManager runs.
 
-The indexing pipeline writes a *new* collection and switches the alias only after it
-verified the result, so the previous index keeps serving throughout and after a failure.
-It runs inside this process because the server owns the Milvus Lite file. Input paths
-are files on the server: a request may only name files under `data_dir` or one of
-`serve.rebuild_roots`.
+`indexing.build.build_index` writes a *new* physical collection and points the alias at
+it only after verifying it, so the previous index keeps serving during the job and after
+a failure. The job runs inside the server process because the server owns the Milvus
+Lite store (milvus-lite runs one store server per file per process; the build's client
+and the retriever's share it). After a switch the PubMed retriever is rebuilt, so the
+next search resolves the alias to the new collection.
+
+Input paths are files on the server: a request may only name files under `data_dir` or
+one of `serve.rebuild_roots`. The embedder is the server's (`index.embedder`): queries
+and documents must be embedded by the same model; to change it, restart the server with
+the new `index.embedder` and rebuild.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from serving.errors import FieldError
+from serving.jobs import JobFailed
 
 if TYPE_CHECKING:
     from serving.engine import Engine
@@ -24,9 +31,12 @@ if TYPE_CHECKING:
 class RebuildRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    inputs: list[str] = Field(..., min_length=1, description="PubMed XML/JSONL files or folders on the server")
-    embedder: str | None = Field(None, description="embedder name or path; default: index.embedder")
-    limit: int | None = Field(None, ge=1, description="index at most this many records (a trial run)")
+    inputs: list[str] = Field(..., min_length=1, description="PubMed XML/MEDLINE/JSONL files or folders on the server")
+    mode: Literal["rebuild", "update"] = Field(
+        "rebuild",
+        description="rebuild: new collection, alias switched after verification; "
+        "update: upsert/delete into the live collection (daily update files)",
+    )
 
 
 def allowed_roots(engine: Engine) -> list[Path]:
@@ -42,7 +52,7 @@ def check_inputs(engine: Engine, req: RebuildRequest) -> list[Path]:
         if not any(p == r or r in p.parents for r in roots):
             raise FieldError(
                 f"body.inputs.{i}",
-                f"{raw} is outside the directories rebuild jobs may read ({', '.join(map(str, roots))}); "
+                f"{raw} is outside the folders rebuild jobs may read ({', '.join(map(str, roots))}); "
                 "add its folder to serve.rebuild_roots",
             )
         if not p.exists():
@@ -52,14 +62,36 @@ def check_inputs(engine: Engine, req: RebuildRequest) -> list[Path]:
 
 
 def rebuild_work(engine: Engine, req: RebuildRequest):
-    """Validate now (422 before a job exists); return the function the job thread runs."""
+    """Validate now (422 before any job exists); return the function the job thread runs."""
     inputs = check_inputs(engine, req)
 
     def work(progress: ProgressFn) -> dict:
-        from indexing.jobs import run_rebuild  # the indexing package's job API
+        from indexing.build import build_index, format_report
 
-        result = run_rebuild(engine.settings, inputs, embedder=req.embedder, limit=req.limit, progress=progress)
-        engine.forget("pubmed")  # next search opens the new collection behind the alias
+        def on_commit(report) -> None:
+            progress(stage="indexing", done=report.read,
+                     message=f"{report.kept} kept, {report.upserted} upserted, {report.deleted} deleted, "
+                             f"{len(report.failed_files)} file(s) failed")
+
+        progress(stage="starting", message=f"{len(inputs)} input(s) into '{engine.settings.index.collection}'")
+        report = build_index(engine.settings, inputs, rebuild=req.mode == "rebuild", progress=False,
+                             on_commit=on_commit)
+        progress(stage="done", done=report.read)
+        if report.alias_switched or req.mode == "update":
+            engine.forget("pubmed")  # next search resolves the alias again
+        result = report.to_dict()
+        result["summary"] = format_report(report)
+        if not report.ok:
+            raise JobFailed(_failure_message(report), result)
         return result
 
     return work
+
+
+def _failure_message(report) -> str:
+    parts = [f"{f}: {err}" for f, err in report.failed_files.items()]
+    if not report.verified:
+        parts.append("verification failed (" + "; ".join(report.verify_problems) + "): alias not switched, "
+                     + (f"'{report.alias}' still serves {report.previous_collection}" if report.previous_collection
+                        else "no index was serving"))
+    return "; ".join(parts)
