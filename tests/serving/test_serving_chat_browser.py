@@ -1,0 +1,77 @@
+"""The chat page in headless Chromium (Debian's chromium + chromedriver) against a real
+server and the real agent (embedded preset, NCBI replayed from the bundled recording):
+type a question, watch the steps arrive, read the answer with citation links. Saves a
+screenshot to out/test-artifacts/chat.png."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from live_server import serve, settings_with
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "out" / "test-artifacts"
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def browser(tmp_path):
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--disable-quic", "--disable-dev-shm-usage",
+                "--window-size=1280,900", f"--user-data-dir={tmp_path / 'chrome-profile'}"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=opts)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_chat_page_streams_steps_and_links_citations(browser):
+    with serve(settings_with()) as srv:
+        browser.get(srv.url + "/")
+        assert browser.title == "BioRAG"
+        box = browser.find_element(By.ID, "question")
+        box.send_keys("What is the official gene symbol of LMP10?")
+        browser.find_element(By.ID, "ask").click()
+
+        wait = WebDriverWait(browser, 240)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        steps = browser.find_elements(By.CSS_SELECTOR, "#steps li.step")
+        assert [s.get_attribute("data-step") for s in steps] == ["select", "rewrite", "retrieve", "evaluate", "generate"]
+        retrieve = steps[2]
+        assert "Retrieve · gene" in retrieve.text and "3 hit(s)" in retrieve.text
+        hit_links = retrieve.find_elements(By.TAG_NAME, "a")
+        assert hit_links[0].text == "gene:5699"
+        assert hit_links[0].get_attribute("href") == "https://www.ncbi.nlm.nih.gov/gene/5699"
+        assert "LMP10" in steps[1].text  # the rewritten query is shown
+
+        assert browser.find_element(By.ID, "answer").text == "PSMB10"
+        cites = browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")
+        assert [(a.text, a.get_attribute("href")) for a in cites] == [
+            ("gene:5699", "https://www.ncbi.nlm.nih.gov/gene/5699")]
+        assert cites[0].get_attribute("rel") == "noopener noreferrer"
+        assert "round(s)" in browser.find_element(By.ID, "meta").text
+
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shot = ARTIFACTS / "chat.png"
+        assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+
+
+def test_chat_page_shows_a_clear_error_for_a_bad_request(browser):
+    with serve(settings_with("serve.max_question_chars=20")) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys("Which chromosome is the TP53 gene located on in humans?")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "Error 422"))
+        status = browser.find_element(By.ID, "status").text
+        assert "body.question" in status and "limit is 20" in status
