@@ -78,11 +78,23 @@ def detect_format(path: Path) -> str:
 
 
 def read_file(path: str | Path) -> Iterator[Item]:
-    """Yield records and delete instructions from one input file, in file order."""
+    """Yield records and delete instructions from one input file, in file order.
+
+    Headings without a descriptor UI (older DTDs, MEDLINE text) get it from the bundled
+    MeSH vocabulary by name, so every known descriptor is filterable."""
+    from biorag.mesh import vocabulary
+
     path = Path(path)
     fmt = detect_format(path)
     reader = {"xml": _read_xml, "jsonl": _read_jsonl, "medline": _read_medline}[fmt]
-    yield from reader(path)
+    vocab = vocabulary()
+    for item in reader(path):
+        if isinstance(item, PubmedRecord):
+            for m in item.mesh:
+                if not m.ui and m.name:
+                    d = vocab.get(m.name)
+                    m.ui = d.ui if d else ""
+        yield item
 
 
 # ---- XML -------------------------------------------------------------------------------
@@ -306,9 +318,6 @@ def _medline_blocks(f: io.TextIOBase) -> Iterator[tuple[int, dict[str, list[str]
 
 
 def _read_medline(path: Path) -> Iterator[Item]:
-    from biorag.mesh import vocabulary
-
-    vocab = vocabulary()
     with _open_binary(path) as fb:
         f = io.TextIOWrapper(fb, encoding="utf-8-sig")
         try:
@@ -321,8 +330,7 @@ def _read_medline(path: Path) -> Iterator[Item]:
                     head, *quals = mh.split("/")
                     major = head.startswith("*") or any(q.startswith("*") for q in quals)
                     name = head.lstrip("*").strip()
-                    d = vocab.get(name)
-                    mesh.append(MeshHeading(ui=d.ui if d else "", name=name, major=major, qualifiers=[q.lstrip("*") for q in quals]))
+                    mesh.append(MeshHeading(ui="", name=name, major=major, qualifiers=[q.lstrip("*") for q in quals]))
                 dp = " ".join(fl.get("DP", []))
                 ym = re.search(r"\b(1[89]\d\d|20\d\d)\b", dp)
                 pts = fl.get("PT", [])
