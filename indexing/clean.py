@@ -8,7 +8,7 @@ whitespace (`unstructured`'s `clean_extra_whitespace`, per line so labelled abst
 sections stay on their own lines).
 
 Filters (the record is dropped and counted under one reason, the first that applies):
-`retracted`, `no_abstract`, `non_english`, `gibberish`, `too_short`.
+`retracted`, `no_abstract`, `gibberish`, `non_english`, `too_short`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from indexing.records import PubmedRecord
 os.environ.setdefault("DO_NOT_TRACK", "1")  # unstructured phones home on import otherwise
 os.environ.setdefault("SCARF_NO_ANALYTICS", "1")
 
-DROP_REASONS = ("retracted", "no_abstract", "non_english", "gibberish", "too_short")
+DROP_REASONS = ("retracted", "no_abstract", "gibberish", "non_english", "too_short")
 
 _MOJIBAKE_RE = re.compile("[\u00c2\u00c3][\u0080-\u00bf]|\u00e2[\u0080-\u00bf\u20ac\u201a-\u201e\u2018-\u201d\u2122]")
 _CONTROL_RE = re.compile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffd\u200b-\u200f\u2028\u2029\ufeff]")
@@ -154,10 +154,10 @@ class Cleaner:
             return "retracted"
         if not rec.abstract:
             return "no_abstract"
-        if looks_non_english(rec, rec.abstract):
-            return "non_english"
         if looks_gibberish(rec.abstract):
             return "gibberish"
+        if looks_non_english(rec, rec.abstract):
+            return "non_english"
         if len(rec.abstract.split()) < self.min_words:
             return "too_short"
         return None

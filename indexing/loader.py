@@ -3,6 +3,9 @@ alias switches. The layout itself lives in `biorag.pubmed_schema`."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+
 from biorag import pubmed_schema as ps
 from biorag.errors import ToolError
 
@@ -18,11 +21,14 @@ class MilvusLoader:
 
     def create(self, dim: int, meta: str, index_type: str = "HNSW") -> None:
         schema = ps.build_schema(dim)
-        self.client.create_collection(
-            collection_name=self.collection,
-            schema=schema,
-            index_params=ps.index_params(self.client, self.backend, index_type),
-        )
+        # Milvus Lite lacks AllocTimestamp, which pymilvus calls while waiting for the index
+        # and logs as an ERROR with a traceback although the index is built: silence it.
+        with _quiet("pymilvus"):
+            self.client.create_collection(
+                collection_name=self.collection,
+                schema=schema,
+                index_params=ps.index_params(self.client, self.backend, index_type),
+            )
         self.client.alter_collection_properties(self.collection, properties={ps.META_PROPERTY: meta})
 
     def upsert(self, records, vectors) -> int:
@@ -68,3 +74,14 @@ def switch_alias(client, alias: str, collection: str) -> str | None:
             )
         client.create_alias(collection_name=collection, alias=alias)
     return previous
+
+
+@contextlib.contextmanager
+def _quiet(logger_name: str):
+    log = logging.getLogger(logger_name)
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)

@@ -252,8 +252,10 @@ def record_from_dict(d: dict, source: str = "") -> PubmedRecord:
         if isinstance(m, str):
             mesh.append(MeshHeading(ui="", name=m))
         else:
-            quals = [q.get("name", "") if isinstance(q, dict) else str(q) for q in m.get("qualifiers") or []]
-            mesh.append(MeshHeading(ui=m.get("ui") or "", name=m.get("name") or "", major=bool(m.get("major")), qualifiers=quals))
+            qs = m.get("qualifiers") or []
+            quals = [q.get("name", "") if isinstance(q, dict) else str(q) for q in qs]
+            major = bool(m.get("major")) or any(isinstance(q, dict) and q.get("major") for q in qs)
+            mesh.append(MeshHeading(ui=m.get("ui") or "", name=m.get("name") or "", major=major, qualifiers=quals))
     year = d.get("year")
     lang = d.get("languages") or d.get("language") or []
     return PubmedRecord(
