@@ -74,7 +74,7 @@ class Agent:
     def _mesh_terms(self, question: str, proposed: list[str], event: TraceEvent) -> list[str]:
         """Validated MeSH descriptor names: the planner's proposals when it made some,
         else the configured tagger's. Unknown names are dropped and reported."""
-        from biorag.mesh import load_tagger, vocabulary
+        from biorag.mesh import build_tagger, vocabulary
 
         vocab = vocabulary()
         terms: list[str] = []
@@ -82,13 +82,13 @@ class Agent:
         candidates = proposed
         if not candidates:
             if self._tagger is None:
-                self._tagger = load_tagger(self.settings)
+                self._tagger = build_tagger(self.settings)
             candidates = self._tagger.tag(question, self.settings.mesh.max_terms)
             event.details["mesh_source"] = "tagger"
         else:
             event.details["mesh_source"] = "planner"
         for term in candidates:
-            d = vocab.lookup(term)
+            d = vocab.get(term) if isinstance(term, str) else None
             if d is None:
                 rejected.append(term)
             elif d.name not in terms:

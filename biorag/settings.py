@@ -79,6 +79,12 @@ class LLMSettings(_Section):
     gpu_layers: int = Field(-1, description="-1: offload all layers when the build has a GPU")
     timeout_s: float = Field(120.0, gt=0)
     structured_retries: int = Field(2, ge=0, le=10)
+    response_format: Literal["auto", "json_schema", "json_object"] = Field(
+        "auto",
+        description="how an OpenAI-compatible server is asked for schema-constrained JSON: json_schema "
+        "(vLLM, llama.cpp C++ server, OpenAI), json_object+schema (llama-cpp-python server); auto tries "
+        "json_schema and switches once, with a log line, if the server rejects it",
+    )
     seed: int = 0
 
 

@@ -7,6 +7,7 @@ the environment (BIORAG_LLM__BASE_URL, BIORAG_LLM__API_KEY), never from source.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 import httpx
@@ -17,6 +18,8 @@ from biorag.llm.base import LLM, ChatMessage, LLMReply
 if TYPE_CHECKING:
     from biorag.settings import LLMSettings
 
+log = logging.getLogger(__name__)
+
 
 class OpenAICompatLLM(LLM):
     def __init__(
@@ -26,9 +29,11 @@ class OpenAICompatLLM(LLM):
         api_key: str | None = None,
         timeout_s: float = 120.0,
         seed: int | None = 0,
+        response_format: str = "auto",
         **kw,
     ):
         super().__init__(**kw)
+        self.response_format = response_format
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.seed = seed
@@ -48,6 +53,7 @@ class OpenAICompatLLM(LLM):
             api_key=cfg.api_key.get_secret_value() if cfg.api_key else None,
             timeout_s=cfg.timeout_s,
             seed=cfg.seed,
+            response_format=cfg.response_format,
             temperature=cfg.temperature,
             max_tokens=cfg.max_tokens,
             retries=cfg.structured_retries,
@@ -74,14 +80,18 @@ class OpenAICompatLLM(LLM):
         if self.seed is not None:
             body["seed"] = self.seed
         if json_schema is not None:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": json_schema.get("title", "output"), "schema": json_schema, "strict": True},
-            }
-        try:
-            r = self._http.post("/chat/completions", json=body)
-        except httpx.HTTPError as e:
-            raise LLMError(f"LLM endpoint {self.base_url} is not reachable: {_describe(e)}") from None
+            body["response_format"] = _response_format(self.response_format, json_schema)
+        r = self._post(body)
+        if (
+            r.status_code >= 400
+            and json_schema is not None
+            and self.response_format == "auto"
+            and "response_format" in r.text
+        ):
+            log.info("%s rejects response_format=json_schema; using json_object with a schema", self.base_url)
+            self.response_format = "json_object"
+            body["response_format"] = _response_format("json_object", json_schema)
+            r = self._post(body)
         if r.status_code >= 400:
             raise LLMError(f"LLM endpoint {self.base_url} answered HTTP {r.status_code}: {r.text[:300]}")
         try:
@@ -96,6 +106,22 @@ class OpenAICompatLLM(LLM):
             prompt_tokens=usage.get("prompt_tokens", 0),
             completion_tokens=usage.get("completion_tokens", 0),
         )
+
+
+    def _post(self, body: dict) -> httpx.Response:
+        try:
+            return self._http.post("/chat/completions", json=body)
+        except httpx.HTTPError as e:
+            raise LLMError(f"LLM endpoint {self.base_url} is not reachable: {_describe(e)}") from None
+
+
+def _response_format(mode: str, schema: dict) -> dict:
+    if mode == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.get("title", "output"), "schema": schema, "strict": True},
+    }
 
 
 def _describe(e: httpx.HTTPError) -> str:
