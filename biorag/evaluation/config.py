@@ -11,7 +11,7 @@ Ablations are named as in the BioRAG paper:
 | C1 | no MeSH filter | disable mesh_filter |
 | C2 | no query rewrite | disable query_rewrite |
 | C3 | no self-evaluation | disable self_eval |
-| M:<x> | another base LLM | preset <x> if it names a preset, else llm.model=<x> |
+| M:<x> | another base LLM | preset <x> if it names a preset; llm.model_path=<x> for a .gguf file; else llm.model=<x> |
 
 Specs combine with `+` (`D1+C3`), and `-<switch>` disables any source or component
 (`-blast+-omim`). `all` expands to full, D1, D2, D3, C1, C2, C3. The base `--preset`,
@@ -88,6 +88,9 @@ def _parse_one(spec: str) -> Variant:
                     raise ConfigError(f"--ablate {spec}: only one M: part allowed")
                 v.preset = target
                 descs.append(f"base LLM from preset {target}")
+            elif target.endswith(".gguf"):  # a local model file for the embedded backend
+                v.sets += [f"llm.model_path={target}", f"llm.model={Path(target).stem}"]
+                descs.append(f"base LLM file {Path(target).name}")
             else:
                 v.sets.append(f"llm.model={target}")
                 descs.append(f"base LLM {target}")

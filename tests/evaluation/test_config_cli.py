@@ -26,6 +26,7 @@ def test_ablation_names_follow_the_paper():
     assert combo[0].disable == ["gene", "self_eval"] and combo[1].disable == ["blast"]
     m = parse_ablations(["M:paper", "M:Llama-3-8B-Instruct"])
     assert m[0].preset == "paper" and m[1].sets == ["llm.model=Llama-3-8B-Instruct"]
+    assert parse_ablations(["M:/models/q.gguf"])[0].sets == ["llm.model_path=/models/q.gguf", "llm.model=q"]
     for bad in ["X9", "", "D1+", "M:"]:
         with pytest.raises(ConfigError):
             parse_ablations([bad])

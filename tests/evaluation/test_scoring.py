@@ -157,3 +157,27 @@ def test_score_answer_extracts_before_scoring():
     assert s.score == 0.0 and s.metrics["mrr"] == 0.5
     with pytest.raises(ValueError):
         score_answer("geneturing", "No such task", "q", "x", "y")
+
+
+def test_llm_judge_slot_reads_yes_no():
+    from biorag.evaluation.scoring import make_llm_judge
+    from biorag.llm.base import LLM, LLMReply
+
+    class Scripted(LLM):
+        """Replies with fixed text; records the prompt (a stand-in for a served model)."""
+
+        identity = "scripted"
+
+        def __init__(self, text):
+            super().__init__()
+            self.text, self.prompts = text, []
+
+        def _complete(self, messages, json_schema, max_tokens, temperature):
+            self.prompts.append(messages[-1].content)
+            return LLMReply(text=self.text, ms=0.0)
+
+    yes = Scripted("YES, same function.")
+    assert make_llm_judge(yes)("q", "ncRNA", "a non-coding RNA") == 1.0
+    assert "ncRNA" in yes.prompts[0] and "a non-coding RNA" in yes.prompts[0]
+    assert make_llm_judge(Scripted("No."))("q", "ncRNA", "kinase") == 0.0
+    assert make_llm_judge(Scripted("unsure"))("q", "ncRNA", "kinase") == 0.0
