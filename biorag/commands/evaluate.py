@@ -120,7 +120,7 @@ def run_benchmark(
         if judge == "llm":
             from biorag.evaluation.scoring import make_llm_judge
 
-            if llm is None:
+            if llm is None:  # the configuration's own model (cached per process)
                 from biorag.llm.factory import make_llm
 
                 llm = make_llm(cfg.settings)
@@ -151,9 +151,14 @@ def _cassette(settings):
 
 def _agent(settings):
     from biorag.agent import build_agent
+    from biorag.evaluation.harness import check_deadline
 
     agent = build_agent(settings)
-    return agent.answer, getattr(agent, "llm", None)
+
+    def answer(question: str):
+        return agent.answer(question, on_event=check_deadline)
+
+    return answer, None
 
 
 def _make_command(benchmark: str, doc: str):
@@ -217,7 +222,8 @@ def report(
     found = sorted(Path(out).glob("*/config.json"), key=lambda p: p.stat().st_mtime)
     for cfg_file in found:
         meta = json.loads(cfg_file.read_text())
-        cfg = Configuration(meta["name"], meta.get("description", ""), None, meta["identity"])
+        cfg = Configuration(meta["name"], meta.get("description", ""), None, meta["identity"],
+                            meta.get("switches", {}))
         rows = [r for r in latest_rows(read_rows(cfg_file.parent / RESULTS)).values()
                 if r.get("config_hash") == cfg.hash]
         if rows:

@@ -145,6 +145,8 @@ class Configuration:
     description: str
     settings: Any  # biorag.settings.Settings
     identity: dict[str, Any]
+    #: readable summary for reports (preset, sources on, components off); not hashed
+    switches: dict[str, Any] = field(default_factory=dict)
 
     @property
     def hash(self) -> str:
@@ -175,4 +177,10 @@ def build_configuration(variant: Variant, settings, cassette: str | Path | None)
         "index": {"uri": settings.milvus_uri, "collection": settings.index.collection,
                   "embedder": settings.index.embedder},
     }
-    return Configuration(variant.name, variant.description, settings, identity)
+    switches = {
+        "preset": settings.preset,
+        "planner": settings.planner,
+        "sources": settings.enabled_sources(),
+        "components_off": [k for k, v in settings.components.model_dump().items() if v is False],
+    }
+    return Configuration(variant.name, variant.description, settings, identity, switches)

@@ -36,16 +36,30 @@ class QuestionTimeout(Exception):
     pass
 
 
+_deadline = threading.local()
+
+
+def check_deadline(_event: Any = None) -> None:
+    """Cooperative cancellation, usable as the agent's `on_event` hook: raises
+    QuestionTimeout in a question's thread once its deadline has passed, so a timed-out
+    question stops at its next step instead of keeping the (shared) model busy."""
+    at = getattr(_deadline, "at", None)
+    if at is not None and time.monotonic() > at:
+        raise QuestionTimeout("cancelled at the question deadline")
+
+
 def call_with_timeout(fn: AnswerFn, question: str, timeout: float | None) -> Any:
     """Run fn(question) in a daemon thread and wait at most `timeout` seconds.
 
-    Python cannot kill a thread: on timeout the call keeps running in the background
-    and its result is discarded (an embedded model stays busy until it finishes)."""
+    Python cannot kill a thread: on timeout the caller moves on at once; the call
+    stops at its next `check_deadline` (if `fn` wires it in, as the CLI does for the
+    agent) or else runs to completion in the background, its result discarded."""
     if not timeout:
         return fn(question)
     box: dict[str, Any] = {}
 
     def run() -> None:
+        _deadline.at = time.monotonic() + timeout
         try:
             box["value"] = fn(question)
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
@@ -159,7 +173,7 @@ def run_configuration(items: list[Item], answer_fn: AnswerFn, config: Configurat
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps({
         "name": config.name, "description": config.description, "hash": config.hash,
-        "identity": config.identity, "settings": config.settings.redacted(),
+        "identity": config.identity, "switches": config.switches, "settings": config.settings.redacted(),
     }, indent=2, default=str))
     path = out / RESULTS
     wanted = {it.id for it in items}

@@ -146,8 +146,12 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
 
     parts += ["## Configurations", ""]
     parts.append(_table(
-        ["config", "what", "hash", "model", "tool I/O", "answered", "errors"],
+        ["config", "what", "hash", "preset / planner", "sources on", "components off", "model",
+         "tool I/O", "answered", "errors"],
         [[run.config.name, run.config.description or "-", f"`{run.config.hash}`",
+          f"{run.config.switches.get('preset', '?')} / {run.config.switches.get('planner', '?')}",
+          ", ".join(run.config.switches.get("sources", [])) or "-",
+          ", ".join(run.config.switches.get("components_off", [])) or "-",
           _model_str(run.config.identity.get("model", {})), _tool_str(run.config.identity.get("tool_io", {})),
           str(len(run.rows)), str(sum(1 for r in run.rows if r.get("error")))] for run in runs]))
 

@@ -144,3 +144,27 @@ def test_report_csv_and_plots(setup, tmp_path):
     assert "| task | n | full | D1 | GeneGPT-slim (paper, 50/task)" in md
     assert "| Gene alias | 3 | 0.67 | 0.00 | 0.84 |" in md
     assert "replay misses" in md and "## Per question" in md
+
+
+def test_timed_out_question_is_cancelled_at_its_next_step(setup):
+    from biorag.evaluation.harness import QuestionTimeout, call_with_timeout, check_deadline
+
+    agent, _, _ = setup
+    steps_after_deadline = []
+
+    def slow_events(ev):
+        time.sleep(0.4)  # each agent step is slow
+        try:
+            check_deadline(ev)
+        except QuestionTimeout:
+            steps_after_deadline.append(ev.step)
+            raise
+
+    def fn(q):
+        return agent.answer(q, on_event=slow_events)
+
+    with pytest.raises(QuestionTimeout, match="timed out after 0.5 s"):
+        call_with_timeout(fn, "What is the official gene symbol of LMP10?", 0.5)
+    time.sleep(1.0)
+    assert len(steps_after_deadline) == 1  # the agent stopped at the first step past the deadline
+    check_deadline(None)  # the caller's own thread has no deadline
