@@ -166,7 +166,8 @@ def train_embedder(
     load_from = str(ckpts[-1]) if ckpts else base_path
     model = SentenceTransformer(load_from, device=device)
     model.max_seq_length = cfg.max_seq_length
-    dim = model.get_sentence_embedding_dimension()
+    dim = (model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension")
+           else model.get_sentence_embedding_dimension())
     log(f"base {base_name} ({dim}-dim) on {device}; {len(pairs)} training pairs"
         + (f"; resuming from {ckpts[-1].name}" if ckpts else ""))
 

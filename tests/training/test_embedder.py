@@ -1,0 +1,127 @@
+"""Contrastive embedder: the loss, PMID-unique batches, a real (tiny) fine-tuning run of the
+bundled MiniLM with before/after evaluation, its artifact, and exact resume."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from biorag.artifacts import check_embedder_manifest, read_manifest
+from biorag.errors import ConfigError
+from training.embedder import (
+    EmbedderConfig,
+    pmid_unique_batches,
+    symmetric_info_nce,
+    train_embedder,
+)
+
+
+def _cfg(**kw) -> EmbedderConfig:
+    base = dict(epochs=2, batch_size=8, max_seq_length=48, max_pairs=24, eval_limit=10, lr=5e-5,
+                checkpoint_every=2, keep_checkpoints=10, device="cpu", seed=3)
+    base.update(kw)
+    return EmbedderConfig(**base)
+
+
+@pytest.fixture(scope="module")
+def trained(prepared, tmp_path_factory):
+    out = tmp_path_factory.mktemp("embedder")
+    manifest = train_embedder(prepared, out, _cfg(), progress=False, log=lambda _m: None)
+    return out, manifest
+
+
+def test_symmetric_info_nce():
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    q, d = torch.randn(5, 16), torch.randn(5, 16)
+    loss = symmetric_info_nce(q, d, scale=20.0)
+    logits = 20.0 * F.normalize(q, dim=-1) @ F.normalize(d, dim=-1).T
+    manual = (F.cross_entropy(logits, torch.arange(5)) + F.cross_entropy(logits.T, torch.arange(5))) / 2
+    assert torch.allclose(loss, manual)
+    assert torch.allclose(loss, symmetric_info_nce(d, q, scale=20.0))  # symmetric
+    assert symmetric_info_nce(q, q, 20.0) < loss  # matching pairs score better
+
+
+def test_batches_never_repeat_a_pmid(prepared):
+    pairs = prepared.pairs("train")
+    batches = pmid_unique_batches(pairs, 16, seed=1)
+    for b in batches:
+        assert len({pairs[i].pmid for i in b}) == len(b) <= 16
+    covered = sorted(i for b in batches for i in b)
+    assert len(covered) == len(set(covered)) >= len(pairs) - 16
+    assert batches == pmid_unique_batches(pairs, 16, seed=1)
+    assert batches != pmid_unique_batches(pairs, 16, seed=2)
+
+
+def test_loss_decreases_on_the_training_pairs(prepared, trained):
+    import random
+
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from training.embedder import embed_batch, resolve_base
+
+    out, manifest = trained
+    pairs = random.Random(3).sample(prepared.pairs("train"), 24)  # the run's subset (same seed)
+    batches = [pairs[i: i + 8] for i in range(0, 24, 8)]
+
+    def mean_loss(model):
+        model.eval()
+        model.max_seq_length = 48
+        with torch.no_grad():
+            return sum(float(symmetric_info_nce(embed_batch(model, [p.query for p in b], "cpu"),
+                                                embed_batch(model, [p.positive for p in b], "cpu"), 20.0))
+                       for b in batches) / len(batches)
+
+    before = mean_loss(SentenceTransformer(resolve_base(None)[0], device="cpu"))
+    after = mean_loss(SentenceTransformer(str(out), device="cpu"))
+    assert after < before
+    train = manifest.metrics["train"]
+    assert train["optimizer_steps"] == 6 and train["pairs"] == 24
+
+
+def test_artifact_is_a_loadable_embedder_with_manifest(trained):
+    from sentence_transformers import SentenceTransformer
+
+    out, manifest = trained
+    model = SentenceTransformer(str(out), device="cpu")
+    assert model.encode(["amyloid beta"]).shape == (1, 384)
+    saved = read_manifest(out)
+    assert saved.kind == "embedder" and saved.dim == 384 and saved.base_model == "all-MiniLM-L6-v2"
+    assert saved.data_fingerprint.endswith(":n=24")
+    for when in ("before", "after"):
+        held = saved.metrics[when]["heldout_pairs"]["all"]
+        assert held["n"] > 0 and 0 <= held["recall@1"] <= held["recall@10"] <= 1
+        assert 0 < saved.metrics[when]["pubmedqa"]["mrr"] <= 1
+    assert json.loads((out / "metrics.json").read_text()) == saved.metrics
+    assert check_embedder_manifest(out, 384) == saved
+    with pytest.raises(ConfigError, match="384-dim vectors but"):
+        check_embedder_manifest(out, 768)
+
+
+def test_resume_from_a_checkpoint_reproduces_the_run(prepared, trained, tmp_path):
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    out, _ = trained
+    (tmp_path / "checkpoints").mkdir()
+    shutil.copytree(out / "checkpoints" / "step-0000002", tmp_path / "checkpoints" / "step-0000002")
+    resumed = train_embedder(prepared, tmp_path, _cfg(resume=True, evaluate=False), progress=False, log=lambda _m: None)
+    assert resumed.metrics["train"]["optimizer_steps"] == 6
+    a = SentenceTransformer(str(out), device="cpu").state_dict()
+    b = SentenceTransformer(str(tmp_path), device="cpu").state_dict()
+    assert a.keys() == b.keys()
+    assert all(torch.allclose(a[k], b[k], atol=1e-6) for k in a)
+
+
+def test_bad_base_and_batch_are_clear(prepared, tmp_path):
+    from biorag.errors import InputError
+
+    with pytest.raises(ConfigError, match="never downloaded"):
+        train_embedder(prepared, tmp_path, _cfg(base=str(tmp_path / "no-model")), progress=False)
+    with pytest.raises(InputError, match="at least 2"):
+        train_embedder(prepared, tmp_path, _cfg(batch_size=1), progress=False)
