@@ -91,7 +91,9 @@ class AgentRunner:
         self._metrics.running.inc()
         return True
 
-    def _release(self, _fut: Any = None) -> None:
+    def _release(self, fut: Any = None) -> None:
+        if fut is not None and not fut.cancelled():
+            fut.exception()  # mark it retrieved: an abandoned run's error is expected, not news
         with self._lock:
             self._busy -= 1
         self._metrics.running.dec()

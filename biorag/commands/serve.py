@@ -13,9 +13,12 @@ from biorag.commands.common import (
     PresetOpt,
     ReplayOpt,
     SetOpt,
+    fail,
     friendly_errors,
     settings_from_options,
 )
+
+_LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 
 def _loopback(host: str) -> bool:
@@ -38,15 +41,16 @@ def command(
     replay: ReplayOpt = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level: critical, error, warning, info, debug.")] = "info",
 ) -> None:
-    """Serve the QA API and the chat page.
+    """Serve the QA API and the chat page (http://HOST:PORT/; API description at /docs).
 
-    Open http://HOST:PORT/ for the chat page and /docs for the API description. Endpoints:
-    POST /v1/answer and /v1/answer/stream (Server-Sent Events), GET /v1/search/{source},
-    GET /v1/sources, POST /v1/jobs/index-rebuild + GET /v1/jobs/{id}, GET /healthz, /readyz,
-    /metrics. API keys: --set 'serve.api_keys=["KEY"]' or BIORAG_SERVE__API_KEYS='["KEY"]'.
+    Endpoints: POST /v1/answer, POST /v1/answer/stream (Server-Sent Events), GET /v1/search/{source}, GET /v1/sources, POST /v1/jobs/index-rebuild and GET /v1/jobs/{id}, GET /healthz, /readyz and /metrics.
+
+    API keys: --set 'serve.api_keys=["KEY"]' or BIORAG_SERVE__API_KEYS='["KEY"]'; clients send 'Authorization: Bearer KEY'.
 
     Example: biorag serve --port 8080 --set serve.max_concurrent=2
     """
+    if log_level not in _LOG_LEVELS:
+        fail(f"--log-level must be one of {', '.join(_LOG_LEVELS)}, got '{log_level}'")
     settings = settings_from_options(preset, set_, disable, enable, replay)
     updates = {}
     if host is not None:

@@ -193,3 +193,29 @@ def test_health_metrics_and_chat_page(scripted_server):
     assert 'biorag_step_seconds_count{step="retrieve"} 1.0' in text
     assert 'biorag_source_seconds_count{source="gene"} 1.0' in text
     assert "biorag_answer_rounds_count 1.0" in text
+
+
+def test_a_client_leaving_mid_stream_stops_the_run_and_frees_its_slot():
+    gate = threading.Event()
+    runs = []
+
+    def factory(s):
+        agent = ScriptedAgent(s, gate=gate)
+        runs.append(agent)
+        return agent
+
+    with serve(settings_with("serve.max_concurrent=1"), factory) as srv, srv.client() as c:
+        with c.stream("POST", "/v1/answer/stream", json={"question": "LMP10?"}) as r:
+            first = next(r.iter_text())
+            assert "event: trace" in first
+        # the client is gone; let the agent continue: its next step is refused, the slot freed
+        time.sleep(0.3)
+        gate.set()
+        deadline = time.monotonic() + 10
+        while srv.app.state.runner.busy and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert srv.app.state.runner.busy == 0
+        assert c.post("/v1/answer", json={"question": "next"}).status_code == 200
+        assert "biorag_answers_total" in c.get("/metrics").text
+        # the abandoned run never reached its answer: only the follow-up request was counted
+        assert 'biorag_answers_total{outcome="sufficient"} 1.0' in c.get("/metrics").text
