@@ -1,0 +1,163 @@
+"""Filtered vs unfiltered top-k latency on the embedded store at scale (a benchmark, not a test).
+
+    python -m benchmarks.mesh_filter_latency --rows 100000 \
+        --mesh-from /work/shared/data/pubmed_xml/pubmed_records.jsonl.gz [--naive 3]
+
+Rows: synthetic clustered unit vectors (384-dim) carrying REAL MeSH descriptor lists, each
+row copying the headings of a random real PubMed record (so descriptor frequencies follow
+the real distribution). The collection uses the production schema and index
+(`biorag.pubmed_schema`). Queries: noisy copies of random rows; each filtered query asks
+for one descriptor drawn from the real heading distribution (common and rare alike).
+
+Reports p50/p95 for unfiltered and filtered top-k (the production `mesh_key like` filter),
+their ratio (target: filtered p95 <= 2x unfiltered p95), filter exactness (every hit
+carries the descriptor), recall@k of the filtered search against exact numpy search over
+the matching rows, and optionally the naive `array_contains_any` on the ARRAY field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def load_mesh_lists(path: str) -> list[list[str]]:
+    out = []
+    with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+        for line in f:
+            uis = [m["ui"] for m in json.loads(line).get("mesh") or [] if m.get("ui")]
+            if uis:
+                out.append(uis)
+    return out
+
+
+def pct(xs, q):
+    return float(np.percentile(np.asarray(xs) * 1000, q))
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=100_000)
+    ap.add_argument("--dim", type=int, default=384)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--k", type=int, default=4)
+    ap.add_argument("--mesh-from", required=True, help="JSONL(.gz) of real records with a `mesh` list of {ui,...}")
+    ap.add_argument("--naive", type=int, default=0, help="also time N queries with array_contains_any (slow on Lite)")
+    ap.add_argument("--db", default=None, help="Milvus Lite path (default: a temp dir, removed afterwards)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json-out", default=None)
+    a = ap.parse_args(argv)
+
+    from biorag import pubmed_schema as ps
+    from biorag.models import SearchFilters
+
+    rng = np.random.default_rng(a.seed)
+    mesh_lists = load_mesh_lists(a.mesh_from)
+    vocab = ps.vocabulary()
+    tmp = Path(a.db) if a.db else Path(tempfile.mkdtemp(prefix="meshbench-")) / "bench.db"
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    client = ps.connect(str(tmp), create=True)
+    name = "meshbench"
+    if client.has_collection(name):
+        client.drop_collection(name)
+    client.create_collection(collection_name=name, schema=ps.build_schema(a.dim),
+                             index_params=ps.index_params(client, "lite", "HNSW"))
+
+    centers = rng.normal(size=(256, a.dim)).astype(np.float32)
+    assign = rng.integers(0, len(centers), a.rows)
+    row_mesh = [mesh_lists[i] for i in rng.integers(0, len(mesh_lists), a.rows)]
+    vecs = np.empty((a.rows, a.dim), dtype=np.float32)
+    t0 = time.perf_counter()
+    batch = 5000
+    for s in range(0, a.rows, batch):
+        e = min(a.rows, s + batch)
+        v = centers[assign[s:e]] + 0.6 * rng.normal(size=(e - s, a.dim)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        vecs[s:e] = v
+        rows = []
+        for i in range(s, e):
+            uis = [u for u in dict.fromkeys(row_mesh[i]) if ps.UI_RE.match(u)][: ps.MAX_MESH]
+            rows.append({"pmid": i, "title": "", "abstract": "", "journal": "", "year": 2000,
+                         "mesh_ui": uis, "mesh_name": [], "mesh_major": [], "mesh_key": ps.mesh_key(uis),
+                         "pub_types": [], ps.VECTOR_FIELD: v[i - s].tolist()})
+        client.insert(name, rows)
+        print(f"\rinserted {e}/{a.rows}", end="", flush=True)
+    client.flush(name)
+    t_insert = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    client.load_collection(name)
+    t_load = time.perf_counter() - t0
+    print(f"\ninsert {t_insert:.1f}s, load/index {t_load:.1f}s")
+
+    # descriptor per query, drawn from the real heading distribution, restricted to vocabulary UIs
+    all_uis = [u for ml in mesh_lists for u in ml if u in vocab.by_ui]
+    q_uis = [all_uis[i] for i in rng.integers(0, len(all_uis), a.queries)]
+    q_rows = rng.integers(0, a.rows, a.queries)
+    queries = vecs[q_rows] + 0.3 * rng.normal(size=(a.queries, a.dim)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    sp = ps.search_params("HNSW", 64, a.k)
+
+    def run(q, expr, fields=("pmid", "mesh_ui")):
+        t = time.perf_counter()
+        res = client.search(name, data=[q.tolist()], limit=a.k, filter=expr, anns_field=ps.VECTOR_FIELD,
+                            output_fields=list(fields), search_params=sp)
+        return time.perf_counter() - t, res[0]
+
+    for q in queries[:5]:  # warm-up
+        run(q, "")
+    unf, fil, exact_ok, recall, selectivity = [], [], 0, [], []
+    has = {}
+    for qi, (q, ui) in enumerate(zip(queries, q_uis, strict=True)):
+        dt, _ = run(q, "")
+        unf.append(dt)
+        expr = ps.build_filter(SearchFilters(mesh=[ui]), "lite")
+        dt, hits = run(q, expr)
+        fil.append(dt)
+        if ui not in has:
+            has[ui] = np.fromiter((ui in m for m in row_mesh), bool, a.rows)
+        mask = has[ui]
+        selectivity.append(mask.mean())
+        exact_ok += all(ui in h["entity"]["mesh_ui"] for h in hits)
+        idx = np.flatnonzero(mask)
+        truth = set(idx[np.argsort(-(vecs[idx] @ q))[: a.k]].tolist())
+        got = {int(h["entity"]["pmid"]) for h in hits}
+        recall.append(len(truth & got) / max(1, min(a.k, len(idx))))
+        print(f"\rquery {qi + 1}/{a.queries}", end="", flush=True)
+    print()
+    naive = []
+    for q, ui in list(zip(queries, q_uis, strict=True))[: a.naive]:
+        dt, _ = run(q, f'array_contains_any(mesh_ui, ["{ui}"])')
+        naive.append(dt)
+
+    size_mb = sum(f.stat().st_size for f in tmp.rglob("*") if f.is_file()) / 1e6
+    out = {
+        "rows": a.rows, "dim": a.dim, "queries": a.queries, "k": a.k,
+        "insert_s": round(t_insert, 1), "load_index_s": round(t_load, 1), "size_on_disk_mb": round(size_mb, 1),
+        "unfiltered_p50_ms": round(pct(unf, 50), 1), "unfiltered_p95_ms": round(pct(unf, 95), 1),
+        "filtered_p50_ms": round(pct(fil, 50), 1), "filtered_p95_ms": round(pct(fil, 95), 1),
+        "p95_ratio": round(pct(fil, 95) / pct(unf, 95), 2),
+        "filter_exact": f"{exact_ok}/{a.queries}",
+        "filtered_recall_at_k": round(float(np.mean(recall)), 3),
+        "selectivity_median": round(float(np.median(selectivity)), 4),
+        "selectivity_min": round(float(np.min(selectivity)), 6),
+    }
+    if naive:
+        out["naive_array_contains_p50_ms"] = round(pct(naive, 50), 1)
+    print(json.dumps(out, indent=2))
+    if a.json_out:
+        Path(a.json_out).write_text(json.dumps(out, indent=2))
+    client.close()
+    if not a.db:
+        shutil.rmtree(tmp.parent, ignore_errors=True)
+    return out
+
+
+if __name__ == "__main__":
+    main()
