@@ -27,6 +27,31 @@ def _check_llm(engine: Engine) -> str:
     return llm.identity
 
 
+_NCBI_TOOLS = {"gene", "dbsnp", "omim", "blast"}
+
+
+def _check_ncbi(engine: Engine, name: str) -> str:
+    """Replay: the recording is loaded. Live/record/cache: the NCBI endpoint answers HTTP."""
+    s = engine.settings
+    if s.tool_io.mode == "replay":
+        from retrievers.http_store import cassette_path, store_for
+
+        n = len(store_for(s))
+        if n == 0:
+            raise RuntimeError(f"replay mode but the recording {cassette_path(s)} holds no exchanges")
+        return f"replay: {n} recorded exchanges"
+    import httpx
+
+    url = s.ncbi.blast_url if name == "blast" else f"{s.ncbi.eutils_url.rstrip('/')}/einfo.fcgi"
+    try:
+        r = httpx.get(url, params={"retmode": "json"} if name != "blast" else None, timeout=5.0)
+    except httpx.HTTPError as e:
+        raise RuntimeError(f"{url} is not reachable: {type(e).__name__}") from None
+    if r.status_code >= 500:
+        raise RuntimeError(f"{url} answered HTTP {r.status_code}")
+    return f"{s.tool_io.mode}: {url} answered HTTP {r.status_code}"
+
+
 def _check_source(engine: Engine, name: str) -> str:
     r = engine.retriever(name)
     check = getattr(r, "check", None)
@@ -35,7 +60,9 @@ def _check_source(engine: Engine, name: str) -> str:
     if name == "pubmed":  # the vector store: a real one-hit search is the honest probe
         r.search("health check", 1)
         return "search ok"
-    return "ready"
+    if name in _NCBI_TOOLS and engine.settings.sources[name].backend != "local":
+        return _check_ncbi(engine, name)
+    return "built (no probe for this source)"
 
 
 def readiness(engine: Engine, timeout_s: float = 10.0) -> dict:

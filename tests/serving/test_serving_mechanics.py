@@ -219,3 +219,13 @@ def test_a_client_leaving_mid_stream_stops_the_run_and_frees_its_slot():
         assert "biorag_answers_total" in c.get("/metrics").text
         # the abandoned run never reached its answer: only the follow-up request was counted
         assert 'biorag_answers_total{outcome="sufficient"} 1.0' in c.get("/metrics").text
+
+
+def test_readiness_reports_unreachable_live_tools():
+    s = settings_with("tool_io.mode=live", "ncbi.eutils_url=http://127.0.0.1:9/eutils", disable=["pubmed"])
+    with serve(s, ScriptedAgent) as srv, srv.client() as c:
+        r = c.get("/readyz")
+    assert r.status_code == 503
+    checks = r.json()["checks"]
+    assert not checks["tool:gene"]["ok"] and "not reachable" in checks["tool:gene"]["detail"]
+    assert checks["llm"]["ok"] and "vector_store" not in checks

@@ -11,8 +11,9 @@ from live_server import parse_sse, serve, settings_with
 
 
 @pytest.fixture(scope="module")
-def real_server():
-    with serve(settings_with()) as srv:
+def real_server(tmp_path_factory):
+    data = tmp_path_factory.mktemp("real-agent-data")  # private: no PubMed index in it
+    with serve(settings_with(f"data_dir={data}")) as srv:
         yield srv
 
 
@@ -69,3 +70,13 @@ def test_sources_and_direct_search(real_server):
     hits = gene.json()["hits"]
     assert len(hits) == 2 and hits[0]["id"] == "5699" and hits[0]["metadata"]["symbol"] == "PSMB10"
     assert miss.status_code == 404 and miss.json()["error"] == "NotRecorded"
+
+
+def test_readiness_in_replay_mode_without_an_index(real_server):
+    with real_server.client() as c:
+        r = c.get("/readyz")
+    checks = r.json()["checks"]
+    assert checks["tool:gene"]["ok"] and checks["tool:gene"]["detail"].startswith("replay: ")
+    assert checks["llm"]["ok"] and "SmolLM2" in checks["llm"]["detail"]
+    # no PubMed index was built for this server: not ready, and it says how to fix it
+    assert r.status_code == 503 and "biorag index build" in checks["vector_store"]["detail"]
