@@ -102,12 +102,10 @@ def main(argv=None) -> dict:
     q_rows = rng.integers(0, a.rows, a.queries)
     queries = vecs[q_rows] + 0.3 * rng.normal(size=(a.queries, a.dim)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
-    sp = ps.search_params("HNSW", 64, a.k)
-
     def run(q, expr, fields=("pmid", "mesh_ui")):
         t = time.perf_counter()
         res = client.search(name, data=[q.tolist()], limit=a.k, filter=expr, anns_field=ps.VECTOR_FIELD,
-                            output_fields=list(fields), search_params=sp)
+                            output_fields=list(fields), search_params=ps.search_params("HNSW", 64, a.k, bool(expr)))
         return time.perf_counter() - t, res[0]
 
     for q in queries[:5]:  # warm-up

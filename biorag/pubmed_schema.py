@@ -99,7 +99,12 @@ def index_params(client, backend: str, index_type: str = "HNSW"):
     return p
 
 
-def search_params(index_type: str, ef: int, k: int) -> dict[str, Any]:
+FILTERED_EF_FACTOR = 4  # HNSW with a selective pre-filter needs a wider beam to keep recall
+
+
+def search_params(index_type: str, ef: int, k: int, filtered: bool = False) -> dict[str, Any]:
+    if filtered:
+        ef = ef * FILTERED_EF_FACTOR
     params: dict[str, Any] = {}
     if index_type in ("HNSW", "AUTOINDEX"):
         params = {"ef": max(ef, k)}

@@ -154,7 +154,7 @@ class PubMedRetriever(Retriever):
         try:
             res = client.search(
                 collection, data=[vec], limit=k, filter=expr, anns_field=ps.VECTOR_FIELD,
-                output_fields=ps.OUTPUT_FIELDS, search_params=ps.search_params(self.index_type, ef, k),
+                output_fields=ps.OUTPUT_FIELDS, search_params=ps.search_params(self.index_type, ef, k, filtered="mesh_" in expr),
             )
         except Exception as e:  # noqa: BLE001
             raise ToolError("pubmed", f"search failed: {e}") from None
