@@ -33,7 +33,10 @@ NOT_RECORDED = "not recorded"
 
 
 class QuestionTimeout(Exception):
-    pass
+    def __init__(self, message: str, partial: list[Any] | None = None):
+        super().__init__(message)
+        #: trace events the question emitted before the deadline (see check_deadline)
+        self.partial = partial or []
 
 
 _deadline = threading.local()
@@ -43,6 +46,8 @@ def check_deadline(_event: Any = None) -> None:
     """Cooperative cancellation, usable as the agent's `on_event` hook: raises
     QuestionTimeout in a question's thread once its deadline has passed, so a timed-out
     question stops at its next step instead of keeping the (shared) model busy."""
+    if _event is not None and getattr(_deadline, "events", None) is not None:
+        _deadline.events.append(_event)
     at = getattr(_deadline, "at", None)
     if at is not None and time.monotonic() > at:
         raise QuestionTimeout("cancelled at the question deadline")
@@ -57,9 +62,11 @@ def call_with_timeout(fn: AnswerFn, question: str, timeout: float | None) -> Any
     if not timeout:
         return fn(question)
     box: dict[str, Any] = {}
+    events: list[Any] = []
 
     def run() -> None:
         _deadline.at = time.monotonic() + timeout
+        _deadline.events = events
         try:
             box["value"] = fn(question)
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
@@ -69,7 +76,7 @@ def call_with_timeout(fn: AnswerFn, question: str, timeout: float | None) -> Any
     t.start()
     t.join(timeout)
     if t.is_alive():
-        raise QuestionTimeout(f"timed out after {timeout:g} s")
+        raise QuestionTimeout(f"timed out after {timeout:g} s", partial=list(events))
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -97,7 +104,9 @@ def trace_facts(trace: list[Any]) -> tuple[list[str], list[str]]:
 
 
 def build_row(item: Item, config: Configuration, answer: Any | None, latency_s: float,
-              error: str | None, judge: Judge | None) -> dict[str, Any]:
+              error: str | None, judge: Judge | None, partial: list[Any] | None = None) -> dict[str, Any]:
+    """One results.jsonl line. Without an answer (error/timeout) the trace is whatever
+    the question emitted before it stopped (`partial`), so a timeout can be diagnosed."""
     row: dict[str, Any] = {
         "id": item.id, "benchmark": item.benchmark, "task": item.task,
         "question": item.question, "gold": item.gold,
@@ -106,8 +115,11 @@ def build_row(item: Item, config: Configuration, answer: Any | None, latency_s: 
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     if answer is None:
-        row.update(answer=None, prediction=None, score=0.0, metrics={}, rounds=0, sufficient=False,
-                   tools=[], replay_misses=[], llm_ms=0.0, citations=[], trace=[], error=error)
+        trace = [_dump(e) for e in partial or []]
+        tools, misses = trace_facts(trace)
+        row.update(answer=None, prediction=None, score=0.0, metrics={},
+                   rounds=max((e.get("round", 0) for e in trace), default=0), sufficient=False,
+                   tools=tools, replay_misses=misses, llm_ms=0.0, citations=[], trace=trace, error=error)
         return row
     text = getattr(answer, "answer", "") or ""
     trace = [_dump(e) for e in (getattr(answer, "trace", None) or [])]
@@ -196,15 +208,17 @@ def run_configuration(items: list[Item], answer_fn: AnswerFn, config: Configurat
         if fatal:  # the configuration is broken: every further question would fail alike
             return
         t = time.perf_counter()
-        answer, error = None, None
+        answer, error, partial = None, None, None
         try:
             answer = call_with_timeout(answer_fn, item.question, timeout)
+        except QuestionTimeout as e:
+            error, partial = f"QuestionTimeout: {e}", e.partial
         except ConfigError as e:
             fatal.append(e)
             error = f"{type(e).__name__}: {e}"
         except Exception as e:  # recorded, never fatal
             error = f"{type(e).__name__}: {e}"
-        row = build_row(item, config, answer, time.perf_counter() - t, error, judge)
+        row = build_row(item, config, answer, time.perf_counter() - t, error, judge, partial)
         with lock:
             with path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")

@@ -163,8 +163,9 @@ def test_timed_out_question_is_cancelled_at_its_next_step(setup):
     def fn(q):
         return agent.answer(q, on_event=slow_events)
 
-    with pytest.raises(QuestionTimeout, match="timed out after 0.5 s"):
+    with pytest.raises(QuestionTimeout, match="timed out after 0.5 s") as exc:
         call_with_timeout(fn, "What is the official gene symbol of LMP10?", 0.5)
+    assert [e.step for e in exc.value.partial] == ["select"]  # what it was doing when it ran out
     time.sleep(1.0)
     assert len(steps_after_deadline) == 1  # the agent stopped at the first step past the deadline
     check_deadline(None)  # the caller's own thread has no deadline
