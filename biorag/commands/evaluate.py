@@ -132,7 +132,15 @@ def run_benchmark(
         misses = sum(len(r.get("replay_misses") or []) for r in run.rows)
         typer.echo(f"  {cfg.name} [{cfg.hash}]: {run.answered} answered, {run.skipped} resumed, "
                    f"{run.errors} errors, score {score:.3f}, replay misses {misses}", err=True)
-    files = write_all(runs, benchmark, out_dir, questions=str(questions), plots=plots)
+    notes = [f"per-question timeout {timeout:g} s; workers {workers}"
+             + (f"; first {limit} question(s) per task" if limit else "")]
+    if preset or sets or disable or enable or replay:
+        opts = [f"--preset {preset}"] if preset else []
+        opts += [f"--set {x}" for x in sets or []] + [f"--disable {x}" for x in disable or []]
+        opts += [f"--enable {x}" for x in enable or []]
+        opts += [f"--replay {Path(replay).name}"] if replay else []
+        notes.append("base options for every configuration: " + ", ".join(opts))
+    files = write_all(runs, benchmark, out_dir, questions=str(questions), plots=plots, notes=notes)
     for name, path in files.items():
         typer.echo(f"  {name}: {path}", err=True)
     return files

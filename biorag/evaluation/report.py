@@ -100,7 +100,7 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def write_all(runs: list, benchmark: str, out_dir: str | Path, questions: str = "",
-              plots: bool = True) -> dict[str, Path]:
+              plots: bool = True, notes: list[str] | None = None) -> dict[str, Path]:
     """Write per-config scores.csv, and the combined scores.csv, report.md, PNGs."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -114,7 +114,7 @@ def write_all(runs: list, benchmark: str, out_dir: str | Path, questions: str = 
     if plots and runs:
         files["scores.png"] = plot_scores(runs, out / "scores.png", benchmark)
         files["latency.png"] = plot_latency(runs, out / "latency.png", benchmark)
-    files["report.md"].write_text(render_markdown(runs, benchmark, questions, plots=plots))
+    files["report.md"].write_text(render_markdown(runs, benchmark, questions, plots=plots, notes=notes))
     return files
 
 
@@ -132,7 +132,8 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool = True) -> str:
+def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool = True,
+                    notes: list[str] | None = None) -> str:
     refs = references_for(benchmark)
     stats = {run.config.name: {s.task: s for s in summarise(run.rows)} for run in runs}
     tasks: list[str] = []
@@ -143,6 +144,8 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"# BioRAG evaluation: {benchmark}", "",
              f"Generated {now}" + (f" from `{questions}`" if questions else "") + ".", ""]
+    if notes:
+        parts += [f"- {n}" for n in notes] + [""]
 
     parts += ["## Configurations", ""]
     parts.append(_table(
@@ -206,6 +209,7 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
                      "the last token with `chr` prepended; recall for gene-disease and disease-location "
                      "lists; 0.5 for the right chromosome with the wrong position; Latin species names and "
                      "Yes/No mapped.")
+        parts.append("")
         for task, rule in DECLARED_RULES.items():
             if benchmark == "genehop":
                 parts.append(f"- **{task}**: {rule}")
@@ -236,7 +240,8 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
             cell = f"{r['score']:.2f} · {r.get('rounds', 0)} · {r['latency_s']:.1f} · {len(r.get('replay_misses') or [])}"
             if r.get("error"):
                 cell += " E"
-            row.append(f"{cell}<br>`{_short(r.get('prediction'), 40)}`")
+            pred = _short(r.get("prediction"), 40)
+            row.append(f"{cell}<br>`{pred}`" if pred else f"{cell}<br>(no prediction)")
         prow.append(row)
     parts.append(_table(["id", "gold"] + [r.config.name for r in runs], prow))
     errs = [(run.config.name, r["id"], r["error"]) for run in runs for r in run.rows if r.get("error")]
