@@ -179,6 +179,15 @@ class Agent:
                 continue
             except InputError as e:
                 ev.ok, ev.error = False, str(e)
+            if ev.ok and state.tried(name, query):
+                # an LLM planner that repeats itself makes no progress: say so, don't re-run
+                ev.ok, ev.error = False, f"repeats an earlier {name} query; not run again"
+                ev.ms = _ms(t)
+                emit(ev)
+                failures += 1
+                if failures >= MAX_CONSECUTIVE_FAILURES:
+                    break
+                continue
             ev.ms = _ms(t)
             emit(ev)
             failures = 0

@@ -99,7 +99,10 @@ def values_from_previous(hop: Hop, evidence: list[Evidence]) -> list[str]:
     out: list[str] = []
     if hop.from_previous == "genes":
         for ev in evidence:
-            if ev.source in ("dbsnp", "omim"):
+            if ev.source == "dbsnp" and _meta(ev, "gene_ids"):
+                # the Gene ID is the exact link; a symbol can name several genes
+                out += [str(g) for g in ev.metadata["gene_ids"]]
+            elif ev.source in ("dbsnp", "omim"):
                 out += [str(g) for g in _meta(ev, "genes", []) or []]
     elif hop.from_previous == "symbol":
         blast = _by_source(evidence, "blast")
@@ -153,16 +156,19 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence]) -> Structure
         return StructuredAnswer(", ".join(genes), used, "genes of the OMIM entries") if genes else None
 
     if kind == "disease_gene_locations":
+        # OMIM gene entries carry the cytogenetic location; a Gene record fills any gap.
         omim = [ev for ev in _by_source(evidence, "omim") if _meta(ev, "genes")]
-        wanted = list(dict.fromkeys(str(g) for ev in omim for g in ev.metadata["genes"]))
         locs, used = [], list(omim)
-        for symbol in wanted:
-            rec = best_gene_record(evidence, [symbol])
-            if rec is not None and symbol.lower() in _names_of(rec) and _meta(rec, "map_location"):
-                locs.append(str(rec.metadata["map_location"]))
-                used.append(rec)
-        if not locs:
-            locs = [str(loc) for ev in omim for loc in _meta(ev, "locations", []) or []]
+        for ev in omim:
+            own = [str(loc) for loc in _meta(ev, "locations", []) or []]
+            if own:
+                locs += own
+                continue
+            for symbol in map(str, ev.metadata["genes"]):
+                rec = best_gene_record(evidence, [symbol])
+                if rec is not None and symbol.lower() in _names_of(rec) and _meta(rec, "map_location"):
+                    locs.append(str(rec.metadata["map_location"]))
+                    used.append(rec)
         locs = list(dict.fromkeys(locs))
         return StructuredAnswer(", ".join(locs), used, "map locations of the disease genes") if locs else None
 
@@ -193,13 +199,13 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence]) -> Structure
     if kind == "snp_gene_function":
         genes = values_from_previous(Hop("gene", from_previous="genes"), evidence)
         parts, used = [], []
-        for symbol in genes:
-            rec = best_gene_record(evidence, [symbol])
-            if rec is None or symbol.lower() not in _names_of(rec):
+        for gene in genes:
+            rec = best_gene_record(evidence, [gene])
+            if rec is None or gene.lower() not in _names_of(rec):
                 continue
             summary = _meta(rec, "summary") or _meta(rec, "gene_type")
             if summary:
-                parts.append(f"{symbol}: {summary}")
+                parts.append(f"{_meta(rec, 'symbol', gene)}: {summary}")
                 used.append(rec)
         return StructuredAnswer(" ".join(parts), used, "summaries of the SNP's genes") if parts else None
     return None
@@ -208,6 +214,7 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence]) -> Structure
 # ---- claim verification -------------------------------------------------------------
 CYTO = re.compile(r"\b(?:[1-9]|1\d|2[0-2]|X|Y)[pq]\d{1,2}(?:\.\d{1,3})?\b")
 GENOMIC = re.compile(r"\bchr(?:[1-9]|1\d|2[0-2]|X|Y|M)(?::\d+-\d+)?\b", re.I)
+CHROMOSOME_WORD = re.compile(r"\bchromosome\s+([1-9]|1\d|2[0-2]|X|Y)\b", re.I)
 CITE = re.compile(r"\[([a-z]+):([^\]\s]+)\]")
 PMID = re.compile(r"\bPMID:?\s*(\d{4,9})\b", re.I)
 SYMBOLISH = re.compile(r"\b[A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]{1,4})?\b")
@@ -224,6 +231,7 @@ def extract_claims(text: str) -> list[str]:
     claims += [m.group(0).lower() for m in RSID.finditer(text)]
     claims += [m.group(0) for m in CYTO.finditer(text)]
     claims += [m.group(0) for m in GENOMIC.finditer(text)]
+    claims += [f"chr{m.group(1).upper()}" for m in CHROMOSOME_WORD.finditer(text)]
     claims += [f"{m.group(1)}:{m.group(2)}" for m in CITE.finditer(text)]
     claims += [f"pubmed:{m.group(1)}" for m in PMID.finditer(text)]
     no_cites = CITE.sub(" ", text)
@@ -249,7 +257,9 @@ def supported(claim: str, evidence: list[Evidence], question: str = "") -> bool:
         return claim.lower() in keys
     c = claim.lower()
     if c.startswith("chr") and ":" not in c:
-        return c in hay or f'"chromosome": "{c[3:]}"' in hay or f"chromosome {c[3:]}" in hay
+        n = re.escape(c[3:])
+        forms = [rf"chr{n}", rf'"chromosome": "{n}"', rf"chromosome {n}"]
+        return any(re.search(rf"(?<![a-z0-9]){f}(?![a-z0-9])", hay) for f in forms)
     return re.search(rf"(?<![a-z0-9]){re.escape(c)}(?![a-z0-9])", hay) is not None
 
 
@@ -263,6 +273,6 @@ def verify_claims(answer: str, evidence: list[Evidence], question: str = "") -> 
         bad = [c for c in extract_claims(sentence) if not supported(c, evidence, question)]
         if bad:
             unsupported += bad
-        elif sentence:
+        elif sentence and sentence not in kept:  # small models loop; say each thing once
             kept.append(sentence)
     return " ".join(kept).strip(), list(dict.fromkeys(unsupported))

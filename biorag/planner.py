@@ -154,11 +154,10 @@ class RulesPlanner(Planner):
         return Rewrite(query, [], "rules")
 
     def evaluate(self, state: LoopState) -> Verdict:
+        """YES once a record holds the asked-for field; for open questions, once anything
+        was found (the rules cannot judge relevance: that is the LLM's job in hybrid)."""
         if state.analysis.intent:
-            ans = structured_answer(state.analysis, state.evidence)
-            if ans is not None and self.route(state) is None:
-                return Verdict(True, "", "rules")
-            if ans is not None and not state.analysis.intent.hops[-1].from_previous:
+            if structured_answer(state.analysis, state.evidence) is not None:
                 return Verdict(True, "", "rules")
             return Verdict(False, f"no record yet gives the {state.analysis.intent.description}", "rules")
         if state.evidence:
@@ -231,7 +230,8 @@ class LLMPlanner(Planner):
 
 # ---- hybrid ------------------------------------------------------------------------
 class HybridPlanner(Planner):
-    """Rules when an entity or answer kind is recognised with confidence, else the LLM."""
+    """Rules whenever the question names an entity or answer kind they recognise with
+    confidence (they route, rewrite, judge and decide when to stop); the LLM otherwise."""
 
     name = "hybrid"
 
@@ -239,11 +239,13 @@ class HybridPlanner(Planner):
         self.rules = RulesPlanner()
         self.llm = LLMPlanner(llm)
 
+    @staticmethod
+    def _recognised(state: LoopState) -> bool:
+        return state.analysis.intent is not None or any(e.confident for e in state.analysis.entities)
+
     def select(self, state: LoopState) -> Selection:
-        routed = self.rules.route(state)
-        if routed is not None:
-            state.planned_query, state.planned_by = routed[1], "rules"
-            return Selection(routed[0], routed[2], "rules")
+        if self._recognised(state):
+            return self.rules.select(state)
         return self.llm.select(state)
 
     def rewrite(self, state: LoopState, retriever: str, with_mesh: bool) -> Rewrite:
@@ -252,7 +254,7 @@ class HybridPlanner(Planner):
         return self.llm.rewrite(state, retriever, with_mesh)
 
     def evaluate(self, state: LoopState) -> Verdict:
-        if state.analysis.intent:
+        if self._recognised(state):
             return self.rules.evaluate(state)
         return self.llm.evaluate(state)
 

@@ -44,3 +44,9 @@ def test_grounding_rejects_citation_of_evidence_not_gathered():
     ev = [Evidence(source="pubmed", id="111", title="t", text="amyloid beta")]
     kept, bad = verify_claims("Amyloid beta is toxic [pubmed:999].", ev)
     assert kept == "" and bad == ["pubmed:999"]
+
+
+def test_chromosome_in_words_is_a_claim_and_repeats_are_dropped():
+    text = "PSMB10 is on chromosome 16. PSMB10 is on chromosome 16. It is on chromosome 2."
+    kept, bad = verify_claims(text, GENES, "Where is PSMB10?")
+    assert kept == "PSMB10 is on chromosome 16." and bad == ["chr2"]
