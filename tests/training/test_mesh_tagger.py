@@ -8,7 +8,14 @@ import json
 import pytest
 
 from biorag.mesh import MeshTagger, vocabulary
-from biorag.mesh_classifier import MeshTrie, constrained_generate, load_tagger, name_token_ids, prompt_ids, special_ids
+from biorag.mesh_classifier import (
+    MeshTrie,
+    constrained_generate,
+    load_tagger,
+    name_token_ids,
+    prompt_ids,
+    special_ids,
+)
 from training.mesh_train import MeshConfig, tiny_random_causal_lm, train_mesh
 
 NAMES = [
