@@ -29,8 +29,16 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install -q -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
+DEMO_QUESTION ?= What is the function of the gene associated with SNP rs1217074595?
+
 demo: setup
-	$(BIN)/biorag demo
+	# local gene store from the bundled real NCBI/HGNC/OMIM sample (seconds)
+	$(BIN)/biorag data gene-store build --sample
+	# PubMed index from the bundled real sample (~1,000 abstracts; resumes if interrupted)
+	$(BIN)/biorag index build --sample
+	# the agent, end to end on the embedded preset: trace on stderr, answer and citations
+	$(BIN)/biorag ask "$(DEMO_QUESTION)"
+	$(BIN)/biorag ask "What is the official gene symbol of LMP10?" --quiet
 
 test: setup
 	$(BIN)/python -m pytest -q

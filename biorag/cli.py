@@ -42,7 +42,7 @@ app.command("config")(ask_cmd.show_config)
 
 
 def _mount(module: str, name: str) -> None:
-    """Mount a command group if its module exists (groups land issue by issue)."""
+    """Mount the command group (or single command) defined in biorag/commands/<module>.py."""
     import importlib
 
     mod = importlib.import_module(f"biorag.commands.{module}")
@@ -61,11 +61,7 @@ for _module, _name in [
     ("train", "train"),
     ("serve", "serve"),
 ]:
-    try:
-        _mount(_module, _name)
-    except ModuleNotFoundError as e:
-        if e.name != f"biorag.commands.{_module}":
-            raise
+    _mount(_module, _name)
 
 
 if __name__ == "__main__":
