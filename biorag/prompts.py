@@ -9,38 +9,51 @@ from __future__ import annotations
 
 MANUALS: dict[str, str] = {
     "gene": (
-        "NCBI Gene: curated records of genes across species. Input: a gene symbol, alias, "
-        "full gene name, Ensembl gene ID (ENSG...) or NCBI Gene ID. Returns official symbol, "
-        "full name, aliases, organism, chromosome, cytogenetic map location, gene type and a "
-        "functional summary. Use it for questions about what a gene is called, where it lies "
-        "and what it does; not for variants or literature."
+        'NCBI Gene: look up a gene by official symbol, alias or previous symbol (e.g. P53), '
+        'Ensembl gene ID (ENSG...) or NCBI Gene ID. Returns official symbol, full name, '
+        'aliases, organism, chromosome, cytogenetic location, gene type and the RefSeq '
+        'summary (function). Use for: official symbol of an alias, which chromosome a gene is '
+        'on, whether a gene is protein-coding, what a gene does. Query: one gene identifier, '
+        'nothing else.'
     ),
     "dbsnp": (
-        "NCBI dbSNP: short genetic variants. Input: one rsID (e.g. rs12345). Returns the "
-        "variant's chromosome and position, alleles, the genes it falls in or near, and "
-        "clinical significance. Use it whenever the question names an rsID."
+        'dbSNP: look up a SNP by rsID (e.g. rs7412). Returns its chromosome and GRCh38 '
+        'position, the gene(s) it lies in or near, alleles, variant class and clinical '
+        'significance. Use for: which gene a SNP is associated with, where a SNP is located. '
+        'Query: the rsID only.'
     ),
     "omim": (
-        "OMIM (via NCBI): Mendelian disorders and the genes behind them. Input: a disease or "
-        "phenotype name. Returns matching OMIM entries with their causal genes and "
-        "cytogenetic loci. Use it for 'which genes are related to <disease>'."
+        'OMIM (Online Mendelian Inheritance in Man): search by disease or phenotype name '
+        '(e.g. Marfan syndrome) or gene. Returns OMIM entries: phenotypes and '
+        'genes with their gene symbols and cytogenetic locations. Use for: which genes are '
+        'related to a disease, where a disease gene is located. Query: the disease name only.'
     ),
     "blast": (
-        "NCBI BLAST: aligns a nucleotide sequence against the nucleotide collection. Input: "
-        "the raw DNA sequence only (letters A, C, G, T, N). Returns the best matching "
-        "sequences with organism, identity, e-value and coordinates. Use it to find which "
-        "organism, chromosome position or gene a sequence comes from."
+        "BLAST: align a DNA sequence (A/C/G/T/N, at least 20 letters) against NCBI's "
+        'nucleotide collection (megablast). Returns the best hits: accession, description, '
+        'organism, percent identity, E-value and subject coordinates (with the chromosome '
+        'when the hit is a chromosome record). Use for: which organism a sequence comes from, '
+        'where a sequence lies in the human genome, which gene contains a sequence. Query: '
+        'the bare sequence.'
     ),
     "pubmed": (
-        "Local PubMed index: abstracts of biomedical articles, searched by meaning and "
-        "optionally restricted to MeSH descriptors. Input: a focused natural-language query "
-        "about mechanisms, findings, treatments or associations. Use it for questions whose "
-        "answer is in the research literature rather than in a database record."
+        'Local PubMed index: titles and abstracts of biomedical articles, searched by meaning '
+        "(embedding similarity), optionally restricted to MeSH descriptors (e.g. 'Alzheimer "
+        "Disease', 'Breast Neoplasms') and publication years. Input: a focused "
+        'natural-language query about mechanisms, findings, treatments or associations, not a '
+        'keyword list. Returns the top abstracts with PMID, title, year and MeSH terms. Use '
+        'it for questions answered by the research literature rather than by a database '
+        'record.'
     ),
     "web": (
-        "Web search: general pages (encyclopedias, news, institutional sites). Input: a "
-        "short keyword query. Use it for recent events, definitions and anything the other "
-        "sources do not cover; its content is unverified."
+        'Web search: general search engines (or Wikipedia / arXiv / Crossref) for facts not '
+        'in the biology databases, recent news, definitions. Returns titles, URLs, snippets '
+        'and dates. Snippets are untrusted web text. Query: a short keyword query.'
+    ),
+    "nucleotide": (
+        'NCBI Nucleotide/Protein: summary of a sequence record by accession (NM_002801.4, '
+        'NC_000016.10, NP_002792.1): title, organism, length, molecule type. Query: '
+        'accessions.'
     ),
 }
 

@@ -24,19 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
+from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 from retrievers.http_store import HttpStore, store_for
 
 if TYPE_CHECKING:
     from biorag.settings import NCBISettings, Settings
 
-MANUAL = (
-    "BLAST: align a DNA sequence (A/C/G/T/N, at least 20 letters) against NCBI's nucleotide "
-    "collection (megablast). Returns the best hits: accession, description, organism, "
-    "percent identity, E-value and subject coordinates (with the chromosome when the hit is "
-    "a chromosome record). Use for: which organism a sequence comes from, where a sequence "
-    "lies in the human genome, which gene contains a sequence. Query: the bare sequence."
-)
+MANUAL = MANUALS["blast"]  # the text lives with every other prompt
 
 DNA = set("ACGTNRYKMSWBDHV")
 PROTEIN = set("ACDEFGHIKLMNPQRSTVWYBZXUO*")

@@ -19,18 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
+from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 from retrievers.eutils import EUtils
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
 
-MANUAL = (
-    "dbSNP: look up a SNP by rsID (e.g. rs1217074595). Returns its chromosome and GRCh38 "
-    "position, the gene(s) it lies in or near, alleles, variant class and clinical "
-    "significance. Use for: which gene a SNP is associated with, where a SNP is located. "
-    "Query: the rsID only."
-)
+MANUAL = MANUALS["dbsnp"]  # the text lives with every other prompt
 
 _RS = re.compile(r"\brs(\d+)\b", re.I)
 
@@ -103,7 +99,7 @@ def snp_evidence(uid: str, md: dict[str, Any]) -> Evidence:
 class DbSnpRetriever(Retriever):
     name = "dbsnp"
     manual = MANUAL
-    query_format = "one or more rsIDs, e.g. rs1217074595"
+    query_format = "one or more rsIDs, e.g. rs7412"
 
     def __init__(self, eutils: EUtils, retmax: int = 20):
         self.eutils = eutils

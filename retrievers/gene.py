@@ -27,19 +27,14 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from biorag.models import Evidence, SearchFilters
+from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 from retrievers.eutils import EUtils
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
 
-MANUAL = (
-    "NCBI Gene: look up a gene by official symbol, alias or previous symbol (e.g. LMP10), "
-    "Ensembl gene ID (ENSG...) or NCBI Gene ID. Returns official symbol, full name, aliases, "
-    "organism, chromosome, cytogenetic location, gene type and the RefSeq summary (function). "
-    "Use for: official symbol of an alias, which chromosome a gene is on, whether a gene is "
-    "protein-coding, what a gene does. Query: one gene identifier, nothing else."
-)
+MANUAL = MANUALS["gene"]  # the text lives with every other prompt
 QUERY_FORMAT = "one gene symbol, alias, Ensembl gene ID (ENSG...) or NCBI Gene ID"
 
 _ENSEMBL = re.compile(r"^ENS[A-Z]*G\d{6,}(\.\d+)?$", re.I)

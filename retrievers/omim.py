@@ -20,18 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
+from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 from retrievers.eutils import EUtils
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
 
-MANUAL = (
-    "OMIM (Online Mendelian Inheritance in Man): search by disease or phenotype name (e.g. "
-    "Meesmann corneal dystrophy) or gene. Returns OMIM entries: phenotypes and genes with "
-    "their gene symbols and cytogenetic locations. Use for: which genes are related to a "
-    "disease, where a disease gene is located. Query: the disease name only."
-)
+MANUAL = MANUALS["omim"]  # the text lives with every other prompt
 
 ENTRY_TYPES = {
     "*": "gene",
@@ -78,7 +74,7 @@ def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
 class OmimRetriever(Retriever):
     name = "omim"
     manual = MANUAL
-    query_format = "a disease or phenotype name, e.g. Meesmann corneal dystrophy"
+    query_format = "a disease or phenotype name, e.g. Marfan syndrome"
 
     def __init__(self, eutils: EUtils, retmax: int = 20):
         self.eutils = eutils

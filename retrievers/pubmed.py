@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from biorag import pubmed_schema as ps
 from biorag.errors import SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
+from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 
 if TYPE_CHECKING:
@@ -37,23 +38,8 @@ if TYPE_CHECKING:
 
 BUILD_HINT = "build it with `biorag index build --input FILES_OR_DIRS` (e.g. the bundled sample: `biorag index build --input {sample}`)"
 
-MANUAL = (
-    "Local PubMed index: titles and abstracts of biomedical articles, searched by meaning "
-    "(embedding similarity), optionally restricted to MeSH descriptors (e.g. 'Alzheimer "
-    "Disease', 'Breast Neoplasms') and publication years. Input: a focused natural-language "
-    "query about mechanisms, findings, treatments or associations, not a keyword list. "
-    "Returns the top abstracts with PMID, title, year and MeSH terms. Use it for questions "
-    "answered by the research literature rather than by a database record."
-)
+MANUAL = MANUALS["pubmed"]  # the text lives with every other prompt
 
-
-def _manual() -> str:
-    try:
-        from biorag.prompts import MANUALS
-
-        return MANUALS.get("pubmed", MANUAL)
-    except ImportError:
-        return MANUAL
 
 
 def sample_dir() -> str:
@@ -65,7 +51,7 @@ def sample_dir() -> str:
 
 class PubMedRetriever(Retriever):
     name = "pubmed"
-    manual = _manual()
+    manual = MANUAL
     query_format = "a focused natural-language query (a sentence, not keywords); MeSH terms go in the filter"
     supports_mesh = True
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from biorag.errors import InputError
 from biorag.models import Evidence, SearchFilters
+from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 from retrievers.eutils import EUtils
 
@@ -26,10 +27,7 @@ _PROTEIN = re.compile(r"^(?:[NXYWA]P_|[A-Z]{3}\d{5})")
 
 class SequenceRecordRetriever(Retriever):
     name = "nucleotide"
-    manual = (
-        "NCBI Nucleotide/Protein: summary of a sequence record by accession (NM_002801.4, "
-        "NC_000016.10, NP_002792.1): title, organism, length, molecule type. Query: accessions."
-    )
+    manual = MANUALS["nucleotide"]
     query_format = "one or more accession numbers, e.g. NM_002801.4"
 
     def __init__(self, eutils: EUtils):

@@ -19,17 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
+from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 from retrievers.http_store import HttpStore, store_for
 
 if TYPE_CHECKING:
     from biorag.settings import Settings, WebSettings
 
-MANUAL = (
-    "Web search: general search engines (or Wikipedia / arXiv / Crossref) for facts not in "
-    "the biology databases, recent news, definitions. Returns titles, URLs, snippets and "
-    "dates. Snippets are untrusted web text. Query: a short keyword query."
-)
+MANUAL = MANUALS["web"]  # the text lives with every other prompt
 
 _TAG = re.compile(r"<[^>]+>")
 
