@@ -43,11 +43,13 @@ class Agent:
         llm: LLM | None = None,
         retrievers: dict[str, Retriever] | None = None,
         mesh_tagger: Any | None = None,
+        planner: Planner | None = None,
     ):
         self.settings = settings
         self._llm = llm
         self._retrievers = retrievers
         self._tagger = mesh_tagger
+        self._planner_override = planner
 
     # Lazy parts: a rules-only run never loads the model; a gene-only run never loads Milvus.
     @property
@@ -67,6 +69,8 @@ class Agent:
         return self._retrievers
 
     def _planner(self) -> Planner:
+        if self._planner_override is not None:
+            return self._planner_override
         if self.settings.planner == "rules":
             return make_planner("rules", None)  # type: ignore[arg-type]
         return make_planner(self.settings.planner, self.llm)
@@ -126,6 +130,17 @@ class Agent:
         rounds = 0
         failures = 0
 
+        def planning_failed(ev: TraceEvent, t: float, error: str, raw: list[str] | None = None) -> bool:
+            """Record a failed select/rewrite step; True once the loop should stop trying."""
+            nonlocal failures
+            ev.ok, ev.error = False, error
+            if raw is not None:
+                ev.details = {"raw": raw}
+            ev.ms = _ms(t)
+            emit(ev)
+            failures += 1
+            return failures >= MAX_CONSECUTIVE_FAILURES
+
         for rnd in range(1, s.max_rounds + 1):
             rounds = rnd
             # (1) select
@@ -142,11 +157,7 @@ class Agent:
                 rounds = rnd - 1 if rnd > 1 else rnd
                 break
             except StructuredOutputError as e:
-                ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
-                ev.ms = _ms(t)
-                emit(ev)
-                failures += 1
-                if failures >= MAX_CONSECUTIVE_FAILURES:
+                if planning_failed(ev, t, str(e), e.raw_outputs):
                     break
                 continue
             ev.ms = _ms(t)
@@ -170,22 +181,14 @@ class Agent:
                 if use_mesh:
                     ev.mesh = self._mesh_terms(state.analysis.core, proposed, ev)
             except StructuredOutputError as e:
-                ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
-                ev.ms = _ms(t)
-                emit(ev)
-                failures += 1
-                if failures >= MAX_CONSECUTIVE_FAILURES:
+                if planning_failed(ev, t, str(e), e.raw_outputs):
                     break
                 continue
             except InputError as e:
                 ev.ok, ev.error = False, str(e)
             if ev.ok and state.tried(name, query):
                 # an LLM planner that repeats itself makes no progress: say so, don't re-run
-                ev.ok, ev.error = False, f"repeats an earlier {name} query; not run again"
-                ev.ms = _ms(t)
-                emit(ev)
-                failures += 1
-                if failures >= MAX_CONSECUTIVE_FAILURES:
+                if planning_failed(ev, t, f"repeats an earlier {name} query; not run again"):
                     break
                 continue
             ev.ms = _ms(t)

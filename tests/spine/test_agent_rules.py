@@ -4,6 +4,7 @@ import pytest
 
 from biorag.agent import Agent
 from biorag.errors import ConfigError, InputError
+from biorag.planner import Rewrite, RulesPlanner, Selection, Verdict
 from biorag.settings import load_settings
 from tests.spine.records import GENES, SNP, RecordRetriever
 
@@ -85,3 +86,28 @@ def test_no_source_enabled_is_a_config_error():
     settings = load_settings(sets=["planner=rules"])
     with pytest.raises(ConfigError, match="every source is disabled"):
         Agent(settings, retrievers={}).answer("What is TP53?")
+
+
+class _StuckPlanner(RulesPlanner):
+    """Always proposes the same lookup, as a confused LLM planner does."""
+
+    def select(self, state):
+        state.planned_by = "llm"
+        return Selection("gene", "try again", "llm")
+
+    def rewrite(self, state, retriever, with_mesh):
+        return Rewrite("NOSUCHGENE1", [], "llm")
+
+    def evaluate(self, state):
+        return Verdict(False, "nothing found", "llm")
+
+
+def test_repeated_query_is_not_rerun_and_the_loop_gives_up():
+    settings = load_settings(sets=["max_rounds=10"])
+    gene = RecordRetriever("gene", GENES)
+    agent = Agent(settings, retrievers={"gene": gene}, planner=_StuckPlanner())
+    ans = agent.answer("Where do immunoproteasome genes sit?")
+    assert gene.queries == ["NOSUCHGENE1"]  # run once, never again
+    repeats = [e for e in ans.trace if e.step == "rewrite" and not e.ok]
+    assert len(repeats) == 2 and "repeats an earlier gene query" in repeats[0].error
+    assert ans.rounds == 3 and not ans.sufficient and "No source returned evidence" in ans.answer
