@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING, Any
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
-from retrievers.base import Retriever
-from retrievers.eutils import EUtils
+from retrievers.eutils import EUtilsRetriever
 
 if TYPE_CHECKING:
-    from biorag.settings import Settings
+    pass
 
 MANUAL = MANUALS["dbsnp"]  # the text lives with every other prompt
 
@@ -96,18 +95,10 @@ def snp_evidence(uid: str, md: dict[str, Any]) -> Evidence:
     )
 
 
-class DbSnpRetriever(Retriever):
+class DbSnpRetriever(EUtilsRetriever):
     name = "dbsnp"
     manual = MANUAL
     query_format = "one or more rsIDs, e.g. rs7412"
-
-    def __init__(self, eutils: EUtils, retmax: int = 20):
-        self.eutils = eutils
-        self.retmax = retmax
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> DbSnpRetriever:
-        return cls(EUtils.from_settings(settings, "dbsnp"), settings.ncbi.retmax)
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         if not query.strip():

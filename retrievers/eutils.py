@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import ToolError
+from retrievers.base import Retriever
 from retrievers.http_store import Exchange, HttpStore, RateLimiter, describe, store_for
 
 if TYPE_CHECKING:
@@ -251,3 +252,16 @@ class EUtils:
             for lsdb in ls.get("linksetdbs", []):
                 out.extend(str(i) for i in lsdb.get("links", []))
         return out
+
+
+class EUtilsRetriever(Retriever):
+    """Base of the tools that are one E-utilities database (dbSNP, OMIM): the client and
+    the candidate pool size come from settings; subclasses implement `search`."""
+
+    def __init__(self, eutils: EUtils, retmax: int = 20):
+        self.eutils = eutils
+        self.retmax = retmax
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> EUtilsRetriever:
+        return cls(EUtils.from_settings(settings, cls.name), settings.ncbi.retmax)

@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING, Any
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
-from retrievers.base import Retriever
-from retrievers.eutils import EUtils
+from retrievers.eutils import EUtilsRetriever
 
 if TYPE_CHECKING:
-    from biorag.settings import Settings
+    pass
 
 MANUAL = MANUALS["omim"]  # the text lives with every other prompt
 
@@ -71,18 +70,10 @@ def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
     )
 
 
-class OmimRetriever(Retriever):
+class OmimRetriever(EUtilsRetriever):
     name = "omim"
     manual = MANUAL
     query_format = "a disease or phenotype name, e.g. Marfan syndrome"
-
-    def __init__(self, eutils: EUtils, retmax: int = 20):
-        self.eutils = eutils
-        self.retmax = retmax
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> OmimRetriever:
-        return cls(EUtils.from_settings(settings, "omim"), settings.ncbi.retmax)
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         q = " ".join(query.strip().strip("\"'").split())
