@@ -15,15 +15,12 @@ rsID. Anything else is searched in dbSNP (esearch) first.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from retrievers.eutils import EUtilsRetriever
-
-if TYPE_CHECKING:
-    pass
 
 MANUAL = MANUALS["dbsnp"]  # the text lives with every other prompt
 

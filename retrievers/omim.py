@@ -16,15 +16,12 @@ phenotypes MECD1/MECD2 at 17q21.2/12q13.13 and the genes KRT12, KRT3).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from retrievers.eutils import EUtilsRetriever
-
-if TYPE_CHECKING:
-    pass
 
 MANUAL = MANUALS["omim"]  # the text lives with every other prompt
 
