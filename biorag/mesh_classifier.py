@@ -357,7 +357,8 @@ class GenerativeTagger:
             return []
         prompt = prompt_ids(self.tokenizer, question)
         with self._lock:
-            return constrained_generate(self.model, prompt, self.trie, self.sep_id, self.end_id, k, self.max_new_tokens)
+            return constrained_generate(self.model, prompt, self.trie, self.sep_id, self.end_id, k,
+                                        max(self.max_new_tokens, 16 * k))
 
 
 _TAGGERS: dict[tuple[str, str], object] = {}
