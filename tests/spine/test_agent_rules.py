@@ -111,3 +111,48 @@ def test_repeated_query_is_not_rerun_and_the_loop_gives_up():
     repeats = [e for e in ans.trace if e.step == "rewrite" and not e.ok]
     assert len(repeats) == 2 and "repeats an earlier gene query" in repeats[0].error
     assert ans.rounds == 3 and not ans.sufficient and "No source returned evidence" in ans.answer
+
+
+class _MeshAware(RecordRetriever):
+    """A literature-like source that honours MeSH filters; records what it was given."""
+
+    supports_mesh = True
+
+    def __init__(self):
+        super().__init__("pubmed", GENES)
+        self.filters = []
+
+    def search(self, query, k, filters=None):
+        self.filters.append(filters)
+        return GENES[:1]
+
+
+@pytest.mark.parametrize("mesh_on", [True, False])
+def test_mesh_filter_switch(mesh_on):
+    settings = load_settings(sets=["planner=rules"], disable=[] if mesh_on else ["mesh_filter"])
+    src = _MeshAware()
+    ans = Agent(settings, retrievers={"pubmed": src}).answer("Is tau protein phosphorylation increased in Alzheimer Disease?")
+    rewrite = next(e for e in ans.trace if e.step == "rewrite")
+    retrieve = next(e for e in ans.trace if e.step == "retrieve")
+    if mesh_on:
+        # descriptors named in the question, validated against the MeSH vocabulary
+        assert "Alzheimer Disease" in rewrite.mesh and retrieve.mesh == rewrite.mesh
+        assert src.filters[0] is not None and "Alzheimer Disease" in src.filters[0].mesh
+    else:
+        assert rewrite.mesh == [] and retrieve.mesh == [] and src.filters == [None]
+
+
+class _ProposingPlanner(RulesPlanner):
+    def rewrite(self, state, retriever, with_mesh):
+        return Rewrite("tau phosphorylation", ["Alzheimer Disease", "Tauopathy Of Made-Up Things"], "llm")
+
+
+def test_planner_mesh_proposals_are_validated_and_rejections_reported():
+    settings = load_settings(disable=["self_eval"])
+    src = _MeshAware()
+    ans = Agent(settings, retrievers={"pubmed": src}, planner=_ProposingPlanner()).answer("What about tau?")
+    rewrite = next(e for e in ans.trace if e.step == "rewrite")
+    assert rewrite.mesh == ["Alzheimer Disease"]
+    assert rewrite.details["mesh_source"] == "planner"
+    assert rewrite.details["mesh_rejected"] == ["Tauopathy Of Made-Up Things"]
+    assert src.filters[0].mesh == ["Alzheimer Disease"]
