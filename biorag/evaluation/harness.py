@@ -13,6 +13,7 @@ would fail every question) stops the configuration, after recording that questio
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from biorag.evaluation.benchmarks import Item
 from biorag.evaluation.config import Configuration
 from biorag.evaluation.scoring import Judge, score_answer
 
+log = logging.getLogger(__name__)
 AnswerFn = Callable[[str], Any]
 RESULTS = "results.jsonl"
 NOT_RECORDED = "not recorded"
@@ -40,6 +42,9 @@ class QuestionTimeout(Exception):
 
 
 _deadline = threading.local()
+#: timed-out calls still running (stopping at their next step); see wait_for_stragglers
+_STRAGGLERS: set[threading.Thread] = set()
+_STRAGGLERS_LOCK = threading.Lock()
 
 
 def check_deadline(_event: Any = None) -> None:
@@ -76,10 +81,26 @@ def call_with_timeout(fn: AnswerFn, question: str, timeout: float | None) -> Any
     t.start()
     t.join(timeout)
     if t.is_alive():
+        with _STRAGGLERS_LOCK:
+            _STRAGGLERS.add(t)
         raise QuestionTimeout(f"timed out after {timeout:g} s", partial=list(events))
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def wait_for_stragglers(max_wait: float = 900.0) -> int:
+    """Join timed-out calls that are still running; return how many are left after
+    `max_wait` seconds. Run between configurations: a straggler of one configuration
+    must not share the process's cached llama.cpp model with the next one's agent."""
+    deadline = time.monotonic() + max_wait
+    with _STRAGGLERS_LOCK:
+        threads = list(_STRAGGLERS)
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    with _STRAGGLERS_LOCK:
+        _STRAGGLERS.difference_update({t for t in threads if not t.is_alive()})
+        return len(_STRAGGLERS)
 
 
 def _dump(obj: Any) -> Any:
@@ -239,6 +260,9 @@ def run_configuration(items: list[Item], answer_fn: AnswerFn, config: Configurat
                     fut.result()
     finally:
         bar.close()
+        left = wait_for_stragglers()
+        if left:
+            log.warning("%d timed-out question(s) of %s still running", left, config.name)
     if fatal:
         raise ConfigError(f"configuration '{config.name}' cannot answer questions: {fatal[0]}")
     result.answered = len(fresh)

@@ -97,6 +97,8 @@ def test_failure_and_timeout_are_recorded_and_the_run_continues(setup, tmp_path)
     run = run_configuration(items, fn, config, tmp_path, workers=2, timeout=1.0, progress=False)
     by_q = {r["question"]: r for r in run.rows}
     assert run.errors == 2 and len(run.rows) == 3
+    # the timed-out call was waited for before the run returned (no straggler left behind)
+    assert not [t for t in threading.enumerate() if t.name == "eval-question"]
     assert "RuntimeError: boom" in by_q["What is the official gene symbol of SNAT6?"]["error"]
     assert "timed out after 1 s" in by_q["What is the official gene symbol of IMD20?"]["error"]
     assert by_q["What is the official gene symbol of LMP10?"]["score"] == 1.0
