@@ -75,7 +75,7 @@ class LLMSettings(_Section):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int = Field(384, ge=16, le=32768)
     context_size: int = Field(4096, ge=512)
-    threads: int | None = Field(None, ge=1)
+    threads: int | None = Field(None, ge=1, description="embedded backend: CPU threads; default half the cores")
     gpu_layers: int = Field(-1, description="-1: offload all layers when the build has a GPU")
     timeout_s: float = Field(120.0, gt=0)
     structured_retries: int = Field(2, ge=0, le=10)
