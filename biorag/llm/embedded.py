@@ -20,7 +20,9 @@ from biorag.llm.base import LLM, LLMReply
 if TYPE_CHECKING:
     from biorag.settings import LLMSettings
 
-_CACHE: dict[tuple, object] = {}
+#: one loaded model per configuration and process, with the lock that serialises its use:
+#: a llama.cpp context is not re-entrant, and several agents (API workers, eval pool) share it
+_CACHE: dict[tuple, tuple[object, threading.Lock]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -65,7 +67,6 @@ class EmbeddedLlamaCpp(LLM):
         if not self.model_path.exists():
             raise ConfigError(f"llm.model_path {self.model_path} does not exist")
         self._key = (str(self.model_path), context_size, threads, gpu_layers, seed)
-        self._lock = threading.Lock()  # a llama.cpp context is not re-entrant
         self.context_size = context_size
         self.threads = threads
         self.gpu_layers = gpu_layers
@@ -82,7 +83,7 @@ class EmbeddedLlamaCpp(LLM):
     def identity(self) -> str:
         return f"llama.cpp:{self.model_path.name}"
 
-    def _model(self):
+    def _model(self) -> tuple[object, threading.Lock]:
         """Load once per process and configuration (loading costs ~0.3 s for 135M)."""
         with _CACHE_LOCK:
             if self._key not in _CACHE:
@@ -90,7 +91,7 @@ class EmbeddedLlamaCpp(LLM):
                     from llama_cpp import Llama
                 except ImportError:
                     raise ConfigError("llama-cpp-python is not installed: run `make setup`") from None
-                _CACHE[self._key] = Llama(
+                model = Llama(
                     model_path=str(self.model_path),
                     n_ctx=self.context_size,
                     n_threads=self.threads or default_threads(),
@@ -98,18 +99,19 @@ class EmbeddedLlamaCpp(LLM):
                     seed=self.seed,
                     verbose=False,
                 )
+                _CACHE[self._key] = (model, threading.Lock())
             return _CACHE[self._key]
 
     def check(self) -> None:
         self._model()
 
     def _complete(self, messages, json_schema, max_tokens, temperature) -> LLMReply:
-        llm = self._model()
+        llm, lock = self._model()
         kwargs: dict = {}
         if json_schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
         msgs = [m.model_dump() for m in messages]
-        with self._lock:
+        with lock:
             try:
                 out = llm.create_chat_completion(
                     messages=msgs, temperature=temperature, max_tokens=max_tokens, seed=self.seed, **kwargs

@@ -98,3 +98,28 @@ def test_free_text_answer_keeps_only_supported_claims(llm):
     # whatever the model invented is listed, not kept
     for claim in ans.unsupported_claims:
         assert not supported(claim, ev, ans.question)
+
+
+def test_two_instances_share_one_model_safely():
+    """API workers and the eval pool build separate LLM objects over the same cached model:
+    concurrent calls must be serialised, not crash llama.cpp."""
+    import threading
+
+    settings = load_settings(sets=["llm.max_tokens=16"])
+    a, b = make_llm(settings), make_llm(settings)
+    assert a._model() is b._model()
+    out: list[str] = []
+    errors: list[BaseException] = []
+
+    def call(llm):
+        try:
+            out.append(llm.chat([ChatMessage(role="user", content="Name a gene.")], max_tokens=8).text)
+        except BaseException as e:  # noqa: BLE001 - collected for the assertion
+            errors.append(e)
+
+    threads = [threading.Thread(target=call, args=(x,)) for x in (a, b, a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors and len(out) == 4
