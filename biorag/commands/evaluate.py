@@ -114,16 +114,15 @@ def run_benchmark(
     typer.echo(f"{benchmark}: {len(items)} questions x {len(configs)} configuration(s) -> {out_dir}", err=True)
 
     runs = []
+    llms: dict[str, object] = {}  # one LLM object per distinct llm settings, shared by configs
     for cfg in configs:
-        answer_fn, llm = (answer_factory(cfg.settings), None) if answer_factory else _agent(cfg.settings)
+        answer_fn, llm = (answer_factory(cfg.settings), None) if answer_factory else _agent(cfg.settings, llms)
         judge_fn = None
         if judge == "llm":
             from biorag.evaluation.scoring import make_llm_judge
 
-            if llm is None:  # the configuration's own model (cached per process)
-                from biorag.llm.factory import make_llm
-
-                llm = make_llm(cfg.settings)
+            if llm is None:
+                llm = _llm(cfg.settings, llms)
             judge_fn = make_llm_judge(llm)
         run = run_configuration(items, answer_fn, cfg, out_dir / cfg.dirname, workers=workers,
                                 timeout=timeout or None, force=force, judge=judge_fn)
@@ -157,16 +156,30 @@ def _cassette(settings):
     return cassette_path(settings)
 
 
-def _agent(settings):
-    from biorag.agent import build_agent
+def _llm(settings, llms: dict[str, object]):
+    """The LLM for these settings, shared between configurations that use the same model
+    settings: one object means one lock, so a timed-out question still finishing its
+    last model call cannot drive the process's cached llama.cpp model concurrently with
+    the next configuration's agent."""
+    from biorag.llm.factory import make_llm
+
+    key = json.dumps(settings.llm.model_dump(mode="json"), sort_keys=True, default=str)
+    if key not in llms:
+        llms[key] = make_llm(settings)
+    return llms[key]
+
+
+def _agent(settings, llms: dict[str, object]):
+    from biorag.agent import Agent
     from biorag.evaluation.harness import check_deadline
 
-    agent = build_agent(settings)
+    llm = _llm(settings, llms)
+    agent = Agent(settings, llm=llm)
 
     def answer(question: str):
         return agent.answer(question, on_event=check_deadline)
 
-    return answer, None
+    return answer, llm
 
 
 def _make_command(benchmark: str, doc: str):

@@ -89,10 +89,11 @@ def call_with_timeout(fn: AnswerFn, question: str, timeout: float | None) -> Any
     return box["value"]
 
 
-def wait_for_stragglers(max_wait: float = 900.0) -> int:
-    """Join timed-out calls that are still running; return how many are left after
-    `max_wait` seconds. Run between configurations: a straggler of one configuration
-    must not share the process's cached llama.cpp model with the next one's agent."""
+def wait_for_stragglers(max_wait: float = 60.0) -> int:
+    """Join timed-out calls that are still running (they stop at their next step);
+    return how many are left after `max_wait` seconds. Run after each configuration so
+    stragglers do not compete with the next one (the CLI also shares one LLM object
+    between configurations, so a straggler's model call and the next one serialise)."""
     deadline = time.monotonic() + max_wait
     with _STRAGGLERS_LOCK:
         threads = list(_STRAGGLERS)
