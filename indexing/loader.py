@@ -22,8 +22,9 @@ class MilvusLoader:
     def create(self, dim: int, meta: str, index_type: str = "HNSW") -> None:
         schema = ps.build_schema(dim)
         # Milvus Lite lacks AllocTimestamp, which pymilvus calls while waiting for the index
-        # and logs as an ERROR with a traceback although the index is built: silence it.
-        with _quiet("pymilvus"):
+        # and logs as an ERROR with a traceback although the index is built: silence it
+        # (Lite's in-process gRPC server logs it under grpc._server, the client under pymilvus).
+        with _quiet("pymilvus", "grpc._server"):
             self.client.create_collection(
                 collection_name=self.collection,
                 schema=schema,
@@ -77,11 +78,13 @@ def switch_alias(client, alias: str, collection: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _quiet(logger_name: str):
-    log = logging.getLogger(logger_name)
-    level = log.level
-    log.setLevel(logging.CRITICAL)
+def _quiet(*logger_names: str):
+    logs = [logging.getLogger(name) for name in logger_names]
+    levels = [log.level for log in logs]
+    for log in logs:
+        log.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        log.setLevel(level)
+        for log, level in zip(logs, levels, strict=True):
+            log.setLevel(level)
