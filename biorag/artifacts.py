@@ -50,15 +50,28 @@ class ArtifactManifest(BaseModel):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+class Fingerprinter:
+    """Incremental, order-sensitive sha256 over text items (one per training example)."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.sha256()
+        self.n = 0
+
+    def update(self, item: str) -> None:
+        self._h.update(item.encode("utf-8"))
+        self._h.update(b"\x00")
+        self.n += 1
+
+    @property
+    def value(self) -> str:
+        return f"sha256:{self._h.hexdigest()[:32]}:n={self.n}"
+
+
 def data_fingerprint(items: Iterable[str]) -> str:
-    """Order-sensitive sha256 over text items (one per training example)."""
-    h = hashlib.sha256()
-    n = 0
+    fp = Fingerprinter()
     for item in items:
-        h.update(item.encode("utf-8"))
-        h.update(b"\x00")
-        n += 1
-    return f"sha256:{h.hexdigest()[:32]}:n={n}"
+        fp.update(item)
+    return fp.value
 
 
 def manifest_path(path: str | Path) -> Path:

@@ -155,10 +155,7 @@ def train_embedder(
     seed_everything(cfg.seed)
     base_path, base_name = resolve_base(cfg.base)
 
-    pairs = [p for p in prepared.pairs("train") if p.kind in cfg.kinds]
-    if cfg.max_pairs is not None and len(pairs) > cfg.max_pairs:
-        pairs = random.Random(cfg.seed).sample(pairs, cfg.max_pairs)
-        pairs.sort(key=lambda p: (p.pmid, p.kind))
+    pairs = prepared.pairs("train", kinds=cfg.kinds, limit=cfg.max_pairs, seed=cfg.seed)
     if len(pairs) < 2:
         raise InputError(f"{prepared.path} has {len(pairs)} training pairs of kinds {cfg.kinds}: prepare more data")
 

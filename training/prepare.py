@@ -13,12 +13,13 @@ stays unseen by the embedder.
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from biorag.artifacts import ArtifactManifest, data_fingerprint, read_manifest, write_manifest
+from biorag.artifacts import ArtifactManifest, Fingerprinter, read_manifest, write_manifest
 from biorag.errors import InputError
 from training.mesh_data import (
     LabelStats,
@@ -26,7 +27,6 @@ from training.mesh_data import (
     pubmedqa_example,
     read_examples,
     record_example,
-    write_examples,
 )
 from training.pairs import Pair, build_pairs, is_heldout, pair_key
 from training.records import QAItem, read_pubmedqa, read_records
@@ -68,55 +68,72 @@ def prepare(
     qa: list[QAItem] = read_pubmedqa(pubmedqa) if pubmedqa else []
     qa_pmids = {q.pmid for q in qa}
 
-    pairs: dict[bool, list[Pair]] = {False: [], True: []}
-    mesh: dict[bool, list[MeshExample]] = {False: [], True: []}
+    # Streamed straight to disk: at PubMed scale the pairs do not fit in memory.
+    names = {("pairs", False): "pairs_train", ("pairs", True): "pairs_heldout",
+             ("mesh", False): "mesh_train", ("mesh", True): "mesh_heldout"}
+    files = {key: (out / f"{name}.jsonl").open("w", encoding="utf-8") for key, name in names.items()}
+    written: Counter = Counter()
+    fingerprint = Fingerprinter()
+    kinds: Counter = Counter()
+    mesh_sources: Counter = Counter()
+    labels_seen: set[str] = set()
+
+    def emit(what: str, held: bool, row: dict, key: str) -> None:
+        files[(what, held)].write(json.dumps(row, ensure_ascii=False) + "\n")
+        written[(what, held)] += 1
+        fingerprint.update(key)
+
+    def emit_mesh(ex: MeshExample, held: bool) -> None:
+        emit("mesh", held, ex.to_json(), f"{ex.id}\t{ex.source}\t{ex.text}\t{'|'.join(ex.labels)}")
+        labels_seen.update(ex.labels)
+        if not held:
+            mesh_sources[ex.source] += 1
+
     stats = LabelStats()
     counts: Counter = Counter()
     drops: Counter = Counter()
     bar = tqdm(desc="records", unit="rec", disable=not progress)
-    for rec in read_records(inputs, min_abstract_words=min_abstract_words):
-        if limit is not None and counts["records"] >= limit:
-            break
-        counts["records"] += 1
-        bar.update(1)
-        if rec.drop_reason:
-            drops[rec.drop_reason] += 1
-        if rec.pmid in qa_pmids:
-            counts["skipped_in_pubmedqa"] += 1
-            continue
-        held = is_heldout(rec.pmid, heldout, seed)
-        rec_pairs = build_pairs(rec)
-        if not rec_pairs:
-            counts["no_pairs"] += 1
-        pairs[held].extend(rec_pairs)
-        ex = record_example(rec, vocab, stats)
-        if ex is not None:
-            mesh[held].append(ex)
-    bar.close()
-    if counts["records"] == 0:
-        raise InputError(f"no PubMed records with a PMID in {', '.join(map(str, inputs))}")
-
-    for item in qa:
-        ex = pubmedqa_example(item, vocab, stats)
-        if ex is not None:
-            mesh[is_heldout(item.pmid, heldout, seed)].append(ex)
-
-    n_pairs_train = _write_jsonl(out / "pairs_train.jsonl", (p.to_json() for p in pairs[False]))
-    n_pairs_held = _write_jsonl(out / "pairs_heldout.jsonl", (p.to_json() for p in pairs[True]))
-    n_mesh_train = write_examples(out / "mesh_train.jsonl", mesh[False])
-    n_mesh_held = write_examples(out / "mesh_heldout.jsonl", mesh[True])
+    try:
+        for rec in read_records(inputs, min_abstract_words=min_abstract_words):
+            if limit is not None and counts["records"] >= limit:
+                break
+            counts["records"] += 1
+            bar.update(1)
+            if rec.drop_reason:
+                drops[rec.drop_reason] += 1
+            if rec.pmid in qa_pmids:
+                counts["skipped_in_pubmedqa"] += 1
+                continue
+            held = is_heldout(rec.pmid, heldout, seed)
+            rec_pairs = build_pairs(rec)
+            if not rec_pairs:
+                counts["no_pairs"] += 1
+            for pair in rec_pairs:
+                emit("pairs", held, pair.to_json(), pair_key(pair))
+                if not held:
+                    kinds[pair.kind] += 1
+            ex = record_example(rec, vocab, stats)
+            if ex is not None:
+                emit_mesh(ex, held)
+        bar.close()
+        if counts["records"] == 0:
+            raise InputError(f"no PubMed records with a PMID in {', '.join(map(str, inputs))}")
+        for item in qa:
+            ex = pubmedqa_example(item, vocab, stats)
+            if ex is not None:
+                emit_mesh(ex, is_heldout(item.pmid, heldout, seed))
+    finally:
+        for f in files.values():
+            f.close()
     n_qa = _write_jsonl(
         out / "pubmedqa.jsonl",
         ({"pmid": q.pmid, "question": q.question, "context": q.context, "mesh": q.mesh_names} for q in qa),
     )
 
-    fp_items = [pair_key(p) for held in (False, True) for p in pairs[held]]
-    fp_items += [f"{e.id}\t{e.source}\t{e.text}\t{'|'.join(e.labels)}" for held in (False, True) for e in mesh[held]]
-    kinds = Counter(p.kind for p in pairs[False])
     manifest = ArtifactManifest(
         kind="training-data",
         base_model="",
-        data_fingerprint=data_fingerprint(fp_items),
+        data_fingerprint=fingerprint.value,
         config={"heldout": heldout, "seed": seed, "limit": limit, "min_abstract_words": min_abstract_words},
         extra={
             "inputs": [str(p) for p in inputs],
@@ -125,13 +142,13 @@ def prepare(
             "records_skipped_in_pubmedqa": counts["skipped_in_pubmedqa"],
             "records_without_pairs": counts["no_pairs"],
             "abstracts_dropped_by_cleaner": dict(sorted(drops.items())),
-            "pairs_train": n_pairs_train,
-            "pairs_heldout": n_pairs_held,
+            "pairs_train": written[("pairs", False)],
+            "pairs_heldout": written[("pairs", True)],
             "pairs_train_by_kind": dict(sorted(kinds.items())),
-            "mesh_train": n_mesh_train,
-            "mesh_heldout": n_mesh_held,
-            "mesh_sources_train": dict(Counter(e.source for e in mesh[False])),
-            "mesh_distinct_labels": len({lab for held in (False, True) for e in mesh[held] for lab in e.labels}),
+            "mesh_train": written[("mesh", False)],
+            "mesh_heldout": written[("mesh", True)],
+            "mesh_sources_train": dict(sorted(mesh_sources.items())),
+            "mesh_distinct_labels": len(labels_seen),
             "pubmedqa_items": n_qa,
             **stats.as_dict(),
         },
@@ -161,9 +178,29 @@ class Prepared:
             raise InputError(f"{p} holds a '{manifest.kind}' artifact, not prepared training data")
         return cls(p, manifest)
 
-    def pairs(self, split: str) -> list[Pair]:
+    def pairs(self, split: str, kinds: tuple[str, ...] | None = None, limit: int | None = None,
+              seed: int = 0) -> list[Pair]:
+        """The split's pairs (optionally only some kinds); with `limit`, a uniform random
+        sample of that many, drawn in one streaming pass (reservoir) so a PubMed-scale
+        file never has to fit in memory. File order is kept."""
+        rng = random.Random(seed)
+        keep: list[tuple[int, Pair]] = []
+        seen = 0
         with (self.path / f"pairs_{split}.jsonl").open(encoding="utf-8") as f:
-            return [Pair(**json.loads(line)) for line in f if line.strip()]
+            for line in f:
+                if not line.strip():
+                    continue
+                pair = Pair(**json.loads(line))
+                if kinds is not None and pair.kind not in kinds:
+                    continue
+                if limit is None or len(keep) < limit:
+                    keep.append((seen, pair))
+                else:
+                    j = rng.randrange(seen + 1)
+                    if j < limit:
+                        keep[j] = (seen, pair)
+                seen += 1
+        return [p for _, p in sorted(keep, key=lambda t: t[0])]
 
     def mesh(self, split: str) -> list[MeshExample]:
         return read_examples(self.path / f"mesh_{split}.jsonl")

@@ -116,3 +116,14 @@ def test_bad_inputs_are_clear(tmp_path):
     bad.write_text("[1, 2]")
     with pytest.raises(InputError, match="QUESTION"):
         read_pubmedqa(bad)
+
+
+def test_pair_sampling_is_a_deterministic_subset(prepared):
+    every = prepared.pairs("train")
+    some = prepared.pairs("train", limit=20, seed=5)
+    assert len(some) == 20 and all(p in every for p in some)
+    assert some == prepared.pairs("train", limit=20, seed=5)
+    assert some != prepared.pairs("train", limit=20, seed=6)
+    only_mesh = prepared.pairs("train", kinds=("mesh",))
+    assert only_mesh and {p.kind for p in only_mesh} == {"mesh"}
+    assert len(prepared.pairs("train", limit=10**9)) == len(every)
