@@ -85,6 +85,19 @@ def _binomial(organism: str) -> str:
     return " ".join(words[:2]) if len(words) >= 2 else organism
 
 
+def _reference_rank(ev: Evidence) -> int:
+    """Order BLAST hits for 'where in the human genome': the GRCh38 primary assembly,
+    then other Homo sapiens chromosome records (CHM13, ...), then anything else
+    (synthetic constructs share sequence but are not the genome). Stable for ties."""
+    desc = str(_meta(ev, "description", ev.title))
+    human = "homo sapiens" in (desc + " " + str(_meta(ev, "organism", ""))).lower()
+    if human and "GRCh38" in desc and "Primary Assembly" in desc:
+        return 0
+    if human and re.search(r"\bchromosome\b", desc, re.I):
+        return 1
+    return 2
+
+
 _PAREN_SYMBOL = re.compile(r"\(([A-Z][A-Z0-9\-]{1,14})\)")
 
 
@@ -180,7 +193,7 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence]) -> Structure
         return None
 
     if kind == "sequence_location":
-        for ev in _by_source(evidence, "blast"):
+        for ev in sorted(_by_source(evidence, "blast"), key=_reference_rank):
             chrom = _chrom(_meta(ev, "chromosome"))
             start, end = _meta(ev, "subject_start"), _meta(ev, "subject_end")
             if chrom and start is not None and end is not None:

@@ -50,3 +50,17 @@ def test_chromosome_in_words_is_a_claim_and_repeats_are_dropped():
     text = "PSMB10 is on chromosome 16. PSMB10 is on chromosome 16. It is on chromosome 2."
     kept, bad = verify_claims(text, GENES, "Where is PSMB10?")
     assert kept == "PSMB10 is on chromosome 16." and bad == ["chr2"]
+
+
+def test_alignment_prefers_the_reference_assembly_over_other_records():
+    def hit(acc, desc, chrom, start, end, org="Homo sapiens"):
+        return Evidence(source="blast", id=acc, title=desc, metadata={
+            "description": desc, "organism": org, "chromosome": chrom, "subject_start": start, "subject_end": end})
+    hits = [  # BLAST order: best score first, ties broken arbitrarily by NCBI
+        hit("CP034493.1", "Eukaryotic synthetic construct chromosome 15", "15", 72494035, 72494162, "synthetic construct"),
+        hit("CP068263.2", "Homo sapiens isolate CHM13 chromosome 15", "15", 89712685, 89712558),
+        hit("NC_000015.10", "Homo sapiens chromosome 15, GRCh38.p14 Primary Assembly", "15", 91950805, 91950932),
+    ]
+    q = analyse("Align the DNA sequence to the human genome:ATTCTGCCTTTAGTAATTTGATGACAGAG")
+    assert structured_answer(q, hits).text == "chr15:91950805-91950932"
+    assert structured_answer(q, hits[:2]).text == "chr15:89712558-89712685"  # human record, ordered
