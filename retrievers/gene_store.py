@@ -1,4 +1,5 @@
-"""Local gene store: NCBI ``gene_info`` + HGNC complete set + mim2gene in one SQLite file.
+"""Local gene store: NCBI ``gene_info`` + HGNC complete set + mim2gene (+ NCBI
+``mim2gene_medgen`` phenotype links) in one SQLite file.
 
 Answers the gene tool with no network at all (backend ``local``), with the same evidence
 as the live tool (see retrievers/gene.py for the metadata keys). Lookups: NCBI Gene ID,
@@ -9,10 +10,16 @@ Ambiguity is surfaced: an alias used by several genes returns all of them, prefe
 organism first, exact-case matches before case-insensitive ones, official symbols before
 previous symbols before aliases. Nothing is resolved silently.
 
+The OMIM tool uses the store too: `genes_for_mim` gives the genes NCBI links to an OMIM
+phenotype number (``mim2gene_medgen``), and `current_symbol` maps a symbol as OMIM lists it
+(possibly a previous symbol or alias) to today's official human symbol when, and only when,
+exactly one gene fits.
+
 Build: ``biorag data gene-store build --gene-info Homo_sapiens.gene_info.gz --hgnc
-hgnc_complete_set.txt.gz --mim2gene mim2gene.txt`` (each input optional but gene_info or
-hgnc is needed; .gz is read transparently). mim2gene may be OMIM's ``mim2gene.txt`` or
-NCBI's ``mim2gene_medgen``.
+hgnc_complete_set.txt.gz --mim2gene mim2gene.txt --mim2gene-medgen mim2gene_medgen`` (each
+input optional but gene_info or hgnc is needed; .gz is read transparently). ``--mim2gene``
+(gene MIM numbers) may be OMIM's ``mim2gene.txt`` or NCBI's ``mim2gene_medgen``;
+``--mim2gene-medgen`` adds NCBI's phenotype-MIM -> GeneID links (and its gene MIM numbers).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +46,7 @@ if TYPE_CHECKING:
     from biorag.settings import Settings
 
 SAMPLE_DIR = Path(__file__).parent / "resources" / "gene_store_sample"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE genes (
@@ -47,12 +55,17 @@ CREATE TABLE genes (
 );
 CREATE TABLE names (name_lc TEXT NOT NULL, name TEXT NOT NULL, gene_id INTEGER NOT NULL, kind TEXT NOT NULL);
 CREATE TABLE mim (gene_id INTEGER NOT NULL, mim TEXT NOT NULL, type TEXT);
+CREATE TABLE mim_phenotype (
+    mim TEXT NOT NULL, gene_id INTEGER NOT NULL, source TEXT, medgen_cui TEXT, comment TEXT
+);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 """
 _INDEXES = """
 CREATE INDEX names_lc ON names(name_lc);
 CREATE INDEX names_gene ON names(gene_id);
 CREATE INDEX mim_gene ON mim(gene_id);
+CREATE INDEX mim_mim ON mim(mim);
+CREATE INDEX mim_phenotype_mim ON mim_phenotype(mim);
 CREATE INDEX genes_loc ON genes(map_location);
 """
 #: rank of a name kind in results (lower first)
@@ -69,6 +82,7 @@ def build_command_hint(path: Path) -> str:
     return (
         f"no local gene store at {path}: build it with `biorag data gene-store build "
         "--gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz --mim2gene mim2gene.txt` "
+        "--mim2gene-medgen mim2gene_medgen` "
         "(or `biorag data gene-store build --sample` for the bundled sample)"
     )
 
@@ -126,6 +140,26 @@ def read_mim2gene(path: Path) -> Iterator[tuple[str, str, str]]:
                 yield mim, gene_id, kind
 
 
+MEDGEN_COLUMNS = ("MIM number", "GeneID", "type", "Source", "MedGenCUI", "Comment")
+
+
+def read_mim2gene_medgen(path: Path) -> Iterator[dict[str, str]]:
+    """Rows of NCBI ``mim2gene_medgen`` (values stripped, "-" -> ""), header checked."""
+    with _open_text(path) as fh:
+        header = tuple(c.strip() for c in fh.readline().lstrip("#").rstrip("\n").split("\t"))
+        if header[:3] != MEDGEN_COLUMNS[:3]:
+            raise InputError(
+                f"{path} is not NCBI mim2gene_medgen (expected columns {', '.join(MEDGEN_COLUMNS)}; "
+                f"got {', '.join(header[:6])})"
+            )
+        for line in fh:
+            if not line.strip():
+                continue
+            cols = [c.strip() for c in line.rstrip("\n").split("\t")]
+            row = dict(zip(MEDGEN_COLUMNS, cols + [""] * (len(MEDGEN_COLUMNS) - len(cols)), strict=False))
+            yield {k: ("" if v == "-" else v) for k, v in row.items()}
+
+
 # ---- build --------------------------------------------------------------------------
 
 
@@ -134,6 +168,7 @@ def build_gene_store(
     gene_info: Path | None = None,
     hgnc: Path | None = None,
     mim2gene: Path | None = None,
+    mim2gene_medgen: Path | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
     """Build the SQLite store at `out` (atomically: a temp file renamed at the end)."""
@@ -150,7 +185,8 @@ def build_gene_store(
     con.executescript(_SCHEMA)
     genes: dict[int, dict[str, Any]] = {}
     names: set[tuple[str, int, str]] = set()
-    counts = {"gene_info": 0, "hgnc": 0, "hgnc_without_entrez": 0, "mim": 0}
+    counts = {"gene_info": 0, "hgnc": 0, "hgnc_without_entrez": 0, "mim": 0,
+              "medgen_phenotype_links": 0, "medgen_gene_links": 0, "medgen_without_gene": 0}
 
     def add_name(name: str, gid: int, kind: str) -> None:
         if name:
@@ -223,6 +259,20 @@ def build_gene_store(
             con.execute("INSERT INTO mim VALUES (?,?,?)", (int(gid), mim, kind))
             counts["mim"] += 1
 
+    if mim2gene_medgen is not None:
+        for row in tqdm(read_mim2gene_medgen(mim2gene_medgen), desc="mim2gene_medgen", unit=" rows",
+                        disable=not progress):
+            mim, gid, kind = row["MIM number"], row["GeneID"], row["type"]
+            if not (mim.isdigit() and gid.isdigit()):
+                counts["medgen_without_gene"] += 1
+            elif kind == "phenotype":
+                con.execute("INSERT INTO mim_phenotype VALUES (?,?,?,?,?)",
+                            (mim, int(gid), row["Source"], row["MedGenCUI"], row["Comment"]))
+                counts["medgen_phenotype_links"] += 1
+            else:  # "gene": the gene's own MIM number
+                con.execute("INSERT INTO mim VALUES (?,?,?)", (int(gid), mim, "medgen_" + kind))
+                counts["medgen_gene_links"] += 1
+
     cols = ("gene_id", "tax_id", "symbol", "name", "chromosome", "map_location", "gene_type",
             "hgnc_id", "locus_type", "other_designations")
     con.executemany(
@@ -243,7 +293,8 @@ def build_gene_store(
         "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "inputs": {"gene_info": str(gene_info) if gene_info else None,
                    "hgnc": str(hgnc) if hgnc else None,
-                   "mim2gene": str(mim2gene) if mim2gene else None},
+                   "mim2gene": str(mim2gene) if mim2gene else None,
+                   "mim2gene_medgen": str(mim2gene_medgen) if mim2gene_medgen else None},
         "genes": len(genes),
         "names": len(best),
         **counts,
@@ -260,6 +311,27 @@ def build_gene_store(
 # ---- lookup -------------------------------------------------------------------------
 
 
+@dataclass
+class SymbolMatch:
+    """How a listed gene symbol maps to today's official symbol.
+
+    ``symbol``/``gene_id`` are set only when exactly one human gene fits; otherwise they are
+    None and ``candidates`` names the genes that could be meant (empty: the store knows none).
+    ``basis``: how the gene was found: "symbol", "previous", "alias" (kind of name matched),
+    with "+mim" when the entry's own MIM number picked it among several; "mim" when only the
+    MIM number links it; "ambiguous" or "unknown" when unresolved."""
+
+    listed: str
+    symbol: str | None
+    gene_id: int | None
+    basis: str
+    candidates: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.symbol is not None and self.symbol != self.listed
+
+
 class GeneStore:
     """Read side of the store. Thread-safe enough for the agent (one connection per thread)."""
 
@@ -269,6 +341,14 @@ class GeneStore:
             raise SourceUnavailable("gene", build_command_hint(self.path))
         self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
         self._con.row_factory = sqlite3.Row
+        self._tables = {r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+    @property
+    def has_phenotype_links(self) -> bool:
+        """True when built with ``--mim2gene-medgen`` (schema 2 and later)."""
+        if "mim_phenotype" not in self._tables:
+            return False
+        return self._con.execute("SELECT 1 FROM mim_phenotype LIMIT 1").fetchone() is not None
 
     def info(self) -> dict[str, Any]:
         row = self._con.execute("SELECT value FROM meta WHERE key='build'").fetchone()
@@ -318,6 +398,84 @@ class GeneStore:
                 out.append(((pref, exact, kind_rank, g["symbol"]), g, kind))
         out.sort(key=lambda t: t[0])
         return [(g, kind) for _, g, kind in out[:limit]]
+
+    def mim_links(self, mim: str | int) -> list[dict[str, Any]]:
+        """Genes NCBI's mim2gene_medgen links to an OMIM *phenotype* number, by symbol:
+        dicts with gene_id, symbol, map_location, source, medgen_cui and comment (e.g.
+        "question": a provisional link, "susceptibility", "nondisease")."""
+        if "mim_phenotype" not in self._tables:
+            return []
+        rows = self._con.execute(
+            "SELECT p.gene_id, g.symbol, g.map_location, p.source, p.medgen_cui, p.comment "
+            "FROM mim_phenotype p JOIN genes g ON g.gene_id = p.gene_id WHERE p.mim=? "
+            "ORDER BY g.symbol, p.gene_id",
+            (str(mim),),
+        ).fetchall()
+        return [dict(r) for r in rows]
+
+    def genes_for_mim(self, mim: str | int) -> list[tuple[int, str, str | None]]:
+        """(gene_id, official symbol, cytogenetic location) of the genes linked to an OMIM
+        phenotype number by mim2gene_medgen; [] when none (or the store has no such links)."""
+        return [(r["gene_id"], r["symbol"], r["map_location"]) for r in self.mim_links(mim)]
+
+    def gene_ids_with_mim(self, mim: str | int) -> set[int]:
+        """Genes whose own (gene) MIM number this is, from gene_info, HGNC and mim2gene files."""
+        rows = self._con.execute(
+            "SELECT DISTINCT gene_id FROM mim WHERE mim=? "
+            "AND type NOT IN ('phenotype', 'predominantly phenotypes')",  # OMIM mim2gene's phenotype rows
+            (str(mim),),
+        )
+        return {r[0] for r in rows}
+
+    def current_symbol(self, symbol: str, mim: str | int | None = None, tax_id: int = 9606) -> SymbolMatch:
+        """Today's official symbol for a symbol as a source lists it (maybe outdated).
+
+        Candidates are the genes of `tax_id` having `symbol` (any case) as official, previous
+        symbol or alias. With `mim` (the OMIM gene entry the symbol comes from): the candidate
+        whose own MIM number it is wins; a candidate carrying other MIM numbers only is
+        refused (the entry is about another gene). Otherwise the strongest kind of name
+        decides (official > previous > alias), and only if exactly one gene has it."""
+        rows = self._con.execute(
+            "SELECT n.gene_id, n.name, n.kind, g.symbol FROM names n JOIN genes g ON g.gene_id = n.gene_id "
+            "WHERE n.name_lc=? AND g.tax_id=? AND n.kind IN ('symbol', 'previous', 'alias')",
+            (symbol.strip().lower(), tax_id),
+        ).fetchall()
+        best: dict[int, tuple[int, str, str]] = {}  # gene_id -> (rank, kind, current symbol)
+        for r in rows:
+            kind = r["kind"]
+            if kind == "symbol" and r["symbol"].lower() != r["name"].lower():
+                kind = "previous"  # gene_info's older symbol for a gene HGNC has since renamed
+            rank = KIND_ORDER[kind]
+            if r["gene_id"] not in best or rank < best[r["gene_id"]][0]:
+                best[r["gene_id"]] = (rank, kind, r["symbol"])
+        candidates = sorted({sym for _, _, sym in best.values()})
+        linked = self.gene_ids_with_mim(mim) if mim is not None else set()
+        by_mim = [gid for gid in best if gid in linked]
+        if len(by_mim) == 1:
+            gid = by_mim[0]
+            basis = best[gid][1] if len(best) == 1 else best[gid][1] + "+mim"
+            return SymbolMatch(symbol, best[gid][2], gid, basis, candidates)
+        if not best:
+            human = [g for gid in sorted(linked) if (g := self._gene(gid)) and g["tax_id"] == tax_id]
+            if len(human) == 1:
+                return SymbolMatch(symbol, human[0]["symbol"], human[0]["gene_id"], "mim", [human[0]["symbol"]])
+            return SymbolMatch(symbol, None, None, "unknown", [])
+        top = min(rank for rank, _, _ in best.values())
+        winners = [gid for gid, (rank, _, _) in best.items() if rank == top]
+        if len(winners) == 1 and not linked:
+            gid = winners[0]
+            if mim is None or not self.gene_mims(gid):
+                return SymbolMatch(symbol, best[gid][2], gid, best[gid][1], candidates)
+        # several genes fit equally well, or the MIM numbers say the entry is about another gene
+        return SymbolMatch(symbol, None, None, "ambiguous", candidates)
+
+    def gene_mims(self, gene_id: int) -> set[str]:
+        """The gene's own (gene) MIM numbers."""
+        rows = self._con.execute(
+            "SELECT DISTINCT mim FROM mim WHERE gene_id=? AND type NOT IN ('phenotype', 'predominantly phenotypes')",
+            (gene_id,),
+        )
+        return {r[0] for r in rows}
 
     def _by_location(self, band: str, limit: int) -> list[tuple[dict[str, Any], str]]:
         rows = self._con.execute(

@@ -7,7 +7,22 @@ Evidence: ``source="omim"``, ``id`` = MIM number, ``title`` = OMIM title,
 for gene entries the symbol after ';' in the title; empty for phenotype entries),
 ``locations`` (list of cytogenetic locations, e.g. ["17q21.2"]), ``entry_type``
 ("gene", "gene/phenotype", "phenotype", "phenotype, molecular basis unknown", "other",
-from OMIM's prefix symbol), ``prefix`` (the raw symbol: *, +, #, %, ^ or "").
+from OMIM's prefix symbol), ``prefix`` (the raw symbol: *, +, #, %, ^ or ""),
+``genes_source`` ("omim_title", "mim2gene_medgen" or None when there are no genes).
+
+With a local gene store (retrievers/gene_store.py; found like the gene tool finds it:
+``settings.gene_store`` or ``data_dir/gene_store.sqlite``) two gaps of esummary are filled:
+
+- phenotype entries (no gene in the title) get ``genes`` (current official symbols),
+  ``gene_ids`` and the genes' ``locations`` from NCBI's ``mim2gene_medgen`` links, with
+  ``genes_source="mim2gene_medgen"``; ``gene_link_notes`` keeps NCBI's comments per symbol
+  (e.g. "question": a provisional link).
+- gene entries whose title carries an outdated symbol get today's official symbol in
+  ``genes`` (``genes_as_listed`` keeps OMIM's, ``gene_ids`` the Gene IDs), only when exactly
+  one human gene fits (the entry's own MIM number breaks ties); otherwise the listed symbol
+  stays and ``genes_ambiguous`` names the candidates.
+
+Without a store nothing is added: no gene is ever guessed.
 
 Ask with a disease name for its genes and loci ("Meesmann corneal dystrophy" returns the
 phenotypes MECD1/MECD2 at 17q21.2/12q13.13 and the genes KRT12, KRT3).
@@ -16,12 +31,16 @@ phenotypes MECD1/MECD2 at 17q21.2/12q13.13 and the genes KRT12, KRT3).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
-from retrievers.eutils import EUtilsRetriever
+from retrievers.eutils import EUtils, EUtilsRetriever
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
+    from retrievers.gene_store import GeneStore
 
 MANUAL = MANUALS["omim"]  # the text lives with every other prompt
 
@@ -49,13 +68,56 @@ def omim_metadata(doc: dict[str, Any]) -> dict[str, Any]:
     locus = str(doc.get("locus") or "")
     locations = [loc.strip() for loc in re.split(r"[,;]\s*", locus) if loc.strip()]
     return {"title": title, "genes": genes, "locations": locations, "entry_type": kind,
-            "prefix": prefix, "alt_titles": doc.get("alttitles") or ""}
+            "prefix": prefix, "alt_titles": doc.get("alttitles") or "",
+            "genes_source": "omim_title" if genes else None}
+
+
+def link_genes(mim: str, md: dict[str, Any], store: GeneStore) -> dict[str, Any]:
+    """Complete an entry's genes from the local gene store (see the module docstring)."""
+    if md["genes"]:
+        matches = [store.current_symbol(sym, mim=mim) for sym in md["genes"]]
+        md["genes_as_listed"] = list(md["genes"])
+        md["genes"] = [m.symbol or m.listed for m in matches]
+        md["gene_ids"] = [m.gene_id for m in matches]
+        ambiguous = {m.listed: m.candidates for m in matches if m.basis == "ambiguous"}
+        if ambiguous:
+            md["genes_ambiguous"] = ambiguous
+    elif md["entry_type"] != "removed":
+        links = store.mim_links(mim)
+        if links:
+            md["genes"] = [r["symbol"] for r in links]
+            md["gene_ids"] = [r["gene_id"] for r in links]
+            md["genes_source"] = "mim2gene_medgen"
+            md["locations"] = list(dict.fromkeys(
+                md["locations"] + [r["map_location"] for r in links if r["map_location"]]))
+            notes = {r["symbol"]: r["comment"] for r in links if r["comment"]}
+            if notes:
+                md["gene_link_notes"] = notes
+    return md
+
+
+def _genes_line(md: dict[str, Any]) -> str:
+    if md.get("genes_source") == "mim2gene_medgen":
+        notes = md.get("gene_link_notes", {})
+        return "Genes (NCBI mim2gene_medgen): " + ", ".join(
+            g + (f" (NCBI comment: {notes[g]})" if g in notes else "") for g in md["genes"])
+    listed = md.get("genes_as_listed", md["genes"])
+    ambiguous = md.get("genes_ambiguous", {})
+    parts = []
+    for cur, old in zip(md["genes"], listed, strict=True):
+        if old in ambiguous:
+            parts.append(f"{old} (ambiguous symbol: could be {', '.join(ambiguous[old])})")
+        elif cur != old:
+            parts.append(f"{cur} (listed by OMIM as {old})")
+        else:
+            parts.append(cur)
+    return "Gene: " + ", ".join(parts)
 
 
 def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
     lines = [f"MIM {md['prefix']}{mim} ({md['entry_type']}): {md['title']}"]
     if md["genes"]:
-        lines.append("Gene: " + ", ".join(md["genes"]))
+        lines.append(_genes_line(md))
     lines.append("Location: " + (", ".join(md["locations"]) or "not mapped"))
     return Evidence(
         source="omim",
@@ -71,6 +133,18 @@ class OmimRetriever(EUtilsRetriever):
     name = "omim"
     manual = MANUAL
     query_format = "a disease or phenotype name, e.g. Marfan syndrome"
+
+    def __init__(self, eutils: EUtils, retmax: int = 20, store: GeneStore | None = None):
+        super().__init__(eutils, retmax)
+        self.store = store  # optional local gene store: phenotype genes, current symbols
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OmimRetriever:
+        from retrievers.gene_store import GeneStore, gene_store_path
+
+        path = gene_store_path(settings)
+        store = GeneStore(path) if path.exists() else None
+        return cls(EUtils.from_settings(settings, cls.name), settings.ncbi.retmax, store)
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         q = " ".join(query.strip().strip("\"'").split())
@@ -92,7 +166,13 @@ class OmimRetriever(EUtilsRetriever):
             if doc is None:
                 continue
             md = omim_metadata(doc)
+            if self.store is not None:
+                link_genes(uid, md, self.store)
             if summ.truncated:
                 md["partial_response"] = True
             out.append(omim_evidence(uid, md))
         return out[:k]
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()

@@ -32,7 +32,10 @@ app.add_typer(gene_store_app, name="gene-store")
 def build(
     gene_info: Annotated[Path | None, typer.Option("--gene-info", help="NCBI gene_info (e.g. Homo_sapiens.gene_info.gz).")] = None,
     hgnc: Annotated[Path | None, typer.Option("--hgnc", help="HGNC complete set TSV (hgnc_complete_set.txt[.gz]).")] = None,
-    mim2gene: Annotated[Path | None, typer.Option("--mim2gene", help="OMIM mim2gene.txt or NCBI mim2gene_medgen.")] = None,
+    mim2gene: Annotated[Path | None, typer.Option("--mim2gene", help="OMIM mim2gene.txt or NCBI mim2gene_medgen (gene MIM numbers).")] = None,
+    mim2gene_medgen: Annotated[Path | None, typer.Option(
+        "--mim2gene-medgen",
+        help="NCBI mim2gene_medgen: links OMIM phenotype numbers to genes (used by the omim tool).")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output SQLite file (default: settings.gene_store or DATA_DIR/gene_store.sqlite).")] = None,
     sample: Annotated[bool, typer.Option("--sample", help="Build from the small real sample bundled with BioRAG (chromosome 16).")] = False,
     json_: JsonOpt = False,
@@ -40,7 +43,8 @@ def build(
     set_: SetOpt = None,
 ) -> None:
     """Build the gene store. Example:
-    biorag data gene-store build --gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz --mim2gene mim2gene.txt"""
+    biorag data gene-store build --gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz
+    --mim2gene mim2gene.txt --mim2gene-medgen mim2gene_medgen"""
     from biorag.errors import InputError
     from retrievers.gene_store import SAMPLE_DIR, build_gene_store, gene_store_path
 
@@ -49,17 +53,18 @@ def build(
         gene_info = gene_info or SAMPLE_DIR / "gene_info_chr16.tsv.gz"
         hgnc = hgnc or SAMPLE_DIR / "hgnc_chr16.tsv.gz"
         mim2gene = mim2gene or SAMPLE_DIR / "mim2gene_chr16.txt"
+        mim2gene_medgen = mim2gene_medgen or SAMPLE_DIR / "mim2gene_medgen_chr16.txt"
     if gene_info is None and hgnc is None:
         raise InputError("give --gene-info and/or --hgnc (and optionally --mim2gene), or --sample")
     target = out or gene_store_path(settings)
-    summary = build_gene_store(target, gene_info, hgnc, mim2gene, progress=not json_)
+    summary = build_gene_store(target, gene_info, hgnc, mim2gene, mim2gene_medgen, progress=not json_)
     if json_:
         print_json(summary)
         return
     typer.echo(
         f"gene store: {summary['genes']:,} genes, {summary['names']:,} names "
         f"({summary['gene_info']:,} gene_info rows, {summary['hgnc']:,} HGNC rows, "
-        f"{summary['mim']:,} mim2gene links) in {summary['seconds']}s -> {summary['path']}"
+        f"{summary['mim']:,} mim2gene links, {summary['medgen_phenotype_links']:,} phenotype links) in {summary['seconds']}s -> {summary['path']}"
     )
 
 

@@ -57,6 +57,11 @@ def test_gene_store_build_sample_then_local_backend(tmp_path):
     r = run("tool", "gene", "LMP10", "--backend", "local", "--json", "--set", f"gene_store={out}")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["hits"][0]["metadata"]["symbol"] == "PSMB10"
+    # the same store feeds the omim tool: phenotype #607765 gets HSD3B7 from mim2gene_medgen
+    r = run("tool", "omim", "Bile acid malabsorption", "-k", "20", "--json", "--set", f"gene_store={out}")
+    assert r.exit_code == 0, r.output
+    md = {h["id"]: h["metadata"] for h in json.loads(r.stdout)["hits"]}["607765"]
+    assert md["genes"] == ["HSD3B7"] and md["genes_source"] == "mim2gene_medgen"
 
 
 def test_local_backend_without_store_explains_build(tmp_path):
