@@ -24,9 +24,11 @@ MANUALS: dict[str, str] = {
     ),
     "omim": (
         'OMIM (Online Mendelian Inheritance in Man): search by disease or phenotype name '
-        '(e.g. Marfan syndrome) or gene. Returns OMIM entries: phenotypes and '
-        'genes with their gene symbols and cytogenetic locations. Use for: which genes are '
-        'related to a disease, where a disease gene is located. Query: the disease name only.'
+        '(e.g. Marfan syndrome) or gene. Returns OMIM entries: phenotypes and genes with their '
+        'current gene symbols and cytogenetic locations (disease entries get their genes from '
+        "NCBI's OMIM-to-gene links when a local gene store is built; a link marked 'question' "
+        'is provisional). Use for: which genes are related to a disease, where a disease gene '
+        'is located. Query: the disease name only.'
     ),
     "blast": (
         "BLAST: align a DNA sequence (A/C/G/T/N, at least 20 letters) against NCBI's "
