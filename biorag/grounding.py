@@ -85,17 +85,28 @@ def _binomial(organism: str) -> str:
     return " ".join(words[:2]) if len(words) >= 2 else organism
 
 
-def _reference_rank(ev: Evidence) -> int:
-    """Order BLAST hits for 'where in the human genome': the GRCh38 primary assembly,
-    then other Homo sapiens chromosome records (CHM13, ...), then anything else
-    (synthetic constructs share sequence but are not the genome). Stable for ties."""
-    desc = str(_meta(ev, "description", ev.title))
+_WHOLE_CHROMOSOME = re.compile(r"(?<!\bon )\bchromosome (?:\d{1,2}|X|Y)\b(?:,.*\b(?:assembly|genome)\b.*)?$", re.I)
+
+
+def _reference_rank(ev: Evidence) -> tuple[float, int]:
+    """Order BLAST hits for 'where in the human genome'. The alignment score decides
+    first (a worse alignment is never preferred); among equal scores: the GRCh38 primary
+    assembly, then other whole human chromosome records (CHM13, ...), then the rest
+    (synthetic constructs and feature records such as '... on chromosome 15' share the
+    sequence but their coordinates are not genomic). Stable for ties."""
+    desc = str(_meta(ev, "description", ev.title)).strip()
     human = "homo sapiens" in (desc + " " + str(_meta(ev, "organism", ""))).lower()
     if human and "GRCh38" in desc and "Primary Assembly" in desc:
-        return 0
-    if human and re.search(r"\bchromosome\b", desc, re.I):
-        return 1
-    return 2
+        tier = 0
+    elif human and _WHOLE_CHROMOSOME.search(desc):
+        tier = 1
+    else:
+        tier = 2
+    try:
+        score = float(_meta(ev, "bit_score", 0) or 0)
+    except (TypeError, ValueError):
+        score = 0.0
+    return (-score, tier)
 
 
 _PAREN_SYMBOL = re.compile(r"\(([A-Z][A-Z0-9\-]{1,14})\)")
