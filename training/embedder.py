@@ -51,6 +51,7 @@ class EmbedderConfig:
     evaluate: bool = True
     checkpoint_every: int = 0  # optimizer steps; 0: only at epoch ends
     keep_checkpoints: int = 2
+    keep_checkpoints_after: bool = False  # leave checkpoints/ in the output once training finished
     seed: int = 0
     device: str = "auto"
     amp: bool = True
@@ -252,8 +253,10 @@ def train_embedder(
         "loss_last": round(sum(losses[-k:]) / k, 4) if losses else None,
     }
     model.save(str(out))
+    if not cfg.keep_checkpoints_after:  # the finished model supersedes them (~3x its size each)
+        shutil.rmtree(out / "checkpoints", ignore_errors=True)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-    config = {k: v for k, v in asdict(cfg).items() if k not in ("extra", "resume")}
+    config = {k: v for k, v in asdict(cfg).items() if k not in ("extra", "resume", "keep_checkpoints_after")}
     config["kinds"] = list(cfg.kinds)
     manifest = ArtifactManifest(
         kind="embedder",

@@ -100,6 +100,7 @@ def embedder_cmd(
     no_eval: Annotated[bool, typer.Option("--no-eval", help="Skip the before/after evaluation.")] = False,
     checkpoint_every: Annotated[int, typer.Option("--checkpoint-every", help="Save a checkpoint every N optimizer steps (0: each epoch).")] = 0,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the last checkpoint in --out.")] = False,
+    keep_checkpoints: Annotated[bool, typer.Option("--keep-checkpoints", help="Keep --out/checkpoints after a finished run (removed by default).")] = False,
     no_amp: Annotated[bool, typer.Option("--no-amp", help="Disable mixed precision on CUDA.")] = False,
     device: DeviceOpt = "auto",
     seed: SeedOpt = 0,
@@ -123,7 +124,7 @@ def embedder_cmd(
         base=base, epochs=epochs, batch_size=batch_size, grad_accum=grad_accum, lr=lr, warmup_ratio=warmup_ratio,
         max_seq_length=max_seq_length, max_pairs=max_pairs, kinds=tuple(k.strip() for k in kinds.split(",") if k.strip()),
         eval_limit=eval_limit, evaluate=not no_eval, checkpoint_every=checkpoint_every, resume=resume,
-        amp=not no_amp, device=device, seed=seed,
+        amp=not no_amp, device=device, seed=seed, keep_checkpoints_after=keep_checkpoints,
     )
     log = (lambda _m: None) if as_json else typer.echo
     manifest = train_embedder(Prepared.open(data), out, cfg, progress=not (quiet or as_json), log=log)

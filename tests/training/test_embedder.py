@@ -20,7 +20,7 @@ from training.embedder import (
 
 def _cfg(**kw) -> EmbedderConfig:
     base = dict(epochs=2, batch_size=8, max_seq_length=48, max_pairs=24, eval_limit=10, lr=5e-5,
-                checkpoint_every=2, keep_checkpoints=10, device="cpu", seed=3)
+                checkpoint_every=2, keep_checkpoints=10, keep_checkpoints_after=True, device="cpu", seed=3)
     base.update(kw)
     return EmbedderConfig(**base)
 
@@ -108,8 +108,10 @@ def test_resume_from_a_checkpoint_reproduces_the_run(prepared, trained, tmp_path
     out, _ = trained
     (tmp_path / "checkpoints").mkdir()
     shutil.copytree(out / "checkpoints" / "step-0000002", tmp_path / "checkpoints" / "step-0000002")
-    resumed = train_embedder(prepared, tmp_path, _cfg(resume=True, evaluate=False), progress=False, log=lambda _m: None)
+    resumed = train_embedder(prepared, tmp_path, _cfg(resume=True, evaluate=False, keep_checkpoints_after=False),
+                             progress=False, log=lambda _m: None)
     assert resumed.metrics["train"]["optimizer_steps"] == 6
+    assert not (tmp_path / "checkpoints").exists()  # a finished run cleans up
     a = SentenceTransformer(str(out), device="cpu").state_dict()
     b = SentenceTransformer(str(tmp_path), device="cpu").state_dict()
     assert a.keys() == b.keys()
