@@ -240,7 +240,8 @@ def report(
     from biorag.evaluation.report import write_all
 
     runs, benchmark = [], None
-    found = sorted(Path(out).glob("*/config.json"), key=lambda p: p.stat().st_mtime)
+    found = sorted(Path(out).glob("*/config.json"),  # full system first, then oldest first
+                   key=lambda p: (not p.parent.name.startswith("full__"), p.stat().st_mtime))
     for cfg_file in found:
         meta = json.loads(cfg_file.read_text())
         cfg = Configuration(meta["name"], meta.get("description", ""), None, meta["identity"],
