@@ -75,12 +75,38 @@ class _Encoder:
     dim: int
 
 
+def identity(name: str) -> str:
+    """What an index records to recognise its embedder later: a trained artifact's manifest
+    id (two fine-tuned models of the same dimension differ), else the model setting itself."""
+    from biorag.artifacts import has_manifest, read_manifest
+
+    if name != BUNDLED and has_manifest(Path(name).expanduser()):
+        return "manifest:" + read_manifest(Path(name).expanduser()).identity()
+    return name
+
+
+def mismatch(meta: dict, name: str) -> str | None:
+    """Why a collection built per `meta` must not be searched with embedder `name`, or None.
+    Dimensions are checked separately; this catches same-size but different models."""
+    recorded = meta.get("embedder_id")
+    if recorded is None or recorded == identity(name):
+        return None
+    return (
+        f"the collection was built with embedder {meta.get('embedder', recorded)} ({recorded}) but "
+        f"index.embedder is {name} ({identity(name)}): vectors would not be comparable; set "
+        "index.embedder to the original model or rebuild the index with this one"
+    )
+
+
 @lru_cache(maxsize=4)
 def _load(name: str, device: str) -> _Encoder:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
     path = model_path(name)
+    from biorag.artifacts import check_embedder_manifest
+
+    check_embedder_manifest(path)  # a `biorag train` artifact must be an embedder
     dev, half = pick_device(device)
     try:
         model = SentenceTransformer(path, device=dev, local_files_only=True)

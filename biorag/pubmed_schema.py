@@ -113,11 +113,13 @@ def search_params(index_type: str, ef: int, k: int, filtered: bool = False) -> d
     return {"metric_type": "COSINE", "params": params}
 
 
-def make_meta(embedder: str, query_embedder: str | None, dim: int, index_type: str) -> str:
+def make_meta(embedder: str, query_embedder: str | None, dim: int, index_type: str,
+              embedder_id: str | None = None) -> str:
     return json.dumps(
         {
             "schema": SCHEMA_VERSION,
             "embedder": embedder,
+            "embedder_id": embedder_id or embedder,
             "query_embedder": query_embedder,
             "dim": dim,
             "index_type": index_type,

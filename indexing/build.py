@@ -225,6 +225,7 @@ def build_index(
     """Build or update the index; see the module docstring. Raises InputError for bad
     inputs before touching the store; per-file read errors are collected in the report."""
     from biorag.embedder import Embedder
+    from biorag.embedder import identity as embedder_identity
     from indexing.verify import verify_collection
 
     alias = ps.check_collection_name(alias or settings.index.collection)
@@ -260,7 +261,8 @@ def build_index(
         loader = MilvusLoader(client, target, backend)
         dim = embedder.dim
         if not loader.exists():
-            loader.create(dim, ps.make_meta(embedder.name, embedder.query_name, dim, settings.index.index_type),
+            loader.create(dim, ps.make_meta(embedder.name, embedder.query_name, dim, settings.index.index_type,
+                                          embedder_id=embedder_identity(embedder.name)),
                           settings.index.index_type)
         else:
             _check_compatible(client, target, embedder)

@@ -118,6 +118,11 @@ class PubMedRetriever(Retriever):
                     f"{emb.query_name or emb.name} makes {emb.dim}-dim ones: set index.embedder to "
                     f"{self.meta.get('embedder', 'the model it was built with')} or rebuild",
                 )
+            from biorag.embedder import mismatch
+
+            problem = mismatch(self.meta, emb.name)
+            if problem:
+                raise SourceUnavailable("pubmed", problem)
             self._collection = target
             return self._client, target
 

@@ -59,7 +59,13 @@ def built(tmp_path_factory, embedder):
     settings = settings_for(tmp)
     report = build_index(settings, [src, broken, DATA / "bare_articles_bom.xml"], progress=False,
                          embedder=embedder, batch_size=8)
-    return settings, report, rows, tmp
+    # Milvus Lite runs one store server per file per process and stops it when the last
+    # client closes; a new client in the same process then fails to reconnect ("Too many
+    # pings"). Users' CLI calls are separate processes; the in-process CLI test below shares
+    # the server through this client, held for the module's lifetime.
+    keeper = ps.connect(settings.milvus_uri)
+    yield settings, report, rows, tmp
+    keeper.close()
 
 
 def test_malformed_file_is_reported_and_others_indexed(built):
