@@ -44,7 +44,7 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 lint: setup
-	$(BIN)/ruff check biorag retrievers indexing training serving tests
+	$(BIN)/ruff check biorag retrievers indexing training serving tests benchmarks
 
 clean-venv:
 	rm -rf $(VENV)

@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import JsonOpt, PresetOpt, SetOpt, friendly_errors, print_json, settings_from_options
+from biorag.commands.common import (
+    JsonOpt,
+    PresetOpt,
+    SetOpt,
+    friendly_errors,
+    print_json,
+    settings_from_options,
+)
 
 
 @friendly_errors

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import JsonOpt, PresetOpt, SetOpt, friendly_errors, print_json, settings_from_options
+from biorag.commands.common import (
+    JsonOpt,
+    PresetOpt,
+    SetOpt,
+    friendly_errors,
+    print_json,
+    settings_from_options,
+)
 
 app = typer.Typer(
     help="Build and inspect the local PubMed index (Milvus Lite file by default, a Milvus server via index.uri).",

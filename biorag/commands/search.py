@@ -6,7 +6,14 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import JsonOpt, PresetOpt, SetOpt, friendly_errors, print_json, settings_from_options
+from biorag.commands.common import (
+    JsonOpt,
+    PresetOpt,
+    SetOpt,
+    friendly_errors,
+    print_json,
+    settings_from_options,
+)
 
 app = typer.Typer(help="Search a retrieval source directly, without the agent.", no_args_is_help=True)
 

@@ -12,7 +12,14 @@ from biorag import mesh
 from biorag.errors import InputError
 from biorag.models import SearchFilters
 from biorag.pubmed_schema import build_filter, mesh_expression
-from indexing.clean import Cleaner, clean_text, fix_unicode, strip_links, strip_markup, strip_table_figure
+from indexing.clean import (
+    Cleaner,
+    clean_text,
+    fix_unicode,
+    strip_links,
+    strip_markup,
+    strip_table_figure,
+)
 from indexing.reader import detect_format, expand_inputs, read_file
 from indexing.records import DeleteCitations, PubmedRecord
 

@@ -10,7 +10,6 @@ from biorag.errors import StructuredOutputError
 from biorag.grounding import extract_claims, supported
 from biorag.llm import ChatMessage, make_llm
 from biorag.llm.base import LLM, LLMReply
-from biorag.models import Evidence
 from biorag.settings import load_settings
 from tests.spine.records import GENES, SNP, RecordRetriever
 
