@@ -41,6 +41,7 @@ demo: setup
 	$(BIN)/biorag ask "What is the official gene symbol of LMP10?" --quiet
 
 test: setup
+	$(BIN)/ruff check biorag retrievers indexing training serving tests benchmarks
 	$(BIN)/python -m pytest -q
 
 lint: setup
