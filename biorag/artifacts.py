@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from biorag.errors import ConfigError
+from biorag.jsonfile import read_json_object
 
 MANIFEST_NAME = "biorag_manifest.json"
 FORMAT_VERSION = 1
@@ -99,12 +100,7 @@ def read_manifest(path: str | Path) -> ArtifactManifest:
             f"{path} has no {MANIFEST_NAME}: it was not written by `biorag train`; "
             "retrain it or give the directory that `biorag train` wrote"
         )
-    try:
-        data = json.loads(mpath.read_text())
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{mpath} is not valid JSON ({e}): the artifact is damaged, retrain it") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{mpath} must hold a JSON object: the artifact is damaged, retrain it")
+    data = read_json_object(mpath, "manifest", "the artifact is damaged, retrain it")
     if data.get("format", FORMAT_VERSION) > FORMAT_VERSION:
         raise ConfigError(
             f"{mpath} has manifest format {data.get('format')}, newer than this BioRAG understands "

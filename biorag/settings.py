@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from biorag.errors import ConfigError
+from biorag.jsonfile import read_json_object
 
 PRESET_DIR = Path(__file__).parent / "presets"
 DEFAULT_PRESET = "embedded"
@@ -265,12 +266,7 @@ def load_preset(name_or_path: str) -> dict[str, Any]:
             f"unknown preset '{name_or_path}': choose one of {', '.join(available_presets())} "
             "or give a path to a JSON preset file"
         )
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"preset file {path} is not valid JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"preset file {path} must hold a JSON object")
+    data = read_json_object(path, "preset file")
     data.pop("description", None)
     data["preset"] = name_or_path
     return data

@@ -55,3 +55,14 @@ def test_secrets_redacted_in_echo():
     dumped = json.dumps(s.redacted())
     assert "sk-secret-123" not in dumped and "abc" not in dumped
     assert s.llm.api_key.get_secret_value() == "sk-secret-123"
+
+
+def test_broken_preset_files_are_named(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ConfigError, match=r"preset file .*bad.json is not valid JSON"):
+        load_settings(str(bad))
+    arr = tmp_path / "arr.json"
+    arr.write_text("[1, 2]")
+    with pytest.raises(ConfigError, match="must hold a JSON object"):
+        load_settings(str(arr))

@@ -1,0 +1,21 @@
+"""Reading the small JSON files users hand to BioRAG (presets, artifact manifests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from biorag.errors import ConfigError
+
+
+def read_json_object(path: Path, what: str, fix: str = "") -> dict[str, Any]:
+    """The JSON object in `path`; a ConfigError naming `what` (and the `fix`) otherwise."""
+    hint = f": {fix}" if fix else ""
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{what} {path} is not valid JSON ({e}){hint}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{what} {path} must hold a JSON object{hint}")
+    return data
