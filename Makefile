@@ -10,13 +10,14 @@ export DO_NOT_TRACK=1
 export SCARF_NO_ANALYTICS=1
 export HF_HUB_OFFLINE=1
 
-.PHONY: setup demo test lint clean-venv help
+.PHONY: setup demo test lint eval-dev clean-venv help
 
 help:
 	@echo "make setup  - create .venv and install BioRAG (torch CPU build first)"
 	@echo "make demo   - set up, build the demo data, answer a sample question"
 	@echo "make test   - set up, run the whole test suite"
 	@echo "make lint   - ruff"
+	@echo "make eval-dev - full gene store + GeneTuring/GeneHop dev, full system and D1/C1/C3 (SHARED=../shared/data)"
 
 setup: $(STAMP)
 
@@ -43,6 +44,20 @@ demo: setup
 test: setup
 	$(BIN)/ruff check biorag retrievers indexing training serving tests benchmarks
 	$(BIN)/python -m pytest -q
+
+# The dev report of the closing notes: full gene store from the bulk files, then both dev
+# benchmarks replayed from the bundled recording. Run one at a time (Milvus Lite: one process).
+SHARED ?= ../shared/data
+CASSETTE := retrievers/resources/ncbi_cassette_dev.jsonl
+
+eval-dev: setup
+	$(BIN)/biorag data gene-store build --gene-info $(SHARED)/ncbi_gene/Homo_sapiens.gene_info.gz \
+	  --hgnc $(SHARED)/hgnc/hgnc_complete_set.txt.gz --mim2gene $(SHARED)/omim_mim2gene/mim2gene.txt \
+	  --mim2gene-medgen $(SHARED)/ncbi_gene/mim2gene_medgen
+	$(BIN)/biorag eval geneturing -q $(SHARED)/geneturing/geneturing_dev.json --replay $(CASSETTE) \
+	  -a full -a D1 -a C1 -a C3 --timeout 20 --out out/eval/geneturing
+	$(BIN)/biorag eval genehop -q $(SHARED)/geneturing/genehop_dev.json --replay $(CASSETTE) \
+	  -a full -a D1 -a C1 -a C3 --timeout 20 --out out/eval/genehop
 
 lint: setup
 	$(BIN)/ruff check biorag retrievers indexing training serving tests benchmarks
