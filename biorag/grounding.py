@@ -50,7 +50,8 @@ def _by_source(evidence: list[Evidence], source: str) -> list[Evidence]:
 def _names_of(ev: Evidence) -> set[str]:
     names = {str(_meta(ev, "symbol", "")).lower()}
     names |= {str(a).lower() for a in _meta(ev, "aliases", []) or []}
-    names |= {str(x).lower() for x in (_meta(ev, "ensembl", []) or [])} if isinstance(_meta(ev, "ensembl"), list) else {str(_meta(ev, "ensembl", "")).lower()}
+    ensembl = _meta(ev, "ensembl", [])  # one ID or a list of them
+    names |= {str(x).lower() for x in (ensembl if isinstance(ensembl, list) else [ensembl])}
     names.add(ev.id.lower())
     names.discard("")
     return names

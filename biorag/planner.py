@@ -125,11 +125,10 @@ class RulesPlanner(Planner):
                 if hop.source not in enabled:
                     break  # the chain needs a disabled source: fall back to generic routing
                 pending = [c for c in self._hop_candidates(state, hop) if not state.tried(hop.source, c)]
-                done = any(x.retriever == hop.source for x in state.attempts) and not pending
                 if pending:
                     return hop.source, pending[0], f"{a.intent.description}: ask {hop.source}"
-                if not done:
-                    break
+                if not any(x.retriever == hop.source for x in state.attempts):
+                    break  # this hop has no input yet: the chain cannot go further
         for kind, source in _ENTITY_ROUTES:
             for ent in a.entities:
                 if ent.kind == kind and ent.confident and source in enabled and not state.tried(source, ent.text):

@@ -210,8 +210,9 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # init kwargs carry the CLI overrides; the preset layer is merged in load_settings.
-        return (init_settings, env_settings)
+        # Layering (preset < env < CLI) happens once, in load_settings, which passes the
+        # merged tree as init kwargs; reading the environment again here would be redundant.
+        return (init_settings,)
 
     # ---- helpers -----------------------------------------------------------------
     def switch_names(self) -> list[str]:
