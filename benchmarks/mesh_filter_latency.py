@@ -53,10 +53,20 @@ def main(argv=None) -> dict:
     ap.add_argument("--db", default=None, help="Milvus Lite path (default: a temp dir, removed afterwards)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json-out", default=None)
+    ap.add_argument("--ef-factor", type=int, default=None,
+                    help="override pubmed_schema.FILTERED_EF_FACTOR (beam widening for filtered queries)")
+    ap.add_argument("--exact-rows", type=int, default=None,
+                    help="filters matching at most this many rows are searched exactly, as the retriever does "
+                         "(default: index.exact_filter_rows; 0 = always HNSW)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --db: keep a collection of the same size from an earlier run (same --seed)")
     a = ap.parse_args(argv)
 
     from biorag import pubmed_schema as ps
     from biorag.models import SearchFilters
+
+    if a.ef_factor:
+        ps.FILTERED_EF_FACTOR = a.ef_factor
 
     rng = np.random.default_rng(a.seed)
     mesh_lists = load_mesh_lists(a.mesh_from)
@@ -65,10 +75,12 @@ def main(argv=None) -> dict:
     tmp.parent.mkdir(parents=True, exist_ok=True)
     client = ps.connect(str(tmp), create=True)
     name = "meshbench"
-    if client.has_collection(name):
+    reuse = a.reuse and client.has_collection(name) and client.get_collection_stats(name).get("row_count") == a.rows
+    if client.has_collection(name) and not reuse:
         client.drop_collection(name)
-    client.create_collection(collection_name=name, schema=ps.build_schema(a.dim),
-                             index_params=ps.index_params(client, "lite", "HNSW"))
+    if not reuse:
+        client.create_collection(collection_name=name, schema=ps.build_schema(a.dim),
+                                 index_params=ps.index_params(client, "lite", "HNSW"))
 
     centers = rng.normal(size=(256, a.dim)).astype(np.float32)
     assign = rng.integers(0, len(centers), a.rows)
@@ -81,6 +93,8 @@ def main(argv=None) -> dict:
         v = centers[assign[s:e]] + 0.6 * rng.normal(size=(e - s, a.dim)).astype(np.float32)
         v /= np.linalg.norm(v, axis=1, keepdims=True)
         vecs[s:e] = v
+        if reuse:
+            continue
         rows = []
         for i in range(s, e):
             uis = [u for u in dict.fromkeys(row_mesh[i]) if ps.UI_RE.match(u)][: ps.MAX_MESH]
@@ -89,7 +103,8 @@ def main(argv=None) -> dict:
                          "pub_types": [], ps.VECTOR_FIELD: v[i - s].tolist()})
         client.insert(name, rows)
         print(f"\rinserted {e}/{a.rows}", end="", flush=True)
-    client.flush(name)
+    if not reuse:
+        client.flush(name)
     t_insert = time.perf_counter() - t0
     t0 = time.perf_counter()
     client.load_collection(name)
@@ -102,19 +117,31 @@ def main(argv=None) -> dict:
     q_rows = rng.integers(0, a.rows, a.queries)
     queries = vecs[q_rows] + 0.3 * rng.normal(size=(a.queries, a.dim)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    from biorag.settings import IndexSettings
+    from retrievers.pubmed import exact_filtered_search
+
+    exact_rows = IndexSettings().exact_filter_rows if a.exact_rows is None else a.exact_rows
+
     def run(q, expr, fields=("pmid", "mesh_ui")):
         t = time.perf_counter()
+        if expr and exact_rows and "mesh_key" in expr:  # the retriever's path for MeSH filters
+            hits = exact_filtered_search(client, name, q.tolist(), a.k, expr, exact_rows, list(fields))
+            if hits is not None:
+                return time.perf_counter() - t, hits
         res = client.search(name, data=[q.tolist()], limit=a.k, filter=expr, anns_field=ps.VECTOR_FIELD,
                             output_fields=list(fields), search_params=ps.search_params("HNSW", 64, a.k, bool(expr)))
         return time.perf_counter() - t, res[0]
 
     for q in queries[:5]:  # warm-up
         run(q, "")
-    unf, fil, exact_ok, recall, selectivity = [], [], 0, [], []
+    unf, fil, exact_ok, recall, selectivity, unf_recall = [], [], 0, [], [], []
     has = {}
     for qi, (q, ui) in enumerate(zip(queries, q_uis, strict=True)):
-        dt, _ = run(q, "")
+        dt, hits = run(q, "")
         unf.append(dt)
+        # the index's own recall, for context: filtered recall cannot beat it
+        truth_all = set(np.argpartition(-(vecs @ q), a.k)[: a.k].tolist())
+        unf_recall.append(len(truth_all & {int(h["entity"]["pmid"]) for h in hits}) / a.k)
         expr = ps.build_filter(SearchFilters(mesh=[ui]), "lite")
         dt, hits = run(q, expr)
         fil.append(dt)
@@ -143,6 +170,10 @@ def main(argv=None) -> dict:
         "p95_ratio": round(pct(fil, 95) / pct(unf, 95), 2),
         "filter_exact": f"{exact_ok}/{a.queries}",
         "filtered_recall_at_k": round(float(np.mean(recall)), 3),
+        "unfiltered_recall_at_k": round(float(np.mean(unf_recall)), 3),
+        "ef_factor": ps.FILTERED_EF_FACTOR,
+        "exact_filter_rows": exact_rows,
+        "filtered_recall_by_selectivity": _by_selectivity(selectivity, recall, fil),
         "selectivity_median": round(float(np.median(selectivity)), 4),
         "selectivity_min": round(float(np.min(selectivity)), 6),
     }
@@ -154,6 +185,18 @@ def main(argv=None) -> dict:
     client.close()
     if not a.db:
         shutil.rmtree(tmp.parent, ignore_errors=True)
+    return out
+
+
+def _by_selectivity(selectivity: list[float], recall: list[float], latency: list[float]) -> dict[str, dict]:
+    """Filtered recall and latency per band of the share of rows the descriptor matches."""
+    bands = [(0.0, 0.001, "<0.1%"), (0.001, 0.01, "0.1-1%"), (0.01, 0.1, "1-10%"), (0.1, 1.01, ">=10%")]
+    out = {}
+    for lo, hi, label in bands:
+        idx = [i for i, s in enumerate(selectivity) if lo <= s < hi]
+        if idx:
+            out[label] = {"queries": len(idx), "recall": round(float(np.mean([recall[i] for i in idx])), 3),
+                          "p95_ms": round(pct([latency[i] for i in idx], 95), 1)}
     return out
 
 

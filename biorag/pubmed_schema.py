@@ -23,6 +23,11 @@ MeSH filter design (performance target: filtered top-k p95 <= 2x unfiltered):
 - In both cases the filter is pushed into the vector search (pre-filtering), so a rare
   descriptor still returns its nearest matching records, never an over-fetched and
   post-filtered subset that could come back short.
+- Recall under a filter: HNSW's graph walk starves when few rows pass the filter, so
+  filtered searches use a wider beam (FILTERED_EF_FACTOR). Optionally
+  (`index.exact_filter_rows`, off by default because Lite's scalar query is slow) a filter
+  that matches few rows is scored exactly instead (`retrievers.pubmed.exact_filtered_search`).
+  Figures: benchmarks/mesh_filter_latency.py.
 Descriptors are resolved against the bundled MeSH vocabulary first (`biorag.mesh`); only
 vocabulary UIs (which match `^D\\d+$`) are ever written into an expression, so strings like
 `"] or pmid > 0 or mesh in ["` are rejected as unknown terms, never pasted.

@@ -9,9 +9,11 @@ Modes
 
 Resume: a job file (`<data_dir>/index_jobs/<alias>-<uri hash>.json`) records, per input
 file, how many items (records and DeleteCitation blocks) are already committed, and
-whether the file is done. A killed build re-run with the same inputs continues in the same
-target collection, skipping committed items; upserts are keyed by PMID, so replaying a
-partly committed batch is harmless.
+whether the file is done. It is written after a flush, at most every
+`index.checkpoint_seconds`, at the end of each file and when the build fails. A killed
+build re-run with the same inputs continues in the same target collection, skipping
+committed items; upserts are keyed by PMID, so replaying uncheckpointed work is harmless.
+Batches span files, so many small inputs still embed in full batches.
 
 Throughput: parsing and cleaning run in a producer thread that feeds batches to the main
 thread, which embeds (torch uses the cores, releasing the GIL) and loads; so the build
@@ -131,16 +133,30 @@ def _fingerprint(files: list[Path]) -> str:
 
 
 @dataclass
+class _Mark:
+    """Checkpoint for one input file, valid once the message carrying it is committed."""
+
+    file: Path
+    items: int  # items (records and DeleteCitation blocks) of the file consumed
+    done: bool = False
+
+
+@dataclass
 class _Msg:
-    kind: str  # batch | delete | file_done | file_error | end
-    file: Path | None = None
+    kind: str  # batch | delete | file_error | end
     records: list[PubmedRecord] = field(default_factory=list)
     pmids: list[int] = field(default_factory=list)
-    items: int = 0  # items of this file consumed once this message is committed
+    marks: list[_Mark] = field(default_factory=list)
+    file: Path | None = None  # the failed file, for file_error
     error: str = ""
 
 
 class _Producer(threading.Thread):
+    """Reads and cleans the input files in order, in a thread, and emits full batches that
+    may span files (many small files still embed in full batches). Each message carries the
+    checkpoint marks of the files it covers; deletes flush the pending batch first, so
+    upserts and deletes of a PMID are applied in input order."""
+
     def __init__(self, files: list[Path], job: JobState, cleaner: Cleaner, out: queue.Queue, batch: int):
         super().__init__(daemon=True, name="index-reader")
         self.files, self.job, self.cleaner, self.out, self.batch = files, job, cleaner, out, batch
@@ -149,6 +165,8 @@ class _Producer(threading.Thread):
         self.read = 0
         self.resumed = 0
         self.stop = threading.Event()
+        self._records: list[PubmedRecord] = []
+        self._marks: dict[Path, _Mark] = {}
 
     def _put(self, msg: _Msg) -> None:
         while not self.stop.is_set():
@@ -158,18 +176,26 @@ class _Producer(threading.Thread):
             except queue.Full:
                 continue
 
+    def _mark(self, f: Path, items: int, done: bool = False) -> None:
+        self._marks[f] = _Mark(f, items, done)
+
+    def _emit_batch(self) -> None:
+        if self._records or self._marks:
+            self._put(_Msg("batch", records=self._records, marks=list(self._marks.values())))
+        self._records, self._marks = [], {}
+
     def run(self) -> None:
         try:
             for f in self.files:
                 if self.stop.is_set():
                     return
                 self._one_file(f)
+            self._emit_batch()
         finally:
             self._put(_Msg("end"))
 
     def _one_file(self, f: Path) -> None:
         skip = int(self.job.file_state(f).get("items", 0))
-        batch: list[PubmedRecord] = []
         n = 0
         it = read_file(f)
         try:
@@ -186,28 +212,25 @@ class _Producer(threading.Thread):
                     self.resumed += 1
                     continue
                 if isinstance(item, DeleteCitations):
-                    if batch:
-                        self._put(_Msg("batch", f, records=batch, items=n - 1))
-                        batch = []
-                    self._put(_Msg("delete", f, pmids=item.pmids, items=n))
+                    self._emit_batch()
+                    self._put(_Msg("delete", pmids=item.pmids, marks=[_Mark(f, n)]))
                     continue
                 self.read += 1
                 t1 = time.perf_counter()
                 rec = self.cleaner(item)
                 self.t_clean += time.perf_counter() - t1
                 if rec is not None:
-                    batch.append(rec)
-                if len(batch) >= self.batch:
-                    self._put(_Msg("batch", f, records=batch, items=n))
-                    batch = []
+                    self._records.append(rec)
+                self._mark(f, n)
+                if len(self._records) >= self.batch:
+                    self._emit_batch()
         except InputError as e:
-            if batch:
-                self._put(_Msg("batch", f, records=batch, items=n - 1))
-            self._put(_Msg("file_error", f, error=str(e), items=n))
+            self._emit_batch()
+            self._put(_Msg("file_error", marks=[_Mark(f, n)], file=f, error=str(e)))
             return
-        if batch:
-            self._put(_Msg("batch", f, records=batch, items=n))
-        self._put(_Msg("file_done", f, items=n))
+        self._mark(f, n, done=True)
+        if len(self._records) >= self.batch:
+            self._emit_batch()
 
 
 # ---- the build ----------------------------------------------------------------------------------
@@ -220,12 +243,13 @@ def build_index(
     rebuild: bool = False,
     progress: bool = True,
     embedder: Embedder | None = None,
-    on_commit: Callable[[BuildReport], None] | None = None,
+    on_progress: Callable[[BuildReport], None] | None = None,
     batch_size: int = BATCH,
     client=None,
 ) -> BuildReport:
     """Build or update the index; see the module docstring. Raises InputError for bad
-    inputs before touching the store; per-file read errors are collected in the report."""
+    inputs before touching the store; per-file read errors are collected in the report.
+    `on_progress(report)` is called after each batch, delete or file error is applied."""
     from biorag.embedder import Embedder
     from biorag.embedder import identity as embedder_identity
     from indexing.verify import verify_collection
@@ -286,7 +310,8 @@ def build_index(
         report.previous_collection = current
         report.files_skipped = len(files) - len(todo)
         report.seconds["startup"] = time.perf_counter() - t_start  # model load, store open, collection
-        _run_pipeline(prod, job, cleaner, loader, embedder, report, progress, on_commit)
+        _run_pipeline(prod, job, cleaner, loader, embedder, report, progress, on_progress,
+                      settings.index.checkpoint_seconds)
 
         loader.flush()
         t0 = time.perf_counter()
@@ -338,50 +363,78 @@ def _check_compatible(client, collection: str, embedder: Embedder) -> None:
         )
 
 
-def _run_pipeline(prod: _Producer, job, cleaner, loader, embedder, report, progress, on_commit):
-    """Embed and load what the (already started) reader thread produces, checkpointing
-    after each committed batch."""
+def _run_pipeline(prod: _Producer, job, cleaner, loader, embedder, report, progress, on_progress, every_s: float):
+    """Embed and load what the (already started) reader thread produces. The checkpoint
+    (flush, then the job file) is written at most every `every_s` seconds, and whenever a
+    file ends or fails: on a Milvus server each flush seals a segment, and the job file
+    grows with the number of inputs, so per-batch checkpoints would cost more than they
+    save. Upserts are keyed by PMID, so work replayed after a kill is harmless."""
     from tqdm import tqdm
 
     t_embed = t_load = 0.0
+    pending: list[_Mark] = []
+    written = False  # rows written since the last flush
+    last_save = time.monotonic()
     bar = tqdm(total=None, unit="rec", desc="indexing", disable=not progress, dynamic_ncols=True)
+
+    def checkpoint() -> None:
+        nonlocal written, last_save
+        if written:
+            loader.flush()  # durable before the checkpoint says so
+        for m in pending:
+            st = job.file_state(m.file)
+            st["items"] = max(int(st.get("items", 0)), m.items)
+            st["done"] = st.get("done", False) or m.done
+        job.save()
+        pending.clear()
+        written, last_save = False, time.monotonic()
+
     try:
         while True:
             msg: _Msg = prod.out.get()
             if msg.kind == "end":
                 break
-            st = job.file_state(msg.file) if msg.file else None
-            if msg.kind == "batch":
+            if msg.kind == "batch" and msg.records:
                 t0 = time.perf_counter()
                 vecs = embedder.embed_documents([r.document_text() for r in msg.records])
                 t1 = time.perf_counter()
                 report.upserted += loader.upsert(msg.records, vecs)
-                t2 = time.perf_counter()
                 t_embed += t1 - t0
-                t_load += t2 - t1
+                t_load += time.perf_counter() - t1
+                written = True
             elif msg.kind == "delete":
                 t0 = time.perf_counter()
                 loader.delete(msg.pmids)
                 report.deleted += len(msg.pmids)
                 t_load += time.perf_counter() - t0
+                written = True
             elif msg.kind == "file_error":
                 report.failed_files[str(msg.file)] = msg.error
                 tqdm.write(f"error: {msg.error} (other files continue)")
-            elif msg.kind == "file_done":
-                st["done"] = True
-            if st is not None:
-                if msg.kind in ("batch", "delete"):
-                    loader.flush()  # durable before the checkpoint says so (~5 ms on Lite)
-                st["items"] = max(int(st.get("items", 0)), msg.items)
-                job.save()
+            pending.extend(msg.marks)
+            file_ended = msg.kind == "file_error" or any(m.done for m in msg.marks)
+            if file_ended or time.monotonic() - last_save >= every_s:
+                t0 = time.perf_counter()
+                checkpoint()
+                t_load += time.perf_counter() - t0
             report.read = prod.read
             report.kept = cleaner.kept
             report.dropped = dict(cleaner.counts)
             bar.n = prod.read
             bar.set_postfix(kept=cleaner.kept, dropped=sum(cleaner.counts.values()), deleted=report.deleted)
             bar.refresh()
-            if on_commit is not None:
-                on_commit(report)
+            if on_progress is not None:
+                on_progress(report)
+        if pending or written:
+            checkpoint()
+    except BaseException:
+        # keep what was committed before the failure (an embedder crash, Ctrl-C); the message
+        # being processed is not in `pending` yet, so it is replayed on resume
+        try:
+            checkpoint()
+        except Exception:  # noqa: BLE001 - the store may be what failed; the original error matters
+            pass
+        raise
     finally:
         prod.stop.set()
         bar.close()

@@ -42,6 +42,38 @@ MANUAL = MANUALS["pubmed"]  # the text lives with every other prompt
 
 
 
+def exact_filtered_search(client, collection: str, vec: list[float], k: int, expr: str, max_rows: int,
+                          output_fields: list[str] | None = None) -> list[dict] | None:
+    """Exact cosine top-k over the rows a selective filter matches, or None if it matches
+    more than `max_rows` rows (then ANN search is the right tool).
+
+    Why: HNSW walks a graph; when a filter allows only a few rows in a thousand, most of
+    the walk lands on excluded nodes and recall drops (measured: recall@4 0.39 for
+    descriptors on <0.1% of rows vs 0.93 on >=10%, benchmarks/mesh_filter_latency.py).
+    Those are exactly the filters whose matching rows are few enough to score directly:
+    one scalar query for at most max_rows+1 ids, one primary-key fetch of their vectors, a
+    dot product. Works the same on Milvus Lite and on a server; on Lite the scalar query is
+    slow (~230-340 ms at 100k rows, whatever the descriptor), hence opt-in
+    (`index.exact_filter_rows`). On a server the INVERTED index on mesh_ui serves it."""
+    import numpy as np
+
+    ids = [r["pmid"] for r in client.query(collection, filter=expr, output_fields=["pmid"], limit=max_rows + 1)]
+    if len(ids) > max_rows:
+        return None
+    if not ids:
+        return []
+    rows = client.get(collection, ids=ids, output_fields=["pmid", ps.VECTOR_FIELD])
+    mat = np.asarray([r[ps.VECTOR_FIELD] for r in rows], dtype=np.float32)
+    q = np.asarray(vec, dtype=np.float32)
+    sims = (mat @ q) / (np.linalg.norm(mat, axis=1) * np.linalg.norm(q) + 1e-12)  # COSINE, as the index
+    top = np.argsort(-sims)[:k]
+    top_ids = [int(rows[i]["pmid"]) for i in top]
+    fields = output_fields or ps.OUTPUT_FIELDS
+    ents = {int(e["pmid"]): e for e in client.get(collection, ids=top_ids, output_fields=fields)}
+    return [{"id": pid, "distance": float(sims[i]), "entity": ents.get(pid, {"pmid": pid})}
+            for pid, i in zip(top_ids, top, strict=True)]
+
+
 def sample_dir() -> str:
     """The bundled demo sample (shipped with the indexing package)."""
     from pathlib import Path
@@ -57,13 +89,14 @@ class PubMedRetriever(Retriever):
 
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
-                 ef: int = 64, client=None):
+                 ef: int = 64, exact_filter_rows: int = 0, client=None):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
         self.backend = ps.backend_of(uri)
         self.widen = widen
         self.index_type = index_type
         self.ef = ef
+        self.exact_filter_rows = exact_filter_rows
         self._token = token
         self._embedder = embedder
         self._client = client
@@ -80,7 +113,7 @@ class PubMedRetriever(Retriever):
         return cls(
             uri=settings.milvus_uri, collection=ix.collection, embedder=Embedder.from_settings(settings),
             token=ix.token.get_secret_value() if ix.token else None, widen=ix.mesh_widen,
-            index_type=ix.index_type, ef=ix.search_ef,
+            index_type=ix.index_type, ef=ix.search_ef, exact_filter_rows=ix.exact_filter_rows,
         )
 
     # ---- connection ----------------------------------------------------------------
@@ -169,12 +202,20 @@ class PubMedRetriever(Retriever):
         client, collection = self._open()
         vec = self.embedder.embed_query(query).tolist()
 
-        hits = self._search(client, collection, vec, k, expr, self.ef)
+        exact = None
+        if mesh_uis and self.exact_filter_rows:
+            try:
+                exact = exact_filtered_search(client, collection, vec, k, expr, self.exact_filter_rows)
+            except Exception as e:  # noqa: BLE001
+                raise ToolError("pubmed", f"filtered search failed: {e}") from None
+        hits = exact if exact is not None else self._search(client, collection, vec, k, expr, self.ef)
         info: dict[str, Any] = {"filter": expr, "mesh": sorted(mesh_uis), "widen_mode": self.widen,
-                                "widened": False, "filtered_hits": len(hits), "collection": collection}
+                                "widened": False, "filtered_hits": len(hits), "collection": collection,
+                                "search": "exact" if exact is not None else "ann"}
         if mesh_uis and len(hits) < k:
-            hits = self._search(client, collection, vec, k, expr, max(self.ef * 8, 512))
-            info["filtered_hits"] = len(hits)
+            if exact is None:  # an exact search already found every matching row
+                hits = self._search(client, collection, vec, k, expr, max(self.ef * 8, 512))
+                info["filtered_hits"] = len(hits)
             if len(hits) < k and self.widen == "drop_filter":
                 rest = ps.build_filter(SearchFilters(year_from=filters.year_from, year_to=filters.year_to), self.backend)
                 seen = {h["id"] for h in hits}
@@ -183,6 +224,8 @@ class PubMedRetriever(Retriever):
                 info["widened"] = bool(extra)
         if mesh_uis:
             note = f"MeSH filter [{', '.join(sorted(mesh_uis))}] matched {info['filtered_hits']} of {k}"
+            if exact is not None:
+                note += " (few matching rows: searched exactly)"
             if info["widened"]:
                 note += f"; filled {len(hits) - info['filtered_hits']} from unfiltered search"
             elif info["filtered_hits"] < k:

@@ -68,14 +68,14 @@ def rebuild_work(engine: Engine, req: RebuildRequest):
     def work(progress: ProgressFn) -> dict:
         from indexing.build import build_index, format_report
 
-        def on_commit(report) -> None:
+        def on_progress(report) -> None:
             progress(stage="indexing", done=report.read,
                      message=f"{report.kept} kept, {report.upserted} upserted, {report.deleted} deleted, "
                              f"{len(report.failed_files)} file(s) failed")
 
         progress(stage="starting", message=f"{len(inputs)} input(s) into '{engine.settings.index.collection}'")
         report = build_index(engine.settings, inputs, rebuild=req.mode == "rebuild", progress=False,
-                             on_commit=on_commit)
+                             on_progress=on_progress)
         progress(stage="done", done=report.read)
         if report.alias_switched or req.mode == "update":
             engine.forget("pubmed")  # next search resolves the alias again

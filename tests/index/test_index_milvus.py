@@ -40,6 +40,15 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
+def mesh_counts(rows: list[dict]) -> dict[str, int]:
+    """How many of the rows carry each descriptor UI."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        for m in row["mesh"]:
+            counts[m["ui"]] = counts.get(m["ui"], 0) + 1
+    return counts
+
+
 def settings_for(tmp: Path, **index):
     return load_settings(overrides={"data_dir": str(tmp), "index": index} if index else {"data_dir": str(tmp)})
 
@@ -97,10 +106,7 @@ def test_mesh_filter_every_hit_carries_a_requested_descriptor(built, embedder):
     r._embedder = embedder
     rows = built[2]
     # a descriptor present in some but not all records
-    counts: dict[str, int] = {}
-    for row in rows:
-        for m in row["mesh"]:
-            counts[m["ui"]] = counts.get(m["ui"], 0) + 1
+    counts = mesh_counts(rows)
     mid = next(u for u, c in sorted(counts.items()) if 4 <= c < len(rows) and ps.vocabulary().by_ui.get(u))
     for terms in ([mid], [ps.vocabulary().by_ui[mid].name.lower()], [mid, AD]):
         hits = r.search("memory decline and treatment", 4, SearchFilters(mesh=terms))
@@ -112,13 +118,32 @@ def test_mesh_filter_every_hit_carries_a_requested_descriptor(built, embedder):
     r.close()
 
 
+def test_selective_filter_is_searched_exactly_and_agrees_with_hnsw(built, embedder):
+    settings, _, rows, _ = built
+    counts = mesh_counts(rows)
+    mid = next(u for u, c in sorted(counts.items()) if 5 <= c < len(rows) and ps.vocabulary().by_ui.get(u))
+    r = PubMedRetriever.from_settings(settings)
+    r._embedder = embedder
+    assert r.exact_filter_rows == 0  # opt-in
+    r.exact_filter_rows = 2048
+    query = "memory decline and treatment"
+    exact = r.search(query, 4, SearchFilters(mesh=[mid]))
+    assert r.last_search["search"] == "exact" and "searched exactly" in r.last_search["note"]
+    assert all(mid in h.metadata["mesh_ui"] for h in exact)
+    r.exact_filter_rows = counts[mid] - 1  # more matching rows than the exact path takes
+    ann = r.search(query, 4, SearchFilters(mesh=[mid]))
+    assert r.last_search["search"] == "ann"
+    # on a few rows HNSW is exact too: same records, same order, same cosine scores
+    assert [h.id for h in exact] == [h.id for h in ann]
+    assert [h.score for h in exact] == pytest.approx([h.score for h in ann], abs=1e-4)
+    assert exact[0].title and exact[0].text  # full evidence, fetched for the top hits
+    r.close()
+
+
 def test_widening_reported_when_filter_is_short(built, embedder):
     settings = built[0]
     rows = built[2]
-    counts: dict[str, int] = {}
-    for row in rows:
-        for m in row["mesh"]:
-            counts[m["ui"]] = counts.get(m["ui"], 0) + 1
+    counts = mesh_counts(rows)
     rare = next(u for u, c in sorted(counts.items()) if c == 1 and ps.vocabulary().by_ui.get(u))
     r = PubMedRetriever.from_settings(settings)
     r._embedder = embedder
@@ -227,16 +252,45 @@ def test_alias_switches_only_after_a_verified_rebuild(tmp_path, embedder):
     assert ok.rows == 12
 
 
+class CountingEmbedder(FailingEmbedder):
+    """Records the size of every embed call."""
+
+    def __init__(self, inner, left=10**9):
+        super().__init__(inner, left)
+        self.calls: list[int] = []
+
+    def embed_documents(self, texts, progress=False):
+        self.calls.append(len(texts))
+        return super().embed_documents(texts)
+
+
+def test_small_files_share_batches_and_resume_per_file(tmp_path, embedder):
+    rows = sample_rows(10, start=30)
+    files = [write_jsonl(tmp_path / f"one_{i:02d}.jsonl", [r]) for i, r in enumerate(rows)]
+    settings = settings_for(tmp_path, checkpoint_seconds=3600)  # only file ends and failures checkpoint
+    crashing = CountingEmbedder(embedder, left=1)
+    with pytest.raises(RuntimeError, match="simulated"):
+        build_index(settings, files, progress=False, embedder=crashing, batch_size=4)
+    assert crashing.calls == [4, 4]  # one record per file, yet full batches
+    counting = CountingEmbedder(embedder)
+    report = build_index(settings, files, progress=False, embedder=counting, batch_size=4)
+    assert report.ok and report.rows == 10
+    # the first batch's checkpoint: files 0-2 done; file 3's record committed, but its end not
+    # yet seen when the batch left, so it is skipped by item count
+    assert report.files_skipped == 3 and report.resumed_items == 1 and report.upserted == 6
+    assert counting.calls[:2] == [4, 2]  # then `verify` re-embeds a sample for its round-trip check
+
+
 KILL_SCRIPT = textwrap.dedent(
     """
     import os, signal, sys
     from biorag.settings import load_settings
     from indexing.build import build_index
-    settings = load_settings(overrides={"data_dir": sys.argv[1]})
+    settings = load_settings(overrides={"data_dir": sys.argv[1], "index": {"checkpoint_seconds": 0}})
     def die(report):
         if report.upserted >= 8:
             os.kill(os.getpid(), signal.SIGKILL)
-    build_index(settings, [sys.argv[2]], progress=False, on_commit=die, batch_size=4)
+    build_index(settings, [sys.argv[2]], progress=False, on_progress=die, batch_size=4)
     """
 )
 
