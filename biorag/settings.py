@@ -99,7 +99,8 @@ class IndexSettings(_Section):
     batch_size: int = Field(64, ge=1)
     mesh_widen: Literal["none", "drop_filter"] = Field(
         "drop_filter",
-        description="when a MeSH filter leaves fewer than k hits: keep them (none) or fill from unfiltered search",
+        description="when a MeSH filter leaves fewer than k hits: keep them (none) or fill from unfiltered "
+        "search, the combined list ordered by similarity (drop_filter)",
     )
     index_type: Literal["HNSW", "FLAT", "IVF_FLAT", "AUTOINDEX"] = Field(
         "HNSW", description="vector index built on the embedding field (see biorag/pubmed_schema.py)"
