@@ -82,7 +82,8 @@ def retrieval(
         typer.echo(f"build: {b['kept']} records in {b['wall_s']}s = {b['records_per_s']}/s (start-up {b['startup_s']}s; parse "
                    f"{b['parse_s']}s, clean {b['clean_s']}s in the reader thread; embed {b['embed_s']}s = "
                    f"{b['embed_in_build_per_s']}/s; load {b['load_s']}s); raw embed rate "
-                   f"{summary['raw_embed_rate_per_s']}/s -> build/raw {b['build_vs_raw_embed_rate']}")
+                   f"{summary['raw_embed_rate_per_s']}/s (median of {summary['raw_embed_rate_samples']}) -> build/raw "
+                   f"{b['build_vs_raw_embed_rate']}")
     typer.echo(f"index size {summary['index_size_mb']} MB; results in {out}/results.csv, {out}/retrieval.png")
 
 

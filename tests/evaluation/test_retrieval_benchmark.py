@@ -38,6 +38,8 @@ def test_retrieval_benchmark_small_run(tmp_path):
     build = summary["build"]
     assert build["kept"] == 36
     assert build["embed_in_build_per_s"] > 0 and summary["raw_embed_rate_per_s"] > 0
+    rates = summary["raw_embed_rate_samples"]
+    assert len(rates) == 3 and sorted(rates)[1] == summary["raw_embed_rate_per_s"]  # the median of three
     assert build["build_vs_raw_embed_rate"] == pytest.approx(build["records_per_s"] / summary["raw_embed_rate_per_s"], rel=0.02)
     with open(out / "results.csv") as f:
         rows = list(csv.DictReader(f))
