@@ -157,9 +157,11 @@ class _Producer(threading.Thread):
     checkpoint marks of the files it covers; deletes flush the pending batch first, so
     upserts and deletes of a PMID are applied in input order."""
 
-    def __init__(self, files: list[Path], job: JobState, cleaner: Cleaner, out: queue.Queue, batch: int):
+    def __init__(self, files: list[Path], skip: dict[Path, int], cleaner: Cleaner, out: queue.Queue, batch: int):
         super().__init__(daemon=True, name="index-reader")
-        self.files, self.job, self.cleaner, self.out, self.batch = files, job, cleaner, out, batch
+        # `skip` (items already committed per file) is read from the job file by the caller:
+        # this thread never touches the job state, which the main thread saves concurrently
+        self.files, self.skip, self.cleaner, self.out, self.batch = files, skip, cleaner, out, batch
         self.t_parse = 0.0
         self.t_clean = 0.0
         self.read = 0
@@ -195,7 +197,7 @@ class _Producer(threading.Thread):
             self._put(_Msg("end"))
 
     def _one_file(self, f: Path) -> None:
-        skip = int(self.job.file_state(f).get("items", 0))
+        skip = self.skip.get(f, 0)
         n = 0
         it = read_file(f)
         try:
@@ -293,7 +295,8 @@ def build_index(
         target = job.data["target"]
         todo = [f for f in files if not job.file_state(f).get("done")]
         cleaner = Cleaner(min_words=settings.index.min_abstract_words)
-        prod = _Producer(todo, job, cleaner, queue.Queue(maxsize=4), batch_size)
+        skip = {f: int(job.file_state(f).get("items", 0)) for f in todo}
+        prod = _Producer(todo, skip, cleaner, queue.Queue(maxsize=4), batch_size)
         prod.start()
         loader = MilvusLoader(client, target, backend)
         dim = model_ready.result()
