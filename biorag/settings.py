@@ -108,7 +108,7 @@ class IndexSettings(_Section):
     search_ef: int = Field(64, ge=8, le=4096, description="HNSW search breadth (higher: better recall, slower)")
     # Off by default: on Milvus Lite the scalar query that finds the matching rows costs
     # ~230-340 ms at 100k rows (vs ~85 ms p95 for a search), which breaks the filtered-latency
-    # target; recall@4 rises 0.78 -> 0.94. See benchmarks/mesh_filter_latency.py --exact-rows.
+    # target; filtered recall@4 at 100k rises 0.90 -> 0.99. See benchmarks/mesh_filter_latency.py --exact-rows.
     exact_filter_rows: int = Field(
         0, ge=0, le=16000,  # Milvus caps a query's limit at 16,384
         description="a MeSH filter matching at most this many rows is scored exactly instead of searched by "

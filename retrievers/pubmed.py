@@ -49,8 +49,9 @@ def exact_filtered_search(client, collection: str, vec: list[float], k: int, exp
     more than `max_rows` rows (then ANN search is the right tool).
 
     Why: HNSW walks a graph; when a filter allows only a few rows in a thousand, most of
-    the walk lands on excluded nodes and recall drops (measured: recall@4 0.39 for
-    descriptors on <0.1% of rows vs 0.93 on >=10%, benchmarks/mesh_filter_latency.py).
+    the walk lands on excluded nodes and recall drops (measured at 100k rows with the
+    default beam: recall@4 0.50 for descriptors on <0.1% of rows vs 0.99 on >=10%,
+    benchmarks/mesh_filter_latency.py).
     Those are exactly the filters whose matching rows are few enough to score directly:
     one scalar query for at most max_rows+1 ids, one primary-key fetch of their vectors, a
     dot product. Works the same on Milvus Lite and on a server; on Lite the scalar query is
