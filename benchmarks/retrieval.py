@@ -298,7 +298,7 @@ def _chart(summary: dict, path: Path) -> None:
     ax.set_ylim(0, 1)
     ax.set_title(f"{summary['dataset']}: {summary['questions']} questions, "
                  f"{summary['corpus_gold'] + summary['corpus_distractors']} documents")
-    ax.legend()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(modes), frameon=False)  # off the bars
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
