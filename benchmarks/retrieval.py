@@ -173,7 +173,10 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     client = ps.connect(str(store), create=True)
     if rebuild or not client.list_collections():
         report = build_index(settings, [corpus_file], alias=alias, rebuild=rebuild, embedder=embedder, client=client)
-    raw_rate, raw_rates = _raw_embed_rate(embedder, corpus_file, Cleaner(min_words=settings.index.min_abstract_words))
+    # the cleaned corpus, as the build saw it: sampled for the raw embedding rate, and BM25's corpus
+    cleaner = Cleaner(min_words=settings.index.min_abstract_words)
+    cleaned = [rec for rec in map(cleaner, read_file(corpus_file)) if rec is not None]
+    raw_rate, raw_rates = _raw_embed_rate(embedder, [rec.document_text() for rec in cleaned])
 
     retriever = PubMedRetriever.from_settings(settings)
     retriever._embedder = embedder
@@ -183,14 +186,8 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     if "bm25" in modes:
         from rank_bm25 import BM25Okapi
 
-        cleaner = Cleaner(min_words=settings.index.min_abstract_words)
-        docs, bm25_ids = [], []
-        for item in read_file(corpus_file):
-            rec = cleaner(item)
-            if rec is not None:
-                docs.append(_tok(rec.document_text()))
-                bm25_ids.append(str(rec.pmid))
-        bm25 = BM25Okapi(docs)
+        bm25_ids = [str(rec.pmid) for rec in cleaned]
+        bm25 = BM25Okapi([_tok(rec.document_text()) for rec in cleaned])
 
     from biorag.mesh import vocabulary
 
@@ -252,18 +249,16 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     return summary
 
 
-def _raw_embed_rate(embedder, corpus_file: Path, cleaner, n: int = 512, repeats: int = 3) -> tuple[float, list[float]]:
+def _raw_embed_rate(embedder, texts: list[str], n: int = 512, repeats: int = 3) -> tuple[float, list[float]]:
     """The embedder alone, warm, in this process, with the build's batch size: the median
-    rate over `repeats` disjoint samples of n cleaned texts, each spread evenly over the
-    corpus (gold contexts come first in the file and differ in length from abstracts, so a
+    rate over `repeats` disjoint samples of n of the cleaned corpus texts, each spread evenly
+    over the corpus (gold contexts come first in the file and differ in length from abstracts, so a
     prefix would be biased). One sample is not enough: on the BioASQ corpus single readings
     ranged from 22.5/s to 31.3/s."""
     import statistics
 
     from indexing.build import BATCH
-    from indexing.reader import read_file
 
-    texts = [rec.document_text() for rec in map(cleaner, read_file(corpus_file)) if rec is not None]
     step = max(1, len(texts) // n)
     embedder.embed_documents(texts[:32])  # warm-up: first-call allocations
     rates = []
