@@ -101,12 +101,16 @@ def _by_id(hits):
     return {h.id: h for h in hits}
 
 
-def test_phenotype_entries_get_genes_from_the_store(server, live_settings, sample_path):
-    omim = OmimRetriever.from_settings(live_settings(gene_store=str(sample_path)))
+def _search(omim: OmimRetriever, query: str, k: int) -> dict:
+    """Hits by MIM number; the retriever (and its gene store) is closed afterwards."""
     try:
-        hits = _by_id(omim.search("Bile acid malabsorption", 20))
+        return _by_id(omim.search(query, k))
     finally:
         omim.close()
+
+
+def test_phenotype_entries_get_genes_from_the_store(server, live_settings, sample_path):
+    hits = _search(OmimRetriever.from_settings(live_settings(gene_store=str(sample_path))), "Bile acid malabsorption", 20)
     cbas1 = hits["607765"]
     assert cbas1.metadata["genes"] == ["HSD3B7"] and cbas1.metadata["gene_ids"] == [80270]
     assert cbas1.metadata["genes_source"] == "mim2gene_medgen"
@@ -122,27 +126,21 @@ def test_phenotype_entries_get_genes_from_the_store(server, live_settings, sampl
 def test_without_a_store_nothing_is_added(server, live_settings):
     omim = OmimRetriever.from_settings(live_settings())  # data_dir is empty: no store
     assert omim.store is None
-    hits = _by_id(omim.search("Bile acid malabsorption", 20))
+    hits = _search(omim, "Bile acid malabsorption", 20)
     assert hits["607765"].metadata["genes"] == [] and "genes_as_listed" not in hits["601295"].metadata
 
 
 def test_store_without_medgen_links_fills_no_phenotype_genes(server, live_settings, tmp_path):
     path = _build(tmp_path / "old.sqlite", medgen=False)
     omim = OmimRetriever.from_settings(live_settings(gene_store=str(path)))
-    try:
-        assert not omim.store.has_phenotype_links
-        hits = _by_id(omim.search("Bile acid malabsorption", 20))
-    finally:
-        omim.close()
+    assert not omim.store.has_phenotype_links
+    hits = _search(omim, "Bile acid malabsorption", 20)
     assert hits["607765"].metadata["genes"] == []
 
 
 def test_outdated_symbol_mapped_and_phenotype_filled(server, live_settings, sgo1_path):
-    omim = OmimRetriever.from_settings(live_settings(gene_store=str(sgo1_path)))
-    try:
-        hits = _by_id(omim.search("Chronic atrial and intestinal dysrhythmia", 10))
-    finally:
-        omim.close()
+    hits = _search(OmimRetriever.from_settings(live_settings(gene_store=str(sgo1_path))),
+                   "Chronic atrial and intestinal dysrhythmia", 10)
     gene = hits["609168"]  # OMIM's esummary still titles it "SHUGOSHIN-LIKE 1; SGOL1"
     assert gene.metadata["genes_as_listed"] == ["SGOL1"]
     assert gene.metadata["genes"] == ["SGO1"] and gene.metadata["gene_ids"] == [151648]
