@@ -33,8 +33,8 @@ $(STAMP): pyproject.toml constraints.txt
 DEMO_QUESTION ?= What is the function of the gene associated with SNP rs1217074595?
 
 demo: setup
-	# local gene store from the bundled real NCBI/HGNC/OMIM sample (seconds)
-	$(BIN)/biorag data gene-store build --sample
+	# local gene store: every human gene, from the bundled NCBI/HGNC/OMIM/ClinVar snapshot (seconds)
+	$(BIN)/biorag data gene-store build
 	# PubMed index from the bundled real sample (~1,000 abstracts; resumes if interrupted)
 	$(BIN)/biorag index build --sample
 	# the agent, end to end on the embedded preset: trace on stderr, answer and citations
@@ -51,9 +51,7 @@ SHARED ?= ../shared/data
 CASSETTE := retrievers/resources/ncbi_cassette_dev.jsonl
 
 eval-dev: setup
-	$(BIN)/biorag data gene-store build --gene-info $(SHARED)/ncbi_gene/Homo_sapiens.gene_info.gz \
-	  --hgnc $(SHARED)/hgnc/hgnc_complete_set.txt.gz --mim2gene $(SHARED)/omim_mim2gene/mim2gene.txt \
-	  --mim2gene-medgen $(SHARED)/ncbi_gene/mim2gene_medgen
+	$(BIN)/biorag data gene-store build
 	$(BIN)/biorag eval geneturing -q $(SHARED)/geneturing/geneturing_dev.json --replay $(CASSETTE) \
 	  -a full -a D1 -a C1 -a C3 --timeout 20 --out out/eval/geneturing
 	$(BIN)/biorag eval genehop -q $(SHARED)/geneturing/genehop_dev.json --replay $(CASSETTE) \

@@ -161,6 +161,18 @@ class WebSettings(_Section):
     mailto: str | None = Field(None, description="contact sent to Crossref's polite pool")
 
 
+class GeneFilesSettings(_Section):
+    """Where `biorag data gene-store build --download` fetches the current human bulk files
+    (the bundled snapshot in retrievers/resources/human_genes is the offline default)."""
+
+    gene_info: str = "https://ftp.ncbi.nlm.nih.gov/gene/DATA/GENE_INFO/Mammalia/Homo_sapiens.gene_info.gz"
+    hgnc: str = "https://storage.googleapis.com/public-download-files/hgnc/tsv/tsv/hgnc_complete_set.txt"
+    mim2gene: str = "https://omim.org/static/omim/data/mim2gene.txt"
+    mim2gene_medgen: str = "https://ftp.ncbi.nlm.nih.gov/gene/DATA/mim2gene_medgen"
+    gene_condition: str = "https://ftp.ncbi.nlm.nih.gov/pub/clinvar/gene_condition_source_id"
+    timeout_s: float = Field(60.0, gt=0, description="per-request timeout of a download")
+
+
 class ToolIOSettings(_Section):
     """Record/replay of all tool HTTP traffic (one store for every tool)."""
 
@@ -214,6 +226,7 @@ class Settings(BaseSettings):
     gene_store: str | None = Field(
         None, description="local gene store (SQLite); default: data_dir/gene_store.sqlite"
     )
+    gene_files: GeneFilesSettings = Field(default_factory=GeneFilesSettings)
 
     @classmethod
     def settings_customise_sources(

