@@ -31,8 +31,6 @@ only for genes the store holds.
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +38,7 @@ from typing import Any
 
 from biorag.errors import InputError
 from biorag.names import name_keys
+from biorag.textfile import open_text
 
 SCHEMA = """
 CREATE TABLE disease_names (name_key TEXT NOT NULL, name TEXT NOT NULL, disease_id TEXT NOT NULL, source TEXT NOT NULL);
@@ -61,13 +60,6 @@ NAME_SOURCE_ORDER = ("hpo", "clinvar", "mesh")
 MESH_DISEASE_TREES = ("C", "F03")
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    if not path.exists():
-        raise InputError(f"file not found: {path}")
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
-
 
 def clinvar_source_id(source_name: str, source_id: str) -> str | None:
     """ClinVar's SourceName/SourceID as a CURIE (None for sources with no disease id)."""
@@ -87,7 +79,7 @@ def clinvar_source_id(source_name: str, source_id: str) -> str | None:
 
 def read_gene_condition_source_id(path: Path) -> Iterator[dict[str, str]]:
     """Rows of ClinVar's gene_condition_source_id (header checked)."""
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         header = tuple(c.lstrip("#").strip() for c in next(reader, []))
         if header[:len(GCS_COLUMNS)] != GCS_COLUMNS:

@@ -25,8 +25,6 @@ input optional but gene_info or hgnc is needed; .gz is read transparently). ``--
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import json
 import re
 import sqlite3
@@ -40,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from biorag.errors import InputError, SourceUnavailable
 from biorag.models import Evidence, SearchFilters
 from biorag.names import name_keys
+from biorag.textfile import open_text
 from retrievers.base import Retriever
 from retrievers.gene import MANUAL, QUERY_FORMAT, clean_gene_query, gene_evidence
 
@@ -119,13 +118,6 @@ def normalise_disease_id(disease_id: str) -> str:
 # ---- reading the bulk files ---------------------------------------------------------
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    if not path.exists():
-        raise InputError(f"file not found: {path}")
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
-
 
 def _split(value: str | None, sep: str = "|") -> list[str]:
     if not value or value == "-":
@@ -134,7 +126,7 @@ def _split(value: str | None, sep: str = "|") -> list[str]:
 
 
 def read_gene_info(path: Path) -> Iterator[dict[str, str]]:
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         header = fh.readline().lstrip("#").rstrip("\n").split("\t")
         if "GeneID" not in header or "Symbol" not in header:
             raise InputError(f"{path} is not an NCBI gene_info file (no GeneID/Symbol columns)")
@@ -143,7 +135,7 @@ def read_gene_info(path: Path) -> Iterator[dict[str, str]]:
 
 
 def read_hgnc(path: Path) -> Iterator[dict[str, str]]:
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         if not reader.fieldnames or "hgnc_id" not in reader.fieldnames:
             raise InputError(f"{path} is not an HGNC complete set (no hgnc_id column)")
@@ -152,7 +144,7 @@ def read_hgnc(path: Path) -> Iterator[dict[str, str]]:
 
 def read_mim2gene(path: Path) -> Iterator[tuple[str, str, str]]:
     """(mim, gene_id, type) from OMIM mim2gene.txt or NCBI mim2gene_medgen."""
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for line in fh:
             if line.startswith("#") or not line.strip():
                 continue
@@ -174,7 +166,7 @@ MEDGEN_COLUMNS = ("MIM number", "GeneID", "type", "Source", "MedGenCUI", "Commen
 
 def read_mim2gene_medgen(path: Path) -> Iterator[dict[str, str]]:
     """Rows of NCBI ``mim2gene_medgen`` (values stripped, "-" -> ""), header checked."""
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         header = tuple(c.strip() for c in fh.readline().lstrip("#").rstrip("\n").split("\t"))
         if header[:3] != MEDGEN_COLUMNS[:3]:
             raise InputError(
