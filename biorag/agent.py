@@ -27,6 +27,7 @@ from biorag.understanding import analyse
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
+    from biorag.sources import Lexicon
     from retrievers.base import Retriever
 
 log = logging.getLogger(__name__)
@@ -44,10 +45,14 @@ class Agent:
         retrievers: dict[str, Retriever] | None = None,
         mesh_tagger: Any | None = None,
         planner: Planner | None = None,
+        lexicon: Lexicon | None = None,
     ):
         self.settings = settings
         self._llm = llm
         self._retrievers = retrievers
+        #: dictionaries for entity linking; built with the retrievers when they are built
+        #: here, otherwise whatever the caller passed (None: pattern-based recognition)
+        self.lexicon = lexicon
         self._tagger = mesh_tagger
         self._planner_override = planner
 
@@ -63,9 +68,11 @@ class Agent:
     @property
     def retrievers(self) -> dict[str, Retriever]:
         if self._retrievers is None:
-            from retrievers.registry import build_retrievers
+            from retrievers.registry import build_lexicon, build_retrievers
 
             self._retrievers = build_retrievers(self.settings)
+            if self.lexicon is None:
+                self.lexicon = build_lexicon(self.settings)
         return self._retrievers
 
     def _planner(self) -> Planner:
@@ -124,7 +131,7 @@ class Agent:
         retrievers = self.retrievers
         if not retrievers:
             raise ConfigError("every source is disabled: enable at least one (e.g. --enable pubmed)")
-        state = LoopState(question=question, analysis=analyse(question), retrievers=retrievers)
+        state = LoopState(question=question, analysis=analyse(question, retrievers, self.lexicon), retrievers=retrievers)
         planner = self._planner()
         sufficient = False
         rounds = 0
@@ -253,7 +260,7 @@ class Agent:
         ev = TraceEvent(step="generate", round=rounds)
         t = time.perf_counter()
         unsupported: list[str] = []
-        structured = structured_answer(state.analysis, state.evidence) if s.grounding else None
+        structured = structured_answer(state.analysis, state.evidence, state.retrievers) if s.grounding else None
         if structured is not None:
             text, used = structured.text, structured.used
             ev.decision, ev.details = "structured", {"explanation": structured.explanation}

@@ -3,10 +3,16 @@ the evidence suffices. Three implementations behind one interface (`planner` set
 
 - `llm`: the paper's set-up, the model reads the tool manuals and answers in JSON under
   schema-constrained decoding.
-- `rules`: recognised entities and answer kinds decide (rsID -> dbSNP, gene -> Gene,
-  sequence -> BLAST, disease -> OMIM, otherwise PubMed, then web); deterministic, a
-  natural ablation baseline.
-- `hybrid`: rules when they recognise something with confidence, the LLM otherwise.
+- `rules`: the recognised answer field's hops decide (biorag.understanding), then any
+  source that accepts a recognised entity, then the free-text sources in settings order;
+  deterministic, a natural ablation baseline.
+- `hybrid`: rules when they recognise an answer field or an entity with confidence, the
+  LLM otherwise.
+
+Whichever decides, a source is only ever offered what it accepts (its declared entity
+kinds, biorag.sources): the LLM chooses among the sources whose kinds occur in the
+question, free-text sources always among them, so a gene question never reaches a
+sequence search and a free-text question only reaches literature and web search.
 
 A planner raises `PlanExhausted` when it has nothing left to try and lets
 `StructuredOutputError` through when the model's output does not validate: the agent
@@ -22,10 +28,11 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field, create_model
 
 from biorag import prompts
-from biorag.grounding import structured_answer, values_from_previous
+from biorag.grounding import hop_inputs, hop_reading, structured_answer
 from biorag.llm.base import LLM, ChatMessage
 from biorag.models import Evidence
-from biorag.understanding import Analysis, Entity, Hop
+from biorag.sources import accepting
+from biorag.understanding import Analysis, Entity
 
 if TYPE_CHECKING:
     from retrievers.base import Retriever
@@ -101,47 +108,58 @@ class Planner(ABC):
 
 
 # ---- rules -----------------------------------------------------------------------
-_ENTITY_ROUTES: list[tuple[str, str]] = [
-    ("sequence", "blast"), ("rsid", "dbsnp"), ("ensembl", "gene"), ("entrez", "gene"),
-    ("gene", "gene"), ("disease", "omim"),
-]
-_FALLBACK_ORDER = ("pubmed", "web")
+#: at most this many values of one hop are followed up (e.g. the genes of a disease)
+MAX_FOLLOW_UPS = 5
+
+
+def admissible(state: LoopState) -> list[str]:
+    """Enabled sources that accept an entity kind the question names, or free text."""
+    return accepting(state.retrievers, state.analysis.kinds(confident_only=False) | {"free_text"})
+
+
+def ambiguity(state: LoopState) -> str | None:
+    """Why the question cannot be answered as asked: a name that fits several records."""
+    if state.analysis.intent is None:
+        return None
+    found = structured_answer(state.analysis, state.evidence, state.retrievers)
+    return found.text if found is not None and found.ambiguous else None
 
 
 class RulesPlanner(Planner):
     name = "rules"
-
-    def _hop_candidates(self, state: LoopState, hop: Hop) -> list[str]:
-        if hop.from_previous:
-            return values_from_previous(hop, state.evidence)
-        return [e.text for e in state.analysis.entities if e.kind in hop.takes and e.confident]
 
     def route(self, state: LoopState) -> tuple[str, str, str] | None:
         """(retriever, query, reason) when the rules know what to do, else None."""
         a = state.analysis
         enabled = state.retrievers
         if a.intent:
-            for hop in a.intent.hops:
+            for i, hop in enumerate(a.intent.hops):
                 if hop.source not in enabled:
                     break  # the chain needs a disabled source: fall back to generic routing
-                pending = [c for c in self._hop_candidates(state, hop) if not state.tried(hop.source, c)]
+                inputs = hop_inputs(a, state.evidence, enabled, i)[:MAX_FOLLOW_UPS]
+                pending = [c for c in inputs if not state.tried(hop.source, c)]
                 if pending:
                     return hop.source, pending[0], f"{a.intent.description}: ask {hop.source}"
-                if not any(x.retriever == hop.source for x in state.attempts):
-                    break  # this hop has no input yet: the chain cannot go further
-        for kind, source in _ENTITY_ROUTES:
-            for ent in a.entities:
-                if ent.kind == kind and ent.confident and source in enabled and not state.tried(source, ent.text):
-                    return source, ent.text, f"recognised {kind} '{_short(ent)}'"
+                if hop_reading(a, state.evidence, enabled, i) is None:
+                    break  # this hop gave nothing: the chain cannot go further
+        for ent in a.entities:
+            if not ent.confident:
+                continue
+            for source in accepting(enabled, [ent.kind]):
+                if not state.tried(source, ent.text):
+                    return source, ent.text, f"recognised {ent.kind} '{_short(ent)}'"
         return None
 
     def fallback(self, state: LoopState) -> tuple[str, str, str] | None:
-        for source in _FALLBACK_ORDER:
-            if source in state.retrievers and not state.tried(source, state.analysis.core):
+        for source in accepting(state.retrievers, ["free_text"]):
+            if not state.tried(source, state.analysis.core):
                 return source, state.analysis.core, "no specific entity: search the literature/web"
         return None
 
     def select(self, state: LoopState) -> Selection:
+        why = ambiguity(state)
+        if why:
+            raise PlanExhausted(why)
         choice = self.route(state) or self.fallback(state)
         if choice is None:
             raise PlanExhausted("every applicable source has been tried")
@@ -153,12 +171,22 @@ class RulesPlanner(Planner):
         return Rewrite(query, [], "rules")
 
     def evaluate(self, state: LoopState) -> Verdict:
-        """YES once a record holds the asked-for field; for open questions, once anything
-        was found (the rules cannot judge relevance: that is the LLM's job in hybrid)."""
-        if state.analysis.intent:
-            if structured_answer(state.analysis, state.evidence) is not None:
-                return Verdict(True, "", "rules")
-            return Verdict(False, f"no record yet gives the {state.analysis.intent.description}", "rules")
+        """YES once a record holds the asked-for field (for every value a chain follows
+        up); for open questions, once anything was found (the rules cannot judge relevance:
+        that is the LLM's job in hybrid)."""
+        a = state.analysis
+        if a.intent:
+            found = structured_answer(a, state.evidence, state.retrievers)
+            if found is not None and found.ambiguous:
+                return Verdict(False, found.text, "rules")
+            if found is not None:
+                last = len(a.intent.hops) - 1
+                inputs = hop_inputs(a, state.evidence, state.retrievers, last)[:MAX_FOLLOW_UPS]
+                pending = [c for c in inputs if not state.tried(a.intent.hops[last].source, c)]
+                if not pending or a.intent.hops[last].source not in state.retrievers:
+                    return Verdict(True, "", "rules")
+                return Verdict(False, f"still to look up: {', '.join(pending)}", "rules")
+            return Verdict(False, f"no record yet gives the {a.intent.description}", "rules")
         if state.evidence:
             return Verdict(True, "", "rules")
         return Verdict(False, "no evidence yet", "rules")
@@ -202,15 +230,15 @@ class LLMPlanner(Planner):
         return [ChatMessage(role="system", content=prompts.SYSTEM), ChatMessage(role="user", content=user)]
 
     def select(self, state: LoopState) -> Selection:
-        names = tuple(state.retrievers)
+        names = tuple(admissible(state))
         if not names:
-            raise PlanExhausted("no source is enabled")
+            raise PlanExhausted("no enabled source accepts what the question names")
         choice_model = create_model(
             "RetrieverChoice",
             retriever=(Literal[names], ...),  # type: ignore[valid-type]
             reason=(str, Field("", max_length=200)),
         )
-        manuals = {n: r.manual for n, r in state.retrievers.items()}
+        manuals = {n: state.retrievers[n].manual for n in names}
         out, raw = self.llm.structured(self._messages(prompts.select_prompt(state.question, manuals, state.notes)), choice_model, max_tokens=96)
         state.planned_query, state.planned_by = None, "llm"
         return Selection(out.retriever, out.reason, "llm", raw)
@@ -244,6 +272,11 @@ class HybridPlanner(Planner):
 
     def select(self, state: LoopState) -> Selection:
         if self._recognised(state):
+            return self.rules.select(state)
+        choices = admissible(state)
+        if set(choices) <= set(accepting(state.retrievers, ["free_text"])):
+            # only free-text sources fit: their settings order decides (the literature
+            # first), not a small model; the LLM still writes the query and judges
             return self.rules.select(state)
         return self.llm.select(state)
 

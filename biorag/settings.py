@@ -385,8 +385,14 @@ def load_settings(
     disable: list[str] | None = None,
     enable: list[str] | None = None,
     overrides: dict[str, Any] | None = None,
+    known_sources: list[str] | None = None,
 ) -> Settings:
-    """Build the effective settings: defaults < preset < env < overrides/--set/switches."""
+    """Build the effective settings: defaults < preset < env < overrides/--set/switches.
+
+    `known_sources`: every source name the switches may turn on or off besides those the
+    defaults and the preset list (the callers that build retrievers pass the registry's
+    names, `retrievers.registry.registered_sources()`, so a registered source that no preset
+    lists, such as `nucleotide`, can be enabled by name)."""
     preset_name = preset or os.environ.get("BIORAG_PRESET") or DEFAULT_PRESET
     preset_data = load_preset(preset_name)
 
@@ -402,7 +408,7 @@ def load_settings(
     env_only = _env_layer()
     merged = deep_merge(deep_merge(preset_data, env_only), cli)
     merged["preset"] = preset_name
-    known = sorted(set(_default_sources()) | set(merged.get("sources", {})))
+    known = sorted(set(_default_sources()) | set(merged.get("sources", {})) | set(known_sources or []))
     apply_switches(merged, disable or [], enable or [], known)
     try:
         return Settings(**merged)

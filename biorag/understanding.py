@@ -1,23 +1,38 @@
-"""Recognise entities (rsIDs, Ensembl/Entrez IDs, gene symbols, DNA sequences, disease
-names) and the *kind* of answer a question asks for.
+"""Question understanding: which entities a question names, which answer field it asks
+for, and the chain of sources (hops) that answers it.
 
-This is what lets a set-up without a large model route reliably (the `rules` and `hybrid`
-planners) and answer from structured records instead of free text. Every pattern here
-describes a general question form ("official symbol of <gene>", "which chromosome ...");
-none is keyed to particular benchmark items.
+Nothing here is keyed to a phrasing or to a source:
 
-An `Intent` is a chain of hops: each hop names the source to consult and which entity to
-feed it; later hops take their input from fields of earlier hops' evidence (e.g. the gene
-a SNP falls in, then that gene's record).
+- Entities are found by pattern (rsIDs, Ensembl/Entrez IDs, accessions, sequences) and
+  by dictionary: candidate spans of the question (tokens, their hyphen/case variants,
+  phrases after "related to", "associated with", ...) are looked up in a `Lexicon` built
+  from real data (the local gene store: symbols, aliases, previous symbols, IDs, clone
+  names; disease names). Without a lexicon, gene and disease names fall back to patterns.
+  A name that several genes share is kept with all its candidates (`Entity.canonical`):
+  the answer lists them, nothing picks one.
+- The answer field comes from the cue words the *sources* declare (biorag.sources): the
+  question is normalised (lower case, hyphens as spaces, entity names blanked out) and
+  the earliest cue wins, so a question, a cloze sentence ("The official symbol of gene
+  CARD15 is"), an imperative ("Tell me ...") and a fragment ("chromosome of TP53?") read
+  the same. A field that no source answers for the question's entities is reached
+  through a field that yields them (the genes of a SNP, then the gene's function).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-EntityKind = Literal["rsid", "ensembl", "entrez", "gene", "sequence", "disease"]
+from biorag.sources import (
+    GENE_IDS,
+    AnswerField,
+    EntityKind,
+    Lexicon,
+    LexiconHit,
+    Source,
+    declared_fields,
+)
 
 
 @dataclass(frozen=True)
@@ -25,21 +40,31 @@ class Entity:
     kind: EntityKind
     text: str
     confident: bool = True
+    #: what a dictionary says the name means (official symbols, disease names); several
+    #: entries mean the name is ambiguous
+    canonical: tuple[str, ...] = ()
+    #: "pattern", or the kind of dictionary name that matched ("symbol", "alias", ...)
+    how: str = "pattern"
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.canonical) > 1
 
 
 @dataclass(frozen=True)
 class Hop:
-    """One lookup: `source` queried with an entity of kind `takes` (from the question) or
-    with values produced by the previous hop (`from_previous`)."""
+    """One lookup: `source` answers `field`; its query is an entity of kind `takes` from
+    the question, or (`from_previous`) a value the previous hop's field yielded."""
 
     source: str
+    field: AnswerField
     takes: tuple[EntityKind, ...] = ()
-    from_previous: str | None = None  # e.g. "genes" of dbsnp evidence, "symbol" of blast hits
+    from_previous: bool = False
 
 
 @dataclass(frozen=True)
 class Intent:
-    kind: str
+    kind: str  # the answer field's name
     hops: tuple[Hop, ...]
     description: str
 
@@ -54,132 +79,326 @@ class Analysis:
     def first(self, kind: EntityKind) -> Entity | None:
         return next((e for e in self.entities if e.kind == kind), None)
 
+    def kinds(self, confident_only: bool = True) -> set[str]:
+        return {e.kind for e in self.entities if e.confident or not confident_only}
+
+    def texts(self, kinds: Sequence[str]) -> list[str]:
+        """Names of the entities of `kinds`, confident ones (all when none is confident)."""
+        of_kind = [e for e in self.entities if e.kind in kinds]
+        sure = [e.text for e in of_kind if e.confident]
+        return list(dict.fromkeys(sure or [e.text for e in of_kind]))
+
 
 # ---- entity patterns ----------------------------------------------------------------
 RSID = re.compile(r"\brs\d{1,12}\b", re.IGNORECASE)
-ENSEMBL = re.compile(r"\bENS[A-Z]*G\d{11}(?:\.\d+)?\b")
-ENTREZ = re.compile(r"\b(?:gene\s*id|entrez(?:\s*gene)?(?:\s*id)?)\s*[:#]?\s*(\d{1,9})\b", re.IGNORECASE)
+ENSEMBL = re.compile(r"\bENS[A-Z]*G\d{11}(?:\.\d+)?\b", re.IGNORECASE)
+ENTREZ = re.compile(
+    r"\b(?:ncbi\s+gene\s*id|gene\s*id|entrez(?:\s*gene)?(?:\s*id)?|ncbi\s+gene)\s*(?:number\s*)?[:#]?\s*(\d{1,9})\b",
+    re.IGNORECASE)
+ACCESSION = re.compile(r"\b(?:[ANXWY][MRPCGTWZ]_\d{5,9}(?:\.\d+)?)\b")
 DNA = re.compile(r"[ACGTUN]{20,}", re.IGNORECASE)
-_SYMBOL = r"([A-Za-z][A-Za-z0-9@\-\.]{0,24}[A-Za-z0-9@])"
-
-# Question forms that name a gene with confidence: (pattern, group with the symbol)
-_GENE_FORMS = [
-    re.compile(rf"official (?:gene )?symbol (?:of|for) (?:the gene )?{_SYMBOL}", re.I),
-    re.compile(rf"\bconvert {_SYMBOL} (?:to|into)\b", re.I),
-    re.compile(rf"\bis {_SYMBOL} a (?:protein[- ]coding|non[- ]coding|pseudo)", re.I),
-    re.compile(rf"\bis {_SYMBOL} gene\b", re.I),
-    re.compile(rf"\b(?:the )?{_SYMBOL} gene\b"),
-    re.compile(rf"\bgene {_SYMBOL}\b"),
-    re.compile(rf"\baliases of {_SYMBOL}\b", re.I),
-    re.compile(rf"\bfull name of {_SYMBOL}\b", re.I),
-]
-_NOT_SYMBOLS = {
-    "the", "a", "an", "this", "that", "which", "what", "gene", "genes", "dna", "rna", "snp", "human",
-    "official", "protein", "coding", "located", "associated", "function", "related", "sequence",
-}
-# A bare token that looks like a human gene symbol (TP53, BRCA1, HLA-DRB1, C9orf72).
-_BARE_SYMBOL = re.compile(r"\b([A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]{1,4})?|C\d{1,2}orf\d{1,3})\b")
-_BARE_STOP = {
-    "DNA", "RNA", "SNP", "SNPS", "MESH", "PCR", "USA", "WHO", "FDA", "NCBI", "OMIM", "BLAST", "HIV", "AIDS",
-    "COVID", "ICU", "MRI", "CT", "ATP", "GTP", "NA", "TRUE", "FALSE", "YES", "NO", "II", "III", "IV",
-    "VI", "VII", "VIII", "IX", "XI", "XII", "A", "I",
-}
-_DISEASE_FORMS = [
-    re.compile(r"genes? (?:related|associated|linked) (?:to|with) (.+?)[?.]?$", re.I),
-    re.compile(r"genes? (?:that )?(?:cause|causes|underlie|underlying) (.+?)[?.]?$", re.I),
-    re.compile(r"chromosome locations? of the genes? (?:related|associated) (?:to|with) (.+?)[?.]?$", re.I),
-]
+_BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr\w*$", re.I)
 _BOILERPLATE = re.compile(r"\s*let'?s decompose the question.*$", re.I | re.S)
+
+#: words that are never gene names in a question (checked case-insensitively)
+_NOT_GENES = frozenset("""
+a an the this that these those which what who whom whose where when why how is are was were be been
+being am do does did done of on in at to for from by with without about as into onto over under
+and or not no yes it its they them their there here me my i you your we our us he she his her
+can could would should will shall may might must please tell give show list name find get let
+gene genes protein proteins dna rna mrna mirna lncrna ncrna trna rrna snrna cdna snp snps
+chromosome chromosomes human humans genome genomic cell cells id ids ncbi hgnc omim blast mesh
+entrez ensembl refseq uniprot pubmed pcr usa who fda hiv aids covid icu mri ct atp gtp na true
+false ii iii iv vi vii viii ix xi xii official symbol symbols alias aliases function type
+sequence disease diseases syndrome located location organism species variant variants mutation
+mutations coding grch37 grch38 hg19 hg38 chr kb mb bp nm nt aa vs etc also known called
+""".split())
+#: words that leave a question "bare" (asking about the entity itself: "What is TP53?")
+_FILLER = frozenset("""
+what whats is are was the a an tell me about gene genes describe please info information on of
+who explain give show do does you know can could i want to learn more this that it something
+some anything everything summary summarize summarise overview human
+""".split())
+_EXPLICIT_GENE = [  # forms that name a gene without a dictionary
+    re.compile(r"\bgenes?\s+(?:symbol\s+|named\s+|called\s+)?([A-Za-z0-9][\w@.\-]*)", re.I),
+    re.compile(r"([A-Za-z0-9][\w@.\-]*)\s+genes?\b", re.I),
+    re.compile(r"\b(?:symbol|aliases|alias|synonyms|name|chromosome|location|function|type) (?:of|for) (?:the )?([A-Za-z0-9][\w@.\-]*)", re.I),
+    re.compile(r"\b(?:is|convert) ([A-Za-z0-9][\w@.\-]*) (?:a|an|to|into)\b", re.I),
+]
+_DISEASE_LEAD = re.compile(
+    r"\b(?:(?:related|associated|linked|connected|relevant|attributed)\s+(?:to|with)|cause|causes|causing|caused"
+    r"|underlie|underlies|underlying|responsible\s+for|implicated\s+in|involved\s+in|mutated\s+in"
+    r"|basis\s+of|genes?\s+(?:of|for|in|behind))\s+", re.I)
+_DISEASE_FORMS = [
+    re.compile(r"genes? (?:that are |which are |are )?(?:related|associated|linked|connected) (?:to|with) (.+)$", re.I),
+    re.compile(r"genes? (?:that |which )?(?:cause|causes|underlie|underlying|responsible for|implicated in|involved in|mutated in|behind) (.+)$", re.I),
+    re.compile(r"genes? (?:of|for) (.+)$", re.I),
+]
+_CLOZE_TAIL = re.compile(
+    r"(?:\s+(?:is|are|was|were|would be|will be|equals?|include|includes|:|-|\?|\.|!))+\s*$", re.I)
+_SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|was|were)\s", re.I)
 
 
 def _clean(question: str) -> str:
     return _BOILERPLATE.sub("", question).strip()
 
 
-def find_entities(question: str) -> list[Entity]:
+def _tokens(text: str) -> list[tuple[str, int]]:
+    """Candidate name tokens with their offsets: whitespace/slash separated, outer
+    punctuation and a possessive 's removed."""
+    out = []
+    for m in re.finditer(r"[^\s/,;()\[\]{}\"<>]+", text):
+        tok = m.group(0)
+        tok = re.sub(r"['\u2019]s$", "", tok).strip(".:?!'`\u2019\u2018*")
+        if tok:
+            out.append((tok, m.start() + m.group(0).find(tok[0])))
+    return out
+
+
+def _gene_like(tok: str, lower_question: bool) -> str | None:
+    """'any': may be any kind of gene name; 'symbol': only an official symbol (a lower-case
+    word in a lower-case question); None: not a gene name."""
+    low = tok.lower()
+    if len(tok) < 2 or low in _NOT_GENES or RSID.fullmatch(tok) or ENSEMBL.fullmatch(tok) or _BAND.match(tok):
+        return None
+    if tok.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?%?", tok) or not tok[0].isalnum():
+        return None
+    if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
+        return "any"
+    if lower_question and len(tok) >= 3 and tok.isalpha():
+        return "symbol"
+    return None
+
+
+def _variants(tok: str) -> list[str]:
+    out = [tok]
+    if "-" in tok:
+        out.append(tok.replace("-", ""))
+    if "." in tok and not re.search(r"\.\d+$", tok):
+        out.append(tok.replace(".", ""))
+    return out
+
+
+def _disease_spans(text: str) -> list[str]:
+    """Phrases that may be disease names: what follows 'related to', 'associated with',
+    'cause', ... (every prefix up to 10 words), and what precedes 'gene(s)'."""
+    spans: list[str] = []
+    for m in _DISEASE_LEAD.finditer(text):
+        tail = text[m.end():]
+        end = _SPAN_END.search(" " + tail + " ")
+        tail = tail[: max(0, end.start() - 1)] if end else tail
+        words = re.sub(r"^(?:the|a|an)\s+", "", tail.strip(), flags=re.I).split()[:10]
+        spans += [" ".join(words[:n]) for n in range(len(words), 0, -1)]
+    for m in re.finditer(r"((?:[\w'\-]+\s+){1,6})genes?\b", text, re.I):
+        words = m.group(1).split()
+        spans += [" ".join(words[i:]) for i in range(len(words))]
+    return [s.strip(" '\"") for s in dict.fromkeys(spans) if len(s) >= 3]
+
+
+def _pattern_disease(text: str) -> str | None:
+    for form in _DISEASE_FORMS:
+        m = form.search(text)
+        if m:
+            span = re.split(r"[?.!;]", m.group(1))[0]
+            span = _CLOZE_TAIL.sub("", span).strip(" '\"")
+            span = re.sub(r"^(?:the|a|an)\s+", "", span, flags=re.I)
+            if len(span) >= 3 and not RSID.search(span) and not ENSEMBL.search(span):
+                return span
+    return None
+
+
+def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]:
     text = _clean(question)
     found: list[Entity] = []
     seen: set[tuple[str, str]] = set()
 
-    def add(kind: EntityKind, value: str, confident: bool = True) -> None:
-        key = (kind, value.lower())
+    def add(e: Entity) -> None:
+        key = (e.kind, e.text.lower())
         if key not in seen:
             seen.add(key)
-            found.append(Entity(kind, value, confident))
+            found.append(e)
 
     for m in DNA.finditer(text):
-        add("sequence", m.group(0).upper())
-    no_seq = DNA.sub(" ", text)
-    for m in RSID.finditer(no_seq):
-        add("rsid", m.group(0).lower())
-    for m in ENSEMBL.finditer(no_seq):
-        add("ensembl", m.group(0))
-    for m in ENTREZ.finditer(no_seq):
-        add("entrez", m.group(1))
-    for form in _DISEASE_FORMS:
-        m = form.search(no_seq)
-        if m and not RSID.search(m.group(1)) and not ENSEMBL.search(m.group(1)):
-            add("disease", m.group(1).strip().rstrip("?. "))
-            break
-    if not any(e.kind in ("rsid", "ensembl", "disease") for e in found):
-        for form in _GENE_FORMS:
-            m = form.search(no_seq)
-            if m and m.group(1).lower() not in _NOT_SYMBOLS:
-                add("gene", m.group(1).rstrip(".-"))
-                break
-    if not any(e.kind == "gene" for e in found) and not any(e.kind == "disease" for e in found):
-        for m in _BARE_SYMBOL.finditer(no_seq):
-            tok = m.group(1)
-            if tok.upper() not in _BARE_STOP and any(c.isdigit() for c in tok) and not RSID.fullmatch(tok):
-                add("gene", tok, confident=False)
+        add(Entity("sequence", m.group(0).upper()))
+    rest = DNA.sub(" ", text)
+    for m in RSID.finditer(rest):
+        add(Entity("rsid", m.group(0).lower()))
+    for m in ENSEMBL.finditer(rest):
+        add(Entity("ensembl", m.group(0).upper()))
+    for m in ENTREZ.finditer(rest):
+        add(Entity("entrez", m.group(1)))
+    for m in ACCESSION.finditer(rest):
+        add(Entity("accession", m.group(0)))
+    rest = ACCESSION.sub(" ", ENTREZ.sub(" ", ENSEMBL.sub(" ", RSID.sub(" ", rest))))
+    has_id = any(e.kind in ("rsid", "ensembl", "entrez", "sequence", "accession") for e in found)
+
+    letters = [c for c in rest if c.isalpha()]
+    upper_share = sum(c.isupper() for c in letters) / max(1, len(letters))
+    lower_question = upper_share > 0.7 or not any(c.isupper() for c in rest[1:])
+    scan = rest.lower() if upper_share > 0.7 else rest
+
+    # -- genes: dictionary first, patterns for what the dictionary does not know
+    toks = [(t, pos, kind) for t, pos in _tokens(scan) if (kind := _gene_like(t, lower_question))]
+    hits: dict[str, list[LexiconHit]] = {}
+    if lexicon is not None and toks:
+        spans = [v for t, _, _ in toks for v in _variants(t)]
+        for h in _safe_lookup(lexicon, spans, ("gene",)):
+            hits.setdefault(h.span.lower(), []).append(h)
+    explicit = {m.group(1).strip(".-").lower() for f in _EXPLICIT_GENE for m in f.finditer(scan)}
+    disease_span = None if has_id else _disease(scan, lexicon)
+    in_disease = disease_span.lower() if disease_span else ""
+    for tok, _, kind in toks:
+        if tok.lower() in in_disease.split():
+            continue
+        matched = [h for v in _variants(tok) for h in hits.get(v.lower(), [])]
+        if kind == "symbol":
+            matched = [h for h in matched if h.how == "symbol"]
+        if matched:
+            add(_gene_entity(tok, matched))
+        elif kind == "any":
+            add(Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None))
+    if disease_span:
+        add(Entity("disease", disease_span))
     return found
 
 
-# ---- answer kinds -------------------------------------------------------------------
-def _intent(kind: str, description: str, *hops: Hop) -> Intent:
-    return Intent(kind, tuple(hops), description)
+def _safe_lookup(lexicon: Lexicon, spans: list[str], kinds: tuple[EntityKind, ...]) -> list[LexiconHit]:
+    try:
+        return lexicon.lookup_spans(list(dict.fromkeys(spans)), kinds)
+    except Exception:  # a broken dictionary degrades to patterns, it never stops a question
+        return []
 
 
-GENE_IDS: tuple[EntityKind, ...] = ("gene", "ensembl", "entrez")
-
-_INTENT_FORMS: list[tuple[re.Pattern, tuple[EntityKind, ...], Intent]] = [
-    (re.compile(r"\baliases\b|\bother names\b|\bsynonyms\b", re.I), ("sequence",),
-     _intent("sequence_gene_aliases", "aliases of the gene containing a sequence",
-             Hop("blast", takes=("sequence",)), Hop("gene", from_previous="symbol"))),
-    (re.compile(r"\borganism\b", re.I), ("sequence",),
-     _intent("sequence_organism", "organism a DNA sequence comes from", Hop("blast", takes=("sequence",)))),
-    (re.compile(r"\balign\b|\bwhere\b.*\bgenome\b|\blocat", re.I), ("sequence",),
-     _intent("sequence_location", "position of a DNA sequence in the human genome", Hop("blast", takes=("sequence",)))),
-    (re.compile(r"\bfunction of the gene\b", re.I), ("rsid",),
-     _intent("snp_gene_function", "function of the gene a SNP is in",
-             Hop("dbsnp", takes=("rsid",)), Hop("gene", from_previous="genes"))),
-    (re.compile(r"\bwhich gene\b|\bgenes?\b.*\bassociated\b", re.I), ("rsid",),
-     _intent("snp_gene", "gene a SNP is associated with", Hop("dbsnp", takes=("rsid",)))),
-    (re.compile(r"\bchromosome\b", re.I), ("rsid",),
-     _intent("snp_chromosome", "chromosome of a SNP", Hop("dbsnp", takes=("rsid",)))),
-    (re.compile(r"\bchromosome locations?\b|\bcytogenetic\b|\bloc(?:us|i)\b", re.I), ("disease",),
-     _intent("disease_gene_locations", "locations of genes related to a disease",
-             Hop("omim", takes=("disease",)), Hop("gene", from_previous="genes"))),
-    (re.compile(r"\bgenes?\b", re.I), ("disease",),
-     _intent("disease_genes", "genes related to a disease", Hop("omim", takes=("disease",)))),
-    (re.compile(r"\bofficial (?:gene )?symbol\b|\bconvert\b", re.I), GENE_IDS,
-     _intent("official_symbol", "official symbol of a gene", Hop("gene", takes=GENE_IDS))),
-    (re.compile(r"\bwhich chromosome\b|\bwhat chromosome\b|\bchromosome\b.*\blocated\b", re.I), GENE_IDS,
-     _intent("gene_chromosome", "chromosome of a gene", Hop("gene", takes=GENE_IDS))),
-    (re.compile(r"\bprotein[- ]coding\b", re.I), GENE_IDS,
-     _intent("gene_type", "whether a gene is protein-coding", Hop("gene", takes=GENE_IDS))),
-    (re.compile(r"\baliases\b|\bother names\b|\bsynonyms\b", re.I), GENE_IDS,
-     _intent("gene_aliases", "aliases of a gene", Hop("gene", takes=GENE_IDS))),
-]
+def _gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
+    """A dictionary-linked gene. The strongest kind of name decides (official symbol or
+    ID > previous symbol > alias); several genes at that strength make it ambiguous."""
+    strength = {"symbol": 0, "gene_id": 0, "ensembl": 0, "hgnc": 0, "previous": 1}
+    best = min(strength.get(h.how, 2) for h in hits)
+    top = [h for h in hits if strength.get(h.how, 2) == best]
+    canonical = tuple(dict.fromkeys(h.canonical for h in top))
+    kind: EntityKind = "ensembl" if all(h.kind == "ensembl" for h in top) else "gene"
+    return Entity(kind, tok, True, canonical, top[0].how)
 
 
-def analyse(question: str) -> Analysis:
+def _disease(text: str, lexicon: Lexicon | None) -> str | None:
+    if lexicon is not None:
+        spans = _disease_spans(text)
+        if spans:
+            found = {h.span.lower() for h in _safe_lookup(lexicon, spans, ("disease", "phenotype"))}
+            for span in spans:  # longest first within each lead
+                if span.lower() in found:
+                    return span
+    return _pattern_disease(text)
+
+
+# ---- answer fields ------------------------------------------------------------------
+_PLACEHOLDER = " \u220e "
+
+
+@dataclass
+class _CueIndex:
+    pattern: re.Pattern
+    by_cue: dict[str, list[tuple[str, AnswerField, bool]]]  # cue -> (source, field, weak)
+    decls: list[tuple[str, AnswerField]]
+
+
+_INDEX_CACHE: dict[tuple, _CueIndex] = {}
+
+
+def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
+    key = tuple((s, id(f)) for s, f in decls)
+    idx = _INDEX_CACHE.get(key)
+    if idx is None:
+        by_cue: dict[str, list[tuple[str, AnswerField, bool]]] = {}
+        for s, f in decls:
+            for cue, weak in [(c, False) for c in f.cues] + [(c, True) for c in f.weak_cues]:
+                by_cue.setdefault(_normalise(cue).strip(), []).append((s, f, weak))
+        cues = sorted((c for c in by_cue if c), key=len, reverse=True)
+        pattern = re.compile(r"(?<![\w\u220e])(?:" + "|".join(re.escape(c) for c in cues) + r")(?![\w])") if cues else re.compile(r"(?!x)x")
+        idx = _CueIndex(pattern, by_cue, decls)
+        if len(_INDEX_CACHE) > 64:
+            _INDEX_CACHE.clear()
+        _INDEX_CACHE[key] = idx
+    return idx
+
+
+def _normalise(text: str) -> str:
+    t = text.lower().replace("\u2019", "'")
+    t = re.sub(r"[-_/]", " ", t)
+    t = re.sub(r"[^\w'\u220e ]", " ", t)
+    return " " + " ".join(t.split()) + " "
+
+
+def _blank_entities(text: str, entities: list[Entity]) -> str:
+    for e in sorted(entities, key=lambda e: len(e.text), reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(e.text)}(?![\w-])", _PLACEHOLDER, text, flags=re.I)
+    return text
+
+
+def plan(name: str, kinds: set[str], decls: list[tuple[str, AnswerField]],
+         cued: set[str] | None = None) -> Intent | None:
+    """Hops answering field `name` for a question naming entities of `kinds`: one source
+    that answers it for those kinds, else a field yielding an entity the answer is about
+    (cued fields preferred), then the field."""
+    for s, f in decls:
+        if f.name == name and kinds.intersection(f.about):
+            takes = tuple(k for k in f.about if k in kinds)
+            return Intent(name, (Hop(s, f, takes),), f.description)
+    links = [(s, f) for s, f in decls if f.yields and kinds.intersection(f.about)]
+    links.sort(key=lambda sf: 0 if cued and sf[1].name in cued else 1)
+    for s2, f2 in decls:
+        if f2.name != name or "free_text" in f2.about:
+            continue
+        for s1, f1 in links:
+            if f1.yields in f2.about and s1 != s2:
+                takes = tuple(k for k in f1.about if k in kinds)
+                return Intent(name, (Hop(s1, f1, takes), Hop(s2, f2, (f1.yields,), from_previous=True)),
+                              f"{f2.description} (via the {f1.description})")
+    return None
+
+
+def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | None,
+                  strong_only: bool = False) -> Intent | None:
+    """The field the question asks for: earliest strong cue whose field can be answered
+    for the question's entities, else the earliest weak cue, else a field answered by
+    default for a question that only names an entity."""
+    if not sources or not kinds:
+        return None
+    decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
+    idx = _cue_index(decls)
+    norm = _normalise(text)
+    matches = [(m.start(), m.group(0)) for m in idx.pattern.finditer(norm)]
+    cued = {f.name for _, cue in matches for _, f, _ in idx.by_cue[cue]}
+    for want_weak in (False,) if strong_only else (False, True):
+        for _, cue in matches:
+            for _s, f, weak in idx.by_cue[cue]:
+                if weak == want_weak:
+                    intent = plan(f.name, kinds, decls, cued)
+                    if intent is not None:
+                        return intent
+    words = [w for w in norm.split() if w not in _FILLER and w != "\u220e"]
+    if not words and not strong_only:
+        for s, f in decls:
+            if kinds.intersection(f.default_for):
+                return plan(f.name, kinds, [(s, f)])
+    return None
+
+
+def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon: Lexicon | None = None) -> Analysis:
+    """Entities, answer field and hops of a question, for the given sources' declarations
+    (the enabled retrievers; without sources only entities are found)."""
     core = _clean(question)
-    entities = find_entities(question)
+    entities = find_entities(question, lexicon)
+    blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), entities)
     kinds = {e.kind for e in entities if e.confident}
-    intent = None
-    for pattern, needs, candidate in _INTENT_FORMS:
-        if kinds.intersection(needs) and pattern.search(DNA.sub(" ", core)):
-            intent = candidate
-            break
+    intent = detect_intent(blanked, kinds, sources)
+    unsure = [e for e in entities if not e.confident and e.kind == "gene"]
+    if intent is None and unsure and len(unsure) <= 2 and not kinds.intersection(GENE_IDS):
+        # a gene-like name without dictionary support, in a question that asks for a gene
+        # field: take it as the gene
+        intent = detect_intent(blanked, kinds | {"gene"}, sources, strong_only=True)
+        if intent is not None and "gene" in intent.hops[0].takes:
+            entities = [Entity(e.kind, e.text, True, e.canonical, e.how) if e in unsure else e for e in entities]
+        else:
+            intent = None
     return Analysis(question=question, core=core, entities=entities, intent=intent)

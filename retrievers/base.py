@@ -3,14 +3,21 @@
 A retriever turns a (rewritten) query into `Evidence`. When it cannot answer it raises
 `ToolError` (or `SourceUnavailable` / `NotRecorded`), never returns invented records:
 the agent writes the error into the trace and carries on.
+
+A retriever also describes itself (the contract of `biorag.sources`): which entity kinds
+its query accepts (`accepts`), which answer fields it serves (`answers`), and how to read
+one of those fields from its own evidence (`read`). The planner, question understanding and
+grounding loop over these declarations; none of them names a source.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from biorag.models import Evidence, SearchFilters
+from biorag.sources import AnswerField, EntityKind, Reading
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -25,6 +32,10 @@ class Retriever(ABC):
     query_format: str = "a short search query"
     #: whether the source honours SearchFilters.mesh (only the PubMed index does)
     supports_mesh: bool = False
+    #: entity kinds a query to this source can be (biorag.sources.EntityKind)
+    accepts: tuple[EntityKind, ...] = ()
+    #: the answer fields this source serves (read back by `read`)
+    answers: tuple[AnswerField, ...] = ()
 
     @classmethod
     @abstractmethod
@@ -34,6 +45,13 @@ class Retriever(ABC):
     @abstractmethod
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         """Return at most k evidence records, best first."""
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        """Field `field` (one of `answers`) read from `evidence` (this source's records only),
+        for the entities named `about` (the question's, or a previous hop's values); None
+        when the records do not hold it. Default: the source has no readable fields."""
+        return None
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release files/connections. Default: nothing to release."""

@@ -20,11 +20,13 @@ from __future__ import annotations
 import re
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.sources import AnswerField, Reading
 from retrievers.base import Retriever
 from retrievers.http_store import HttpStore, store_for
 
@@ -286,10 +288,98 @@ class BlastClient:
         return rid, parse_report(report)
 
 
+# ---- answer fields ------------------------------------------------------------------
+SEQUENCE_ORGANISM = AnswerField(
+    "organism", "organism a sequence comes from",
+    ("organism", "which organism", "what organism", "species", "which species", "what species",
+     "come from", "comes from", "derived from", "origin", "source organism", "animal"),
+    ("sequence",))
+ALIGNMENT = AnswerField(
+    "alignment", "position of a DNA sequence in the human genome",
+    ("align", "alignment", "aligns", "map", "maps", "mapped", "coordinates", "coordinate",
+     "genome", "genomic position", "genomic location", "chromosome", "which chromosome", "position"),
+    ("sequence",),
+    weak_cues=("where", "location", "locate", "located", "find", "found", "lie", "lies"))
+SEQUENCE_GENES = AnswerField(
+    "sequence_genes", "gene that contains a sequence",
+    ("gene", "genes", "which gene", "what gene", "contains", "contain", "containing"),
+    ("sequence",), yields="gene")
+BLAST_FIELDS = (SEQUENCE_ORGANISM, ALIGNMENT, SEQUENCE_GENES)
+
+_WHOLE_CHROMOSOME = re.compile(r"(?<!\bon )\bchromosome (?:\d{1,2}|X|Y)\b(?:,.*\b(?:assembly|genome)\b.*)?$", re.I)
+_PAREN_SYMBOL = re.compile(r"\(([A-Z][A-Z0-9\-]{1,14})\)")
+
+
+def _meta(ev: Evidence, key: str, default: Any = None) -> Any:
+    value = ev.metadata.get(key, default)
+    return default if value in (None, "", []) else value
+
+
+def reference_rank(ev: Evidence) -> tuple[float, int]:
+    """Order BLAST hits for 'where in the human genome'. The alignment score decides
+    first (a worse alignment is never preferred); among equal scores: the GRCh38 primary
+    assembly, then other whole human chromosome records (CHM13, ...), then the rest
+    (synthetic constructs and feature records such as '... on chromosome 15' share the
+    sequence but their coordinates are not genomic). Stable for ties."""
+    desc = str(_meta(ev, "description", ev.title)).strip()
+    human = "homo sapiens" in (desc + " " + str(_meta(ev, "organism", ""))).lower()
+    if human and "GRCh38" in desc and "Primary Assembly" in desc:
+        tier = 0
+    elif human and _WHOLE_CHROMOSOME.search(desc):
+        tier = 1
+    else:
+        tier = 2
+    try:
+        score = float(_meta(ev, "bit_score", 0) or 0)
+    except (TypeError, ValueError):
+        score = 0.0
+    return (-score, tier)
+
+
+def symbols_of_hit(ev: Evidence) -> list[str]:
+    """Gene symbols a hit names: its `symbol`, else '(SYMBOL)' in the description."""
+    if _meta(ev, "symbol"):
+        return [str(_meta(ev, "symbol"))]
+    return _PAREN_SYMBOL.findall(str(_meta(ev, "description", ev.title)))
+
+
+def _binomial(organism: str) -> str:
+    words = organism.replace("[", "").replace("]", "").split()
+    return " ".join(words[:2]) if len(words) >= 2 else organism
+
+
+def read_blast_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+    if field.name == "organism":
+        for ev in evidence:
+            if _meta(ev, "organism"):
+                return Reading([_binomial(str(ev.metadata["organism"]))], [ev], f"organism of top BLAST hit {ev.id}")
+    elif field.name == "alignment":
+        for ev in sorted(evidence, key=reference_rank):
+            chrom = _meta(ev, "chromosome")
+            start, end = _meta(ev, "subject_start"), _meta(ev, "subject_end")
+            if chrom and start is not None and end is not None:
+                lo, hi = sorted((int(start), int(end)))
+                chrom = str(chrom)
+                chrom = chrom if chrom.lower().startswith("chr") else f"chr{chrom}"
+                return Reading([f"{chrom}:{lo}-{hi}"], [ev], f"alignment to {ev.id}")
+    elif field.name == "sequence_genes":
+        human = [e for e in evidence if "homo sapiens" in str(_meta(e, "organism", e.title)).lower()]
+        used = [ev for ev in human or evidence if symbols_of_hit(ev)]
+        symbols = list(dict.fromkeys(s for ev in used for s in symbols_of_hit(ev)))
+        return Reading(symbols, used, "genes named by the BLAST hits") if symbols else None
+    return None
+
+
 class BlastRetriever(Retriever):
     name = "blast"
     manual = MANUAL
     query_format = "the bare DNA sequence (letters ACGTN only)"
+    accepts = ("sequence",)
+    answers = BLAST_FIELDS
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return read_blast_field(field, evidence, about)
 
     def __init__(self, client: BlastClient):
         self.client = client

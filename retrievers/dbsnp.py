@@ -15,11 +15,13 @@ rsID. Anything else is searched in dbSNP (esearch) first.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.sources import AnswerField, Reading
 from retrievers.eutils import EUtilsRetriever
 
 MANUAL = MANUALS["dbsnp"]  # the text lives with every other prompt
@@ -92,10 +94,50 @@ def snp_evidence(uid: str, md: dict[str, Any]) -> Evidence:
     )
 
 
+SNP_GENES = AnswerField(
+    "snp_genes", "gene a SNP is in or associated with",
+    ("gene", "genes", "which gene", "what gene", "associated gene", "gene associated",
+     "associated with", "in which gene", "nearest gene", "mapped gene", "host gene",
+     "belongs to", "belong to", "falls in", "lies in", "located in", "within"),
+    ("rsid",), yields="gene")
+SNP_CHROMOSOME = AnswerField(
+    "chromosome", "chromosome of a SNP",
+    ("chromosome", "which chromosome", "what chromosome", "chr"), ("rsid",),
+    weak_cues=("located", "location", "locate", "where", "lie", "lies", "found on", "situated", "sits",
+               "maps to", "map to"))
+SNP_POSITION = AnswerField(
+    "snp_position", "genomic position of a SNP (GRCh38)",
+    ("position", "coordinate", "coordinates", "genomic position", "base pair", "bp",
+     "exact location", "exact position", "grch38 position"), ("rsid",))
+SNP_FIELDS = (SNP_GENES, SNP_CHROMOSOME, SNP_POSITION)
+
+
+def read_snp_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+    """A field of the dbSNP records for the rsIDs in `about` (all records when none is named)."""
+    wanted = {a.lower() for a in about}
+    records = [ev for ev in evidence if not wanted or ev.id.lower() in wanted] or evidence
+    for ev in records:
+        md = ev.metadata
+        if field.name == "snp_genes" and md.get("genes"):
+            return Reading([str(g) for g in md["genes"]], [ev], f"genes of {ev.id}",
+                           links=[str(g) for g in md.get("gene_ids") or md["genes"]])
+        if field.name == "chromosome" and md.get("chromosome"):
+            return Reading([f"chr{md['chromosome']}"], [ev], f"chromosome of {ev.id}")
+        if field.name == "snp_position" and md.get("chromosome") and md.get("position"):
+            return Reading([f"chr{md['chromosome']}:{md['position']}"], [ev], f"GRCh38 position of {ev.id}")
+    return None
+
+
 class DbSnpRetriever(EUtilsRetriever):
     name = "dbsnp"
     manual = MANUAL
     query_format = "one or more rsIDs, e.g. rs7412"
+    accepts = ("rsid",)
+    answers = SNP_FIELDS
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return read_snp_field(field, evidence, about)
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         if not query.strip():

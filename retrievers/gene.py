@@ -30,6 +30,7 @@ from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 from retrievers.eutils import EUtils
+from retrievers.gene_fields import GeneFields
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -148,7 +149,7 @@ def rank_genes(hits: list[Evidence], query: str, prefer_taxid: int | None) -> li
     return sorted(hits, key=key)  # stable: NCBI relevance order within ties
 
 
-class GeneRetriever(Retriever):
+class GeneRetriever(GeneFields, Retriever):
     name = "gene"
     manual = MANUAL
     query_format = QUERY_FORMAT

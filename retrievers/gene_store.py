@@ -41,6 +41,7 @@ from biorag.names import name_keys
 from biorag.textfile import open_text
 from retrievers.base import Retriever
 from retrievers.gene import MANUAL, QUERY_FORMAT, clean_gene_query, gene_evidence
+from retrievers.gene_fields import GeneFields
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -621,7 +622,7 @@ def store_evidence(g: dict[str, Any], matched: str) -> Evidence:
     return gene_evidence(str(g["gene_id"]), md)
 
 
-class LocalGeneRetriever(Retriever):
+class LocalGeneRetriever(GeneFields, Retriever):
     """`gene` source, backend `local`: answers from the SQLite gene store."""
 
     name = "gene"

@@ -31,11 +31,13 @@ phenotypes MECD1/MECD2 at 17q21.2/12q13.13 and the genes KRT12, KRT3).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.sources import AnswerField, Reading
 from retrievers.eutils import EUtils, EUtilsRetriever
 
 if TYPE_CHECKING:
@@ -129,10 +131,50 @@ def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
     )
 
 
+DISEASE_GENES = AnswerField(
+    "disease_genes", "genes related to a disease",
+    ("gene", "genes", "which gene", "which genes", "what gene", "what genes", "related genes",
+     "associated genes", "causal gene", "causal genes", "disease gene", "disease genes",
+     "responsible gene", "genetic cause", "genetic basis", "mutated", "mutations in"),
+    ("disease", "phenotype"), yields="gene",
+    weak_cues=("related", "associated", "linked", "cause", "causes", "causing", "responsible",
+               "underlie", "underlies", "underlying", "implicated", "involved"))
+DISEASE_LOCATIONS = AnswerField(
+    "map_location", "cytogenetic locations of the genes related to a disease",
+    ("cytogenetic", "cytogenetic location", "cytogenetic locations", "band", "bands",
+     "map location", "map locations", "chromosome location", "chromosome locations",
+     "chromosomal location", "chromosomal locations", "locus", "loci", "cytoband"),
+    ("disease", "phenotype"),
+    weak_cues=("location", "locations", "where", "located", "map", "mapped"))
+OMIM_FIELDS = (DISEASE_GENES, DISEASE_LOCATIONS)
+
+
+def read_omim_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+    """Genes (current symbols where the store resolved them) or their locations, over the
+    entries found for the disease, in OMIM's relevance order."""
+    used = [ev for ev in evidence if ev.metadata.get("genes")]
+    if field.name == "disease_genes":
+        genes = list(dict.fromkeys(str(g) for ev in used for g in ev.metadata["genes"]))
+        links = [str(i if i is not None else g) for ev in used
+                 for g, i in zip(ev.metadata["genes"], ev.metadata.get("gene_ids") or [None] * len(ev.metadata["genes"]), strict=False)]
+        return Reading(genes, used, "genes of the OMIM entries", links=list(dict.fromkeys(links))) if genes else None
+    if field.name == "map_location":
+        locs = list(dict.fromkeys(str(loc) for ev in used for loc in ev.metadata.get("locations") or []))
+        return Reading(locs, [ev for ev in used if ev.metadata.get("locations")],
+                       "cytogenetic locations of the OMIM entries") if locs else None
+    return None
+
+
 class OmimRetriever(EUtilsRetriever):
     name = "omim"
     manual = MANUAL
     query_format = "a disease or phenotype name, e.g. Marfan syndrome"
+    accepts = ("disease", "phenotype")
+    answers = OMIM_FIELDS
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return read_omim_field(field, evidence, about)
 
     def __init__(self, eutils: EUtils, retmax: int = 20, store: GeneStore | None = None):
         super().__init__(eutils, retmax)

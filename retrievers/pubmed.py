@@ -31,6 +31,7 @@ from biorag import pubmed_schema as ps
 from biorag.errors import SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.sources import PASSAGES
 from retrievers.base import Retriever
 
 if TYPE_CHECKING:
@@ -88,6 +89,8 @@ class PubMedRetriever(Retriever):
     manual = MANUAL
     query_format = "a focused natural-language query (a sentence, not keywords); MeSH terms go in the filter"
     supports_mesh = True
+    accepts = ("free_text",)
+    answers = (PASSAGES,)
 
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",

@@ -14,6 +14,7 @@ from biorag.errors import ConfigError
 if TYPE_CHECKING:
     from biorag.settings import Settings
     from retrievers.base import Retriever
+    from retrievers.lexicon import StoreLexicon
 
 #: source name -> {backend name -> "module:Class"}; the first backend is the default
 REGISTRY: dict[str, dict[str, str]] = {}
@@ -21,6 +22,11 @@ REGISTRY: dict[str, dict[str, str]] = {}
 
 def register(name: str, backend: str, target: str) -> None:
     REGISTRY.setdefault(name, {})[backend] = target
+
+
+def registered_sources() -> list[str]:
+    """Every source name with an implementation, in registration order."""
+    return list(REGISTRY)
 
 
 def retriever_class(name: str, backend: str | None = None) -> type[Retriever]:
@@ -47,6 +53,21 @@ def build_retrievers(settings: Settings) -> dict[str, Retriever]:
             continue
         out[name] = retriever_class(name, src.backend).from_settings(settings)
     return out
+
+
+def build_lexicon(settings: Settings) -> StoreLexicon | None:
+    """Entity-linking dictionaries from the local gene store, when one is built; None
+    otherwise (question understanding then recognises names by pattern)."""
+    from retrievers.gene_store import GeneStore, gene_store_path
+    from retrievers.lexicon import StoreLexicon
+
+    path = gene_store_path(settings)
+    if not path.exists():
+        return None
+    try:
+        return StoreLexicon(path, GeneStore(path), settings.ncbi.prefer_taxid)
+    except Exception:  # an unreadable store must not stop questions: patterns take over
+        return None
 
 
 # ---- the registry lines --------------------------------------------------------------

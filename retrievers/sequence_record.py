@@ -10,11 +10,13 @@ Not on by default: enable with a ``sources.nucleotide`` entry.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from biorag.errors import InputError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.sources import AnswerField, Reading
 from retrievers.base import Retriever
 from retrievers.eutils import EUtils
 
@@ -25,10 +27,41 @@ _ACC = re.compile(r"\b([A-Z]{1,2}_?\d{5,9}(?:\.\d+)?)\b")
 _PROTEIN = re.compile(r"^(?:[NXYWA]P_|[A-Z]{3}\d{5})")
 
 
+RECORD_ORGANISM = AnswerField(
+    "organism", "organism of a sequence record",
+    ("organism", "which organism", "what organism", "species", "come from", "comes from"), ("accession",))
+RECORD_TITLE = AnswerField(
+    "record_title", "what a sequence record is (its NCBI title)",
+    ("title", "definition", "what record", "which gene", "what gene"), ("accession",),
+    default_for=("accession",), weak_cues=("what is", "describe", "about"))
+RECORD_LENGTH = AnswerField(
+    "sequence_length", "length of a sequence record",
+    ("length", "how long", "how many bases", "how many residues", "how many amino acids", "size"),
+    ("accession",))
+_METADATA_KEY = {"organism": "organism", "record_title": "title", "sequence_length": "length"}
+
+
+def read_record_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+    wanted = {a.upper().split(".")[0] for a in about}
+    for ev in evidence:
+        if wanted and ev.id.upper().split(".")[0] not in wanted:
+            continue
+        value = ev.metadata.get(_METADATA_KEY.get(field.name, ""))
+        if value not in (None, ""):
+            return Reading([str(value)], [ev], f"{field.name} of {ev.id}")
+    return None
+
+
 class SequenceRecordRetriever(Retriever):
     name = "nucleotide"
     manual = MANUALS["nucleotide"]
     query_format = "one or more accession numbers, e.g. NM_002801.4"
+    accepts = ("accession",)
+    answers = (RECORD_ORGANISM, RECORD_TITLE, RECORD_LENGTH)
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return read_record_field(field, evidence, about)
 
     def __init__(self, eutils: EUtils):
         self.eutils = eutils

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from biorag.errors import InputError, SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.sources import PASSAGES
 from retrievers.base import Retriever
 from retrievers.http_store import HttpStore, store_for
 
@@ -48,6 +49,8 @@ class _WebBase(Retriever):
     manual = MANUAL
     query_format = "a short keyword query"
     engine = ""
+    accepts = ("free_text",)
+    answers = (PASSAGES,)
 
     def __init__(self, store: HttpStore, web: WebSettings):
         self.store = store

@@ -22,6 +22,7 @@ from biorag.settings import (
     deep_merge,
     load_settings,
 )
+from retrievers.registry import registered_sources
 from serving.errors import FieldError
 
 #: dotted `set` keys a request may override; <source>/<component> are checked by name
@@ -133,7 +134,8 @@ def effective_settings(base: Settings, req: AnswerRequest) -> Settings:
     if req.max_rounds is not None:
         tree["max_rounds"] = req.max_rounds
 
-    switches = set(start.switch_names())
+    sources |= set(registered_sources())  # a registered source no preset lists can be switched on
+    switches = set(start.switch_names()) | sources
     for field in ("disable", "enable"):
         for i, name in enumerate(getattr(req, field)):
             if name not in switches:

@@ -43,6 +43,7 @@ def settings_from_options(
     replay: str | None = None,
 ):
     from biorag.settings import load_settings
+    from retrievers.registry import registered_sources
 
     overrides: dict[str, Any] = {}
     if replay:
@@ -51,7 +52,8 @@ def settings_from_options(
         if not Path(replay).exists():
             raise BioragError(f"--replay file {replay} does not exist")
         overrides["tool_io"] = {"mode": "replay", "cassette": replay}
-    return load_settings(preset=preset, sets=sets, disable=disable, enable=enable, overrides=overrides)
+    return load_settings(preset=preset, sets=sets, disable=disable, enable=enable, overrides=overrides,
+                         known_sources=registered_sources())
 
 
 def fail(message: str, code: int = 2) -> None:

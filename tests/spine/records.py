@@ -41,13 +41,18 @@ SNP = Evidence(
 
 class RecordRetriever(Retriever):
     """Looks real records up by symbol, alias, Ensembl ID or rsID (exact, case-insensitive).
-    Counts calls so tests can see what the loop asked."""
+    Counts calls so tests can see what the loop asked. Describes itself as the registered
+    source of the same name does (accepted kinds, answer fields, field reader)."""
 
     supports_mesh = False
 
     def __init__(self, name: str, records: list[Evidence]):
+        from retrievers.registry import retriever_class
+
+        real = retriever_class(name)
         self.name = name
         self.manual = f"{name} records"
+        self.accepts, self.answers, self.read = real.accepts, real.answers, real.read
         self.records = records
         self.queries: list[str] = []
 

@@ -44,7 +44,8 @@ def test_bad_input_is_one_line_and_nonzero(args, fragment):
 def test_unreachable_llm_endpoint():
     r = run("ask", "How do microglia respond to amyloid plaques?", "--set", "planner=llm",
             "--set", "llm.backend=openai", "--set", f"llm.base_url=http://127.0.0.1:{_closed_port()}/v1",
-            "--set", "llm.timeout_s=3", "--disable", "pubmed")
+            "--set", "llm.timeout_s=3", "--disable", "pubmed", "--enable", "web")
+    # web is the one source a free-text question may go to: the model must choose it
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert "not reachable" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 

@@ -1,30 +1,37 @@
 from biorag.grounding import extract_claims, structured_answer, verify_claims
 from biorag.models import Evidence
 from biorag.understanding import analyse
+from retrievers.registry import registered_sources, retriever_class
 from tests.spine.records import GENES, SNP
+
+SOURCES = {name: retriever_class(name) for name in registered_sources()}
+
+
+def read(question, evidence):
+    return structured_answer(analyse(question, SOURCES), evidence, SOURCES)
 
 
 def test_official_symbol_from_alias_record():
-    ans = structured_answer(analyse("What is the official gene symbol of LMP10?"), GENES)
+    ans = read("What is the official gene symbol of LMP10?", GENES)
     assert ans.text == "PSMB10" and ans.used[0].id == "5699"
 
 
 def test_chromosome_gene_type_and_aliases():
-    assert structured_answer(analyse("Which chromosome is TP53 gene located on human genome?"), GENES).text == "chr17"
-    assert structured_answer(analyse("Is LINC01270 a protein-coding gene?"), GENES).text == "No"
-    assert structured_answer(analyse("Is PFKL a protein-coding gene?"), GENES).text == "Yes"
-    assert structured_answer(analyse("What are the aliases of SLC38A6 gene?"), GENES).text == "SLC38A6, NAT-1, SNAT6"
+    assert read("Which chromosome is TP53 gene located on human genome?", GENES).text == "chr17"
+    assert read("Is LINC01270 a protein-coding gene?", GENES).text == "No"
+    assert read("Is PFKL a protein-coding gene?", GENES).text == "Yes"
+    assert read("What are the aliases of SLC38A6 gene?", GENES).text == "SLC38A6, NAT-1, SNAT6"
 
 
 def test_snp_answers_and_missing_field():
-    assert structured_answer(analyse("Which gene is SNP rs1217074595 associated with?"), [SNP]).text == "LINC01270"
-    assert structured_answer(analyse("Which chromosome does SNP rs1217074595 locate on human genome?"), [SNP]).text == "chr20"
+    assert read("Which gene is SNP rs1217074595 associated with?", [SNP]).text == "LINC01270"
+    assert read("Which chromosome does SNP rs1217074595 locate on human genome?", [SNP]).text == "chr20"
     # the SNP record alone does not hold the gene's function: no answer, not a guess
-    assert structured_answer(analyse("What is the function of the gene associated with SNP rs1217074595?"), [SNP]) is None
+    assert read("What is the function of the gene associated with SNP rs1217074595?", [SNP]) is None
 
 
 def test_no_matching_record_gives_no_structured_answer():
-    assert structured_answer(analyse("Which gene is SNP rs1217074595 associated with?"), GENES) is None
+    assert read("Which gene is SNP rs1217074595 associated with?", GENES) is None
 
 
 def test_claims_extracted():
@@ -64,8 +71,8 @@ def test_alignment_prefers_the_reference_assembly_over_other_records():
         hit("NC_000015.10", "Homo sapiens chromosome 15, GRCh38.p14 Primary Assembly", "15", 91950805, 91950932),
         hit("XX_1", "Homo sapiens chromosome X, GRCh38.p14 Primary Assembly", "X", 1, 128, bits=120),
     ]
-    q = analyse("Align the DNA sequence to the human genome:ATTCTGCCTTTAGTAATTTGATGACAGAG")
-    assert structured_answer(q, hits).text == "chr15:91950805-91950932"
-    assert structured_answer(q, hits[:3]).text == "chr15:89712558-89712685"  # whole human chromosome, ordered
+    q = analyse("Align the DNA sequence to the human genome:ATTCTGCCTTTAGTAATTTGATGACAGAG", SOURCES)
+    assert structured_answer(q, hits, SOURCES).text == "chr15:91950805-91950932"
+    assert structured_answer(q, hits[:3], SOURCES).text == "chr15:89712558-89712685"  # whole human chromosome, ordered
     # a weaker alignment never wins, however reference-like its record
-    assert structured_answer(q, [hits[0], hits[4]]).text == "chr15:72494035-72494162"
+    assert structured_answer(q, [hits[0], hits[4]], SOURCES).text == "chr15:72494035-72494162"

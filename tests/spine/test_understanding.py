@@ -1,6 +1,9 @@
 import pytest
 
 from biorag.understanding import analyse, find_entities
+from retrievers.registry import registered_sources, retriever_class
+
+SOURCES = {name: retriever_class(name) for name in registered_sources()}
 
 
 @pytest.mark.parametrize(
@@ -35,22 +38,22 @@ def test_bare_symbols_are_low_confidence_and_acronyms_ignored():
     [
         ("What is the official gene symbol of SNAT6?", "official_symbol", ["gene"]),
         ("Convert ENSG00000205403 to official gene symbol.", "official_symbol", ["gene"]),
-        ("Which chromosome is ENSG00000141510 gene located on human genome?", "gene_chromosome", ["gene"]),
-        ("Is ATP5F1EP2 a protein-coding gene?", "gene_type", ["gene"]),
-        ("Which chromosome does SNP rs545148486 locate on human genome?", "snp_chromosome", ["dbsnp"]),
-        ("What is the function of the gene associated with SNP rs1?", "snp_gene_function", ["dbsnp", "gene"]),
-        ("List chromosome locations of the genes related to Cystic fibrosis.", "disease_gene_locations", ["omim", "gene"]),
-        ("What are the aliases of the gene that contains this sequnece:ACGTACGTTAGCATGCATCGATCGTAGC", "sequence_gene_aliases", ["blast", "gene"]),
-        ("Align the DNA sequence to the human genome:ACGTACGTTAGCATGCATCGATCGTAGC", "sequence_location", ["blast"]),
+        ("Which chromosome is ENSG00000141510 gene located on human genome?", "chromosome", ["gene"]),
+        ("Is ATP5F1EP2 a protein-coding gene?", "protein_coding", ["gene"]),
+        ("Which chromosome does SNP rs545148486 locate on human genome?", "chromosome", ["dbsnp"]),
+        ("What is the function of the gene associated with SNP rs1?", "summary", ["dbsnp", "gene"]),
+        ("List chromosome locations of the genes related to Cystic fibrosis.", "map_location", ["omim"]),
+        ("What are the aliases of the gene that contains this sequnece:ACGTACGTTAGCATGCATCGATCGTAGC", "aliases", ["blast", "gene"]),
+        ("Align the DNA sequence to the human genome:ACGTACGTTAGCATGCATCGATCGTAGC", "alignment", ["blast"]),
     ],
 )
 def test_intents(question, intent, hops):
-    a = analyse(question)
+    a = analyse(question, SOURCES)
     assert a.intent is not None and a.intent.kind == intent
     assert [h.source for h in a.intent.hops] == hops
 
 
 def test_open_question_has_no_intent_and_boilerplate_is_stripped():
-    a = analyse("How does amyloid beta affect synapses? Let's decompose the question to sub-questions.")
+    a = analyse("How does amyloid beta affect synapses? Let's decompose the question to sub-questions.", SOURCES)
     assert a.intent is None
     assert a.core == "How does amyloid beta affect synapses?"

@@ -1,0 +1,215 @@
+"""What the `gene` source answers, and how each field is read from its records.
+
+Shared by both gene backends (retrievers/gene.py over E-utilities, retrievers/gene_store.py
+over the local store): they return the same evidence (see retrievers/gene.py).
+
+Which record a name means: human records first (``ncbi.prefer_taxid`` is human by
+default); among them an exact official symbol, Gene ID or Ensembl ID beats a previous
+symbol, which beats an alias. When several human genes fit equally well the reading is
+*ambiguous*: it lists them and answers nothing else. A record that does not carry the
+name at all (a free-text search hit) is used only when it is the one human record found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from biorag.models import Evidence
+from biorag.sources import GENE_IDS, AnswerField, Reading
+
+HUMAN_TAX = "9606"
+
+OFFICIAL_SYMBOL = AnswerField(
+    "official_symbol", "official symbol of a gene",
+    ("official symbol", "official gene symbol", "gene symbol", "symbol", "approved symbol",
+     "current symbol", "hgnc symbol", "standard symbol", "official name of the gene",
+     "nomenclature", "renamed", "current name", "called now", "now called"),
+    GENE_IDS)
+ALIASES = AnswerField(
+    "aliases", "aliases of a gene",
+    ("aliases", "alias", "other names", "other name", "synonyms", "synonym", "also known as",
+     "also called", "alternative names", "alternative name", "alternate names", "other symbols",
+     "previous symbols", "aka"),
+    GENE_IDS, weak_cues=("names", "known as", "called"))
+CHROMOSOME = AnswerField(
+    "chromosome", "chromosome of a gene",
+    ("chromosome", "which chromosome", "what chromosome", "chr", "genomic location"),
+    GENE_IDS,
+    weak_cues=("located", "location", "locate", "where", "lie", "lies", "reside", "resides", "sit",
+               "sits", "found on", "situated", "maps to", "map to", "position"))
+MAP_LOCATION = AnswerField(
+    "map_location", "cytogenetic location of a gene",
+    ("cytogenetic", "cytogenetic location", "cytogenetic band", "band", "cytoband",
+     "map location", "chromosome location", "chromosome locations", "chromosomal location",
+     "chromosomal locations", "chromosomal position", "chromosome band", "locus", "loci",
+     "arm"),
+    GENE_IDS)
+PROTEIN_CODING = AnswerField(
+    "protein_coding", "whether a gene is protein-coding",
+    ("protein coding", "protein coding gene", "code a protein", "code for a protein",
+     "codes a protein", "codes for a protein", "encode a protein", "encodes a protein",
+     "encode protein", "encodes protein", "coding gene", "non coding", "noncoding",
+     "codes for protein", "code for protein", "translated into protein", "make a protein",
+     "makes a protein", "produce a protein", "produces a protein"),
+    GENE_IDS)
+GENE_TYPE = AnswerField(
+    "gene_type", "type of a gene",
+    ("gene type", "type of gene", "type of the gene", "kind of gene", "biotype", "what type",
+     "which type", "what kind", "gene class", "locus type"),
+    GENE_IDS)
+SUMMARY = AnswerField(
+    "summary", "function of a gene",
+    ("function", "functions", "role", "roles", "summary", "summarise", "summarize", "purpose",
+     "biological function", "what does it do"),
+    GENE_IDS, default_for=GENE_IDS,
+    weak_cues=("what does", "describe", "description", "what is known", "job", "tell me about",
+               "overview", "explain", "what do we know about"))
+ENSEMBL_ID = AnswerField(
+    "ensembl_id", "Ensembl gene ID of a gene",
+    ("ensembl", "ensembl id", "ensembl gene id", "ensembl identifier", "ensg", "ensembl accession"),
+    GENE_IDS)
+ENTREZ_ID = AnswerField(
+    "entrez_id", "NCBI Gene (Entrez) ID of a gene",
+    ("entrez", "entrez id", "entrez gene id", "ncbi gene id", "gene id", "geneid", "ncbi id",
+     "ncbi gene", "ncbi identifier", "gene identifier", "ncbi gene identifier"),
+    GENE_IDS)
+FULL_NAME = AnswerField(
+    "full_name", "full name of a gene",
+    ("full name", "long name", "stand for", "stands for", "full gene name", "expanded name",
+     "spelled out", "abbreviation"),
+    GENE_IDS)
+
+GENE_FIELDS = (OFFICIAL_SYMBOL, ALIASES, CHROMOSOME, MAP_LOCATION, PROTEIN_CODING, GENE_TYPE,
+               SUMMARY, ENSEMBL_ID, ENTREZ_ID, FULL_NAME)
+
+
+def _meta(ev: Evidence, key: str, default: Any = None) -> Any:
+    value = ev.metadata.get(key, default)
+    return default if value in (None, "", []) else value
+
+
+def _listed(value: Any) -> list[str]:
+    if value in (None, ""):
+        return []
+    return [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+
+
+def is_human(ev: Evidence) -> bool:
+    org = str(_meta(ev, "organism", "")).lower()
+    return str(_meta(ev, "tax_id", "")) == HUMAN_TAX or "homo sapiens" in org or org == "human"
+
+
+def name_rank(ev: Evidence, name: str) -> int | None:
+    """How strongly the record carries `name`: 0 official symbol / Gene ID / Ensembl ID,
+    1 previous symbol, 2 alias, None not at all (case-insensitive, version suffix ignored)."""
+    n = name.strip().lower().split(".")[0] if name.strip().upper().startswith("ENS") else name.strip().lower()
+    if not n:
+        return None
+    if n == str(_meta(ev, "symbol", "")).lower() or n == ev.id.lower():
+        return 0
+    if n in {e.lower().split(".")[0] for e in _listed(_meta(ev, "ensembl"))}:
+        return 0
+    if _meta(ev, "matched") in ("ensembl", "gene_id") and n.startswith("ens"):
+        return 0  # an exact-ID search hit (E-utilities records carry no Ensembl IDs)
+    if n in {p.lower() for p in _listed(_meta(ev, "previous_symbols"))}:
+        return 1
+    if n in {a.lower() for a in _listed(_meta(ev, "aliases"))}:
+        return 2
+    return None
+
+
+def records_for(evidence: list[Evidence], name: str) -> tuple[list[Evidence], bool]:
+    """The records `name` means and whether it is ambiguous (see the module docstring)."""
+    genes = [e for e in evidence if e.metadata.get("symbol") is not None or e.source == "gene"]
+    human = [e for e in genes if is_human(e)]
+    pool = human or genes
+    ranked = [(r, e) for e in pool if (r := name_rank(e, name)) is not None]
+    if not ranked:
+        unique = {e.id: e for e in human}
+        return (list(unique.values()), False) if len(unique) == 1 else ([], False)
+    best = min(r for r, _ in ranked)
+    chosen = list({e.id: e for r, e in ranked if r == best}.values())
+    return chosen, len(chosen) > 1
+
+
+def _chrom(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    v = str(value).strip()
+    if v.lower().startswith("chr"):
+        v = v[3:]
+    return f"chr{v}" if v else None
+
+
+def gene_value(field: str, rec: Evidence) -> str | None:
+    """One field of one gene record as answered."""
+    symbol = _meta(rec, "symbol")
+    if field == "official_symbol":
+        return symbol
+    if field == "chromosome":
+        return _chrom(_meta(rec, "chromosome"))
+    if field == "map_location":
+        return _meta(rec, "map_location")
+    if field in ("protein_coding", "gene_type"):
+        gtype = str(_meta(rec, "gene_type", "")).lower().replace("_", "-")
+        if not gtype:
+            return None
+        if field == "gene_type":
+            return gtype
+        return "Yes" if gtype == "protein-coding" else "No"
+    if field == "aliases":
+        aliases = _listed(_meta(rec, "aliases"))
+        return ", ".join(dict.fromkeys([symbol, *aliases])) if symbol else None
+    if field == "summary":
+        about = _meta(rec, "summary")
+        if not about and _meta(rec, "name"):
+            about = f"{_meta(rec, 'name')}" + (f" ({_meta(rec, 'gene_type')})" if _meta(rec, "gene_type") else "")
+        return f"{symbol}: {about}" if about and symbol else None
+    if field == "ensembl_id":
+        return ", ".join(_listed(_meta(rec, "ensembl"))) or None
+    if field == "entrez_id":
+        return rec.id if rec.id.isdigit() else None
+    if field == "full_name":
+        return _meta(rec, "name")
+    return None
+
+
+def read_gene_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+    """`field` for each gene named in `about`; ambiguous names are listed, not resolved."""
+    values, used, ambiguous, explain = [], [], [], []
+    for name in dict.fromkeys(a for a in about if a):
+        recs, is_ambiguous = records_for(evidence, name)
+        if is_ambiguous:
+            symbols = [f"{_meta(r, 'symbol', r.id)} (Gene ID {r.id})" for r in recs]
+            ambiguous += symbols
+            explain.append(f"'{name}' names several human genes: {', '.join(symbols)}")
+            continue
+        if not recs:
+            continue
+        rec = recs[0]
+        value = gene_value(field.name, rec)
+        if value:
+            values.append(value)
+            used.append(rec)
+            explain.append(f"{field.name} of {name} from Gene record {rec.id}")
+    if ambiguous:
+        return Reading([], used, "; ".join(explain), ambiguous=ambiguous,
+                       text="Ambiguous: " + "; ".join(e for e in explain if "names several" in e)
+                       + ". Say which gene you mean (by official symbol or Gene ID).")
+    if not values:
+        return None
+    return Reading(list(dict.fromkeys(values)), used, "; ".join(explain),
+                   links=[r.id for r in used])
+
+
+class GeneFields:
+    """The `gene` source's declarations, mixed into both backends' retriever classes
+    (``class GeneRetriever(GeneFields, Retriever)``)."""
+
+    accepts = GENE_IDS
+    answers = GENE_FIELDS
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return read_gene_field(field, evidence, about)

@@ -1,0 +1,69 @@
+"""Entity-linking dictionaries over the local gene store (the `biorag.sources.Lexicon`
+protocol the core's question understanding reads).
+
+Gene names: every name the store holds for a gene of the preferred organism (human by
+default): official symbols, aliases, previous symbols, Ensembl and HGNC IDs, locus tags
+and the clone-based names (RP11-..., CTD-..., AC...) that gene_info and HGNC list. One
+indexed ``IN`` query per question. Disease names: the store's disease dictionary
+(`GeneStore.find_diseases`) when the store has one; otherwise none (patterns take over).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from biorag.sources import EntityKind, LexiconHit
+
+if TYPE_CHECKING:
+    from retrievers.gene_store import GeneStore
+
+#: the store's kinds of name -> what linking calls them
+_HOW = {"symbol": "symbol", "previous": "previous", "alias": "alias", "ensembl": "ensembl",
+        "hgnc": "hgnc", "locus_tag": "alias", "gene_id": "gene_id"}
+#: at most this many disease phrases are looked up per question (each is one query)
+MAX_DISEASE_SPANS = 40
+
+
+class StoreLexicon:
+    def __init__(self, path: Path, store: GeneStore | None = None, prefer_taxid: int | None = 9606):
+        self.path = Path(path)
+        self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        self._store = store
+        self.prefer_taxid = prefer_taxid
+
+    def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind]) -> list[LexiconHit]:
+        hits: list[LexiconHit] = []
+        if "gene" in kinds or "ensembl" in kinds:
+            hits += self._genes(spans)
+        if ("disease" in kinds or "phenotype" in kinds) and hasattr(self._store, "find_diseases"):
+            for span in list(dict.fromkeys(spans))[:MAX_DISEASE_SPANS]:
+                for d in self._store.find_diseases(span):  # type: ignore[union-attr]
+                    hits.append(LexiconHit(span.lower(), "disease", d["name"], d["name"],
+                                           str(d["disease_id"]), str(d.get("source") or "disease")))
+        return hits
+
+    def _genes(self, spans: Sequence[str]) -> list[LexiconHit]:
+        keys = list(dict.fromkeys(s.lower().split(".")[0] if s.lower().startswith("ens") else s.lower()
+                                  for s in spans if s))
+        if not keys:
+            return []
+        taxon = "" if self.prefer_taxid is None else " AND g.tax_id = ?"
+        sql = (f"SELECT n.name_lc, n.name, n.kind, g.gene_id, g.symbol FROM names n "
+               f"JOIN genes g ON g.gene_id = n.gene_id WHERE n.name_lc IN ({','.join('?' * len(keys))}){taxon}")
+        params = [*keys, *([] if self.prefer_taxid is None else [self.prefer_taxid])]
+        out = []
+        for name_lc, name, kind, gene_id, symbol in self._con.execute(sql, params):
+            how = _HOW.get(kind, "alias")
+            if how == "symbol" and name != symbol:
+                how = "previous"  # gene_info's older symbol for a gene HGNC has since renamed
+            out.append(LexiconHit(name_lc, "ensembl" if kind == "ensembl" else "gene", name, symbol,
+                                  str(gene_id), how))
+        return out
+
+    def close(self) -> None:
+        self._con.close()
+        if self._store is not None:
+            self._store.close()
