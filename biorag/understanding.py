@@ -163,6 +163,8 @@ def _gene_like(tok: str, lower_question: bool) -> str | None:
         return None
     if tok.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?%?", tok) or not tok[0].isalnum():
         return None
+    if "-" in tok and all(p.isalpha() and (p.istitle() or p.islower()) for p in tok.split("-")):
+        return None  # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth)
     if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
         return "any"
     if lower_question and len(tok) >= 3 and tok.isalpha():
@@ -389,7 +391,8 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
     (the enabled retrievers; without sources only entities are found)."""
     core = _clean(question)
     entities = find_entities(question, lexicon)
-    blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), entities)
+    # names a dictionary or pattern is sure of are blanked out: their letters are no cue
+    blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), [e for e in entities if e.confident])
     kinds = {e.kind for e in entities if e.confident}
     intent = detect_intent(blanked, kinds, sources)
     unsure = [e for e in entities if not e.confident and e.kind == "gene"]

@@ -8,6 +8,7 @@ default); among them an exact official symbol, Gene ID or Ensembl ID beats a pre
 symbol, which beats an alias. When several human genes fit equally well the reading is
 *ambiguous*: it lists them and answers nothing else. A record that does not carry the
 name at all (a free-text search hit) is used only when it is the one human record found.
+Records NCBI has replaced or withdrawn are ignored while live ones exist.
 """
 
 from __future__ import annotations
@@ -122,6 +123,8 @@ def name_rank(ev: Evidence, name: str) -> int | None:
 def records_for(evidence: list[Evidence], name: str) -> tuple[list[Evidence], bool]:
     """The records `name` means and whether it is ambiguous (see the module docstring)."""
     genes = [e for e in evidence if e.metadata.get("symbol") is not None or e.source == "gene"]
+    live = [e for e in genes if e.metadata.get("status") in (None, "", "live")]
+    genes = live or genes  # a record NCBI replaced or withdrew is history, not a candidate
     human = [e for e in genes if is_human(e)]
     pool = human or genes
     ranked = [(r, e) for e in pool if (r := name_rank(e, name)) is not None]

@@ -22,7 +22,7 @@ SetOpt = Annotated[
 ]
 DisableOpt = Annotated[
     list[str] | None,
-    typer.Option("--disable", "-d", help="Switch off a source (gene, dbsnp, omim, blast, pubmed, web) or component (mesh_filter, query_rewrite, self_eval). Repeatable."),
+    typer.Option("--disable", "-d", help="Switch off a source (any registered one: gene, dbsnp, omim, blast, pubmed, web, nucleotide, ...) or component (mesh_filter, query_rewrite, self_eval). Repeatable."),
 ]
 EnableOpt = Annotated[
     list[str] | None,
