@@ -247,8 +247,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         for h in _safe_lookup(lexicon, spans, ("gene",)):
             hits.setdefault(h.span.lower(), []).append(h)
     explicit = {m.group(1).strip(".-").lower() for f in _EXPLICIT_GENE for m in f.finditer(scan)}
-    disease_span = None if has_id else _disease(scan, lexicon)
-    in_disease = disease_span.lower() if disease_span else ""
+    disease = None if has_id else _disease(scan, lexicon)
+    in_disease = disease.text.lower() if disease else ""
     for tok, _, kind in toks:
         if tok.lower() in in_disease.split():
             continue
@@ -259,8 +259,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             add(_gene_entity(tok, matched))
         elif kind == "any":
             add(Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None))
-    if disease_span:
-        add(Entity("disease", disease_span))
+    if disease:
+        add(disease)
     return found
 
 
@@ -282,15 +282,25 @@ def _gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
     return Entity(kind, tok, True, canonical, top[0].how)
 
 
-def _disease(text: str, lexicon: Lexicon | None) -> str | None:
-    if lexicon is not None:
-        spans = _disease_spans(text)
-        if spans:
-            found = {h.span.lower() for h in _safe_lookup(lexicon, spans, ("disease", "phenotype"))}
-            for span in spans:  # longest first within each lead
-                if span.lower() in found:
-                    return span
-    return _pattern_disease(text)
+def _disease(text: str, lexicon: Lexicon | None) -> Entity | None:
+    """The disease a question names: what a question form ("genes related to X") puts
+    where a disease goes, else the longest phrase the dictionary knows. The dictionary
+    also names what a form's phrase means when it knows it."""
+    span = _pattern_disease(text)
+    if lexicon is None:
+        return Entity("disease", span) if span else None
+    spans = ([span] if span else []) + _disease_spans(text)
+    found: dict[str, list[LexiconHit]] = {}
+    for h in _safe_lookup(lexicon, spans, ("disease", "phenotype")):
+        found.setdefault(h.span.lower(), []).append(h)
+    for candidate in spans:  # the form's phrase, then the longest first within each lead
+        hits = found.get(candidate.lower())
+        if hits:
+            names = {h.canonical.lower(): h.canonical for h in hits}
+            return Entity("disease", candidate, True, tuple(names.values()), hits[0].how)
+        if candidate == span:
+            return Entity("disease", span)
+    return None
 
 
 # ---- answer fields ------------------------------------------------------------------

@@ -4,8 +4,10 @@ protocol the core's question understanding reads).
 Gene names: every name the store holds for a gene of the preferred organism (human by
 default): official symbols, aliases, previous symbols, Ensembl and HGNC IDs, locus tags
 and the clone-based names (RP11-..., CTD-..., AC...) that gene_info and HGNC list. One
-indexed ``IN`` query per question. Disease names: the store's disease dictionary
-(`GeneStore.find_diseases`) when the store has one; otherwise none (patterns take over).
+indexed ``IN`` query per question. Disease and phenotype names: the store's disease
+dictionary (ClinVar, HPO, MeSH names and synonyms, matched on `biorag.names.disease_key`,
+as `GeneStore.find_diseases` matches them) in one more query, when the store has one;
+otherwise none (patterns take over).
 """
 
 from __future__ import annotations
@@ -13,37 +15,44 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from biorag.names import disease_key
 from biorag.sources import EntityKind, LexiconHit
-
-if TYPE_CHECKING:
-    from retrievers.gene_store import GeneStore
 
 #: the store's kinds of name -> what linking calls them
 _HOW = {"symbol": "symbol", "previous": "previous", "alias": "alias", "ensembl": "ensembl",
         "hgnc": "hgnc", "locus_tag": "alias", "gene_id": "gene_id"}
-#: at most this many disease phrases are looked up per question (each is one query)
-MAX_DISEASE_SPANS = 40
 
 
 class StoreLexicon:
-    def __init__(self, path: Path, store: GeneStore | None = None, prefer_taxid: int | None = 9606):
+    def __init__(self, path: Path, prefer_taxid: int | None = 9606):
         self.path = Path(path)
         self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-        self._store = store
         self.prefer_taxid = prefer_taxid
+        tables = {r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        self.has_diseases = {"disease_names", "diseases"} <= tables
 
     def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind]) -> list[LexiconHit]:
         hits: list[LexiconHit] = []
         if "gene" in kinds or "ensembl" in kinds:
             hits += self._genes(spans)
-        if ("disease" in kinds or "phenotype" in kinds) and hasattr(self._store, "find_diseases"):
-            for span in list(dict.fromkeys(spans))[:MAX_DISEASE_SPANS]:
-                for d in self._store.find_diseases(span):  # type: ignore[union-attr]
-                    hits.append(LexiconHit(span.lower(), "disease", d["name"], d["name"],
-                                           str(d["disease_id"]), str(d.get("source") or "disease")))
+        if ("disease" in kinds or "phenotype" in kinds) and self.has_diseases:
+            hits += self._diseases(spans)
         return hits
+
+    def _diseases(self, spans: Sequence[str]) -> list[LexiconHit]:
+        by_key: dict[str, list[str]] = {}
+        for span in spans:
+            if key := disease_key(span):
+                by_key.setdefault(key, []).append(span)
+        if not by_key:
+            return []
+        rows = self._con.execute(
+            "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
+            "JOIN diseases d ON d.disease_id = n.disease_id "
+            f"WHERE n.name_key IN ({','.join('?' * len(by_key))})", list(by_key)).fetchall()
+        return [LexiconHit(span.lower(), "disease", name, name, str(did), str(source))
+                for key, did, source, name in rows for span in by_key[key]]
 
     def _genes(self, spans: Sequence[str]) -> list[LexiconHit]:
         keys = list(dict.fromkeys(s.lower().split(".")[0] if s.lower().startswith("ens") else s.lower()
@@ -65,5 +74,3 @@ class StoreLexicon:
 
     def close(self) -> None:
         self._con.close()
-        if self._store is not None:
-            self._store.close()

@@ -58,15 +58,17 @@ def build_retrievers(settings: Settings) -> dict[str, Retriever]:
 def build_lexicon(settings: Settings) -> StoreLexicon | None:
     """Entity-linking dictionaries from the local gene store, when one is built; None
     otherwise (question understanding then recognises names by pattern)."""
-    from retrievers.gene_store import GeneStore, gene_store_path
+    import sqlite3
+
+    from retrievers.gene_store import gene_store_path
     from retrievers.lexicon import StoreLexicon
 
     path = gene_store_path(settings)
     if not path.exists():
         return None
     try:
-        return StoreLexicon(path, GeneStore(path), settings.ncbi.prefer_taxid)
-    except Exception:  # an unreadable store must not stop questions: patterns take over
+        return StoreLexicon(path, settings.ncbi.prefer_taxid)
+    except (OSError, sqlite3.Error):  # an unreadable store must not stop questions: patterns take over
         return None
 
 
