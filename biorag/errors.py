@@ -45,6 +45,12 @@ class ToolError(BioragError):
         self.source = source
 
 
+class QueryRejected(ToolError, InputError):
+    """A source refused its query as the wrong kind of input (BLAST given a gene name).
+    Both a ToolError (the agent records it in the trace and carries on) and an InputError
+    (the CLI's `biorag tool ...` reports bad input)."""
+
+
 class SourceUnavailable(ToolError):
     """The source is not usable in this set-up (no index built, no network, ...)."""
 

@@ -12,7 +12,13 @@ subject description, ``url`` = https://www.ncbi.nlm.nih.gov/nuccore/<accession>.
 "Homo sapiens"), ``identity`` (percent, float), ``evalue`` (float), ``bit_score``,
 ``align_length``, ``query_start``, ``query_end``, ``subject_start``, ``subject_end``,
 ``strand`` ("Plus/Plus"...), ``chromosome`` ("15" when the description names a chromosome),
-``rid``.
+``chromosome_record`` (True when the subject is a whole chromosome of an assembly, so its
+coordinates are chromosome coordinates; False for clones, contigs, genes, regions),
+``assembly`` (the named assembly: "GRCh38.p14", "T2T-CHM13", "strain Bristol N2", ...; None
+when the description names none), ``rid``.
+
+A query that is not a sequence (a gene name, a sentence) is refused with `QueryRejected`
+before anything is sent: BLAST would align its letters as if they were bases.
 """
 
 from __future__ import annotations
@@ -20,11 +26,13 @@ from __future__ import annotations
 import re
 import time
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import InputError, ToolError
+from biorag.errors import QueryRejected, ToolError
 from biorag.models import Evidence, SearchFilters
+from biorag.organisms import HUMAN, binomial_of
 from biorag.prompts import MANUALS
 from biorag.sources import AnswerField, Reading
 from retrievers.base import Retriever
@@ -51,36 +59,51 @@ def extract_sequence(query: str) -> str:
     return max(words, key=len, default="").upper()
 
 
-def validate_sequence(seq: str, program: str, min_len: int, max_len: int) -> str:
+_DNA_BASES = set("ACGTUN")
+
+
+def validate_sequence(seq: str, program: str, min_len: int, max_len: int, query: str | None = None) -> str:
+    """`seq` when BLAST can take it; otherwise `QueryRejected` naming what is wrong with
+    the query (shown as given) and what to send instead."""
+    shown = repr((query if query is not None else seq).strip()[:60])
     if not seq:
-        raise InputError("blast: no sequence in the query; give the bare DNA sequence (A/C/G/T)")
+        raise QueryRejected("blast", f"no sequence in {shown}; give the bare DNA sequence (A/C/G/T)")
     alphabet = PROTEIN if program in ("blastp", "tblastn") else DNA
+    kind = "protein" if alphabet is PROTEIN else "DNA"
     bad = sorted(set(seq) - alphabet)
     if bad:
-        kind = "protein" if alphabet is PROTEIN else "DNA"
-        raise InputError(
-            f"blast: sequence has letters that are not {kind} ({''.join(bad[:10])}); "
-            "give only the sequence"
-        )
+        raise QueryRejected(
+            "blast", f"{shown} is not a {kind} sequence (letters {''.join(bad[:10])}); give only the sequence")
     if len(seq) < min_len:
-        raise InputError(f"blast: sequence is {len(seq)} letters; at least {min_len} are needed")
+        raise QueryRejected(
+            "blast", f"{shown} is not a {kind} sequence of at least {min_len} letters (a gene name or words?); "
+            f"BLAST needs the bare sequence")
+    if alphabet is DNA and sum(c in _DNA_BASES for c in seq) < 0.9 * len(seq):
+        raise QueryRejected(
+            "blast", f"{shown} is mostly not A/C/G/T, so it is words or a protein, not DNA; give the bare DNA sequence")
     if len(seq) > max_len:
-        raise InputError(f"blast: sequence is {len(seq)} letters; at most {max_len} are accepted")
+        raise QueryRejected("blast", f"sequence is {len(seq)} letters; at most {max_len} are accepted")
     return seq
 
 
 # ---- report parsing -----------------------------------------------------------------
 
-_CHROM = re.compile(r"\bchromosome[:\s]+([0-9]{1,2}|X|Y|MT)\b", re.I)
-_BINOMIAL = re.compile(r"^(?:PREDICTED:\s*)?([A-Z][a-z]+ [a-z]+)\b")
-_NOT_ORGANISM = {"Eukaryotic synthetic", "Synthetic construct", "Cloning vector", "Uncultured bacterium"}
+_CHROM = re.compile(r"\bchromosome[:\s]+([0-9]{1,2}|X|Y|MT|[IVX]{1,5})\b", re.I)
+# records that carry a chromosome's name without being the chromosome: their coordinates
+# are local (a clone, contig or scaffold; a gene, region or feature "on chromosome N")
+_NOT_CHROMOSOME_RECORD = re.compile(
+    r"\b(?:clone|contig|scaffold|on chromosome|region|RefSeqGene|mRNA|transcript|gene|enhancer|"
+    r"unlocalized|unplaced|alternate locus|patch|haplotype)\b", re.I)
+_ASSEMBLY = [  # (pattern, name): the first that matches names the assembly
+    (re.compile(r"\b(GRCh3[78](?:\.p\d+)?|GRCm3[89](?:\.p\d+)?|GRCz1[01]|GRCg\w+)\b"), None),
+    (re.compile(r"\b(?:T2T-)?CHM13(?:v?\d[\d.]*)?\b"), "T2T-CHM13"),
+    (re.compile(r"\bgenome assembly,? (?!chromosome)([A-Za-z][\w.\-]+[A-Za-z0-9])"), None),
+    (re.compile(r"\b((?:strain|isolate|cultivar|breed) [\w.\-]+(?: [A-Z0-9][\w.\-]*)?) chromosome\b"), None),
+]
 
 
 def organism_of(description: str) -> str | None:
-    m = _BINOMIAL.match(description.strip())
-    if not m or m.group(1) in _NOT_ORGANISM or m.group(1).split()[1] in ("synthetic", "construct"):
-        return None
-    return m.group(1)
+    return binomial_of(description)
 
 
 def chromosome_of(description: str) -> str | None:
@@ -88,11 +111,27 @@ def chromosome_of(description: str) -> str | None:
     return m.group(1).upper() if m else None
 
 
+def is_chromosome_record(description: str) -> bool:
+    """True when the subject is a whole chromosome (its coordinates are chromosome
+    coordinates): the description names a chromosome and nothing smaller."""
+    return chromosome_of(description) is not None and not _NOT_CHROMOSOME_RECORD.search(description)
+
+
+def assembly_of(description: str) -> str | None:
+    """The assembly a chromosome record belongs to, when its description names one."""
+    for pattern, name in _ASSEMBLY:
+        m = pattern.search(description)
+        if m:
+            return name or m.group(1)
+    return None
+
+
 def _hit(acc: str, desc: str, **hsp: Any) -> dict[str, Any]:
     desc = " ".join(desc.split())
     return {
         "accession": acc, "description": desc, "organism": organism_of(desc),
-        "chromosome": chromosome_of(desc), "identity": None, "evalue": None, "bit_score": None,
+        "chromosome": chromosome_of(desc), "chromosome_record": is_chromosome_record(desc),
+        "assembly": assembly_of(desc), "identity": None, "evalue": None, "bit_score": None,
         "align_length": None, "query_start": None, "query_end": None,
         "subject_start": None, "subject_end": None, "strand": None, **hsp,
     }
@@ -215,8 +254,10 @@ def blast_evidence(h: dict[str, Any], rid: str | None) -> Evidence:
     where = ""
     if h.get("subject_start") is not None:
         where = f"; subject {h['subject_start']}-{h['subject_end']}"
-        if h.get("chromosome"):
-            where += f" (chromosome {h['chromosome']})"
+        if h.get("chromosome_record"):
+            where += f" (chromosome {h['chromosome']}, assembly {h.get('assembly') or 'not named'})"
+        elif h.get("chromosome"):
+            where += f" (from chromosome {h['chromosome']}; local coordinates of a clone or feature record)"
     text = (
         f"{h['accession']} {h['description']}\n"
         f"Organism: {h.get('organism') or 'not stated'}; identity {h.get('identity')}%; "
@@ -306,8 +347,8 @@ SEQUENCE_GENES = AnswerField(
     ("sequence",), yields="gene")
 BLAST_FIELDS = (SEQUENCE_ORGANISM, ALIGNMENT, SEQUENCE_GENES)
 
-_WHOLE_CHROMOSOME = re.compile(r"(?<!\bon )\bchromosome (?:\d{1,2}|X|Y)\b(?:,.*\b(?:assembly|genome)\b.*)?$", re.I)
 _PAREN_SYMBOL = re.compile(r"\(([A-Z][A-Z0-9\-]{1,14})\)")
+_ASSEMBLY_TIER = (("GRCh38", 0), ("GRC", 1), ("T2T", 2))
 
 
 def _meta(ev: Evidence, key: str, default: Any = None) -> Any:
@@ -315,25 +356,61 @@ def _meta(ev: Evidence, key: str, default: Any = None) -> Any:
     return default if value in (None, "", []) else value
 
 
-def reference_rank(ev: Evidence) -> tuple[float, int]:
-    """Order BLAST hits for 'where in the human genome'. The alignment score decides
-    first (a worse alignment is never preferred); among equal scores: the GRCh38 primary
-    assembly, then other whole human chromosome records (CHM13, ...), then the rest
-    (synthetic constructs and feature records such as '... on chromosome 15' share the
-    sequence but their coordinates are not genomic). Stable for ties."""
-    desc = str(_meta(ev, "description", ev.title)).strip()
-    human = "homo sapiens" in (desc + " " + str(_meta(ev, "organism", ""))).lower()
-    if human and "GRCh38" in desc and "Primary Assembly" in desc:
-        tier = 0
-    elif human and _WHOLE_CHROMOSOME.search(desc):
-        tier = 1
-    else:
-        tier = 2
+def _bits(ev: Evidence) -> float:
     try:
-        score = float(_meta(ev, "bit_score", 0) or 0)
+        return float(_meta(ev, "bit_score", 0) or 0)
     except (TypeError, ValueError):
-        score = 0.0
-    return (-score, tier)
+        return 0.0
+
+
+def reference_rank(ev: Evidence) -> tuple[float, int]:
+    """Order chromosome records of one organism for 'where in the genome': the alignment
+    score decides first (a worse alignment is never preferred); among equal scores the
+    GRCh38 assembly, then other GRC assemblies, then T2T-CHM13, then other named ones."""
+    assembly = str(_meta(ev, "assembly", ""))
+    tier = next((t for prefix, t in _ASSEMBLY_TIER if assembly.startswith(prefix)), len(_ASSEMBLY_TIER))
+    return (-_bits(ev), tier)
+
+
+def organism_of_hits(hits: list[Evidence], wanted: str | None = None) -> str | None:
+    """The organism of the best alignment. Among equal-scoring hits: `wanted` (the organism
+    the question names), else Homo sapiens, else the organism most of the tied hits come
+    from. BLAST lists ties in no meaningful order, so a close relative (chimpanzee) must
+    not win by position."""
+    hits = [h for h in hits if _meta(h, "organism")]
+    if not hits:
+        return None
+    top = max(_bits(h) for h in hits)
+    tied = [str(h.metadata["organism"]) for h in hits if _bits(h) >= top]
+    for preferred in (wanted, HUMAN):
+        if preferred in tied:
+            return preferred
+    return Counter(tied).most_common(1)[0][0]
+
+
+def genome_location(hits: list[Evidence], wanted: str | None = None) -> Reading | None:
+    """Coordinates on a chromosome record of a named assembly of the wanted organism (Homo
+    sapiens unless the question names another), from an alignment as good as the best of
+    all hits; the answer's second line names the assembly. None when there is no such
+    record: clones, contigs and feature records carry local coordinates, and a close
+    relative's genome is not the one asked about, so the answer is insufficient, not wrong."""
+    organism = wanted or HUMAN
+    own = [h for h in hits if _meta(h, "organism") == organism]
+    if not own:
+        return None
+    best = max(_bits(h) for h in hits)
+    records = [h for h in own if _meta(h, "chromosome_record") and _meta(h, "assembly") and _meta(h, "chromosome")
+               and _meta(h, "subject_start") is not None and _meta(h, "subject_end") is not None
+               and _bits(h) >= best]
+    if not records:
+        return None
+    ev = sorted(records, key=reference_rank)[0]
+    lo, hi = sorted((int(ev.metadata["subject_start"]), int(ev.metadata["subject_end"])))
+    chrom = str(ev.metadata["chromosome"])
+    where = f"{chrom if chrom.lower().startswith('chr') else 'chr' + chrom}:{lo}-{hi}"
+    assembly = ev.metadata["assembly"]
+    return Reading([where], [ev], f"alignment to {ev.id}, a chromosome record of {assembly}",
+                   text=f"{where}\nAssembly: {assembly} ({organism}, {ev.id}: {_meta(ev, 'description', ev.title)})")
 
 
 def symbols_of_hit(ev: Evidence) -> list[str]:
@@ -348,22 +425,20 @@ def _binomial(organism: str) -> str:
     return " ".join(words[:2]) if len(words) >= 2 else organism
 
 
-def read_blast_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+def read_blast_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str],
+                     organism: str | None = None) -> Reading | None:
+    """`organism`: the organism the question names, when the caller knows it (ties and the
+    genome to locate in go to it); otherwise Homo sapiens is preferred."""
     if field.name == "organism":
-        for ev in evidence:
-            if _meta(ev, "organism"):
-                return Reading([_binomial(str(ev.metadata["organism"]))], [ev], f"organism of top BLAST hit {ev.id}")
-    elif field.name == "alignment":
-        for ev in sorted(evidence, key=reference_rank):
-            chrom = _meta(ev, "chromosome")
-            start, end = _meta(ev, "subject_start"), _meta(ev, "subject_end")
-            if chrom and start is not None and end is not None:
-                lo, hi = sorted((int(start), int(end)))
-                chrom = str(chrom)
-                chrom = chrom if chrom.lower().startswith("chr") else f"chr{chrom}"
-                return Reading([f"{chrom}:{lo}-{hi}"], [ev], f"alignment to {ev.id}")
-    elif field.name == "sequence_genes":
-        human = [e for e in evidence if "homo sapiens" in str(_meta(e, "organism", e.title)).lower()]
+        found = organism_of_hits(evidence, organism)
+        if found is None:
+            return None
+        ev = next(h for h in sorted(evidence, key=lambda h: -_bits(h)) if _meta(h, "organism") == found)
+        return Reading([_binomial(found)], [ev], f"organism of the best BLAST hit {ev.id}")
+    if field.name == "alignment":
+        return genome_location(evidence, organism)
+    if field.name == "sequence_genes":
+        human = [e for e in evidence if _meta(e, "organism") == HUMAN]
         used = [ev for ev in human or evidence if symbols_of_hit(ev)]
         symbols = list(dict.fromkeys(s for ev in used for s in symbols_of_hit(ev)))
         return Reading(symbols, used, "genes named by the BLAST hits") if symbols else None
@@ -390,6 +465,7 @@ class BlastRetriever(Retriever):
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         n = self.client.ncbi
-        seq = validate_sequence(extract_sequence(query), n.blast_program, n.blast_min_length, n.blast_max_length)
+        seq = validate_sequence(extract_sequence(query), n.blast_program, n.blast_min_length,
+                                n.blast_max_length, query)
         rid, hits = self.client.search(seq)
         return [blast_evidence(h, rid) for h in hits[:k]]

@@ -60,19 +60,23 @@ def test_chromosome_in_words_is_a_claim_and_repeats_are_dropped():
 
 
 def test_alignment_prefers_the_reference_assembly_over_other_records():
-    def hit(acc, desc, chrom, start, end, org="Homo sapiens", bits=237):
+    def hit(acc, desc, chrom, start, end, org="Homo sapiens", bits=237, assembly=None, record=True):
         return Evidence(source="blast", id=acc, title=desc, metadata={
             "description": desc, "organism": org, "chromosome": chrom, "subject_start": start,
-            "subject_end": end, "bit_score": bits})
+            "subject_end": end, "bit_score": bits, "assembly": assembly, "chromosome_record": record})
     hits = [  # BLAST order: best score first, ties broken arbitrarily by NCBI
-        hit("CP034493.1", "Eukaryotic synthetic construct chromosome 15", "15", 72494035, 72494162, "synthetic construct"),
-        hit("NG_132175.1", "Homo sapiens H3K27ac-H3K4me1 hESC enhancer GRCh37_chr15:92493309-92494181 (LOC127830695) on chromosome 15", "15", 827, 954),
-        hit("CP068263.2", "Homo sapiens isolate CHM13 chromosome 15", "15", 89712685, 89712558),
-        hit("NC_000015.10", "Homo sapiens chromosome 15, GRCh38.p14 Primary Assembly", "15", 91950805, 91950932),
-        hit("XX_1", "Homo sapiens chromosome X, GRCh38.p14 Primary Assembly", "X", 1, 128, bits=120),
+        hit("CP034493.1", "Eukaryotic synthetic construct chromosome 15", "15", 72494035, 72494162, None),
+        hit("NG_132175.1", "Homo sapiens H3K27ac-H3K4me1 hESC enhancer GRCh37_chr15:92493309-92494181 (LOC127830695) on chromosome 15", "15", 827, 954, record=False),
+        hit("CP068263.2", "Homo sapiens isolate CHM13 chromosome 15", "15", 89712685, 89712558, assembly="T2T-CHM13"),
+        hit("NC_000015.10", "Homo sapiens chromosome 15, GRCh38.p14 Primary Assembly", "15", 91950805, 91950932, assembly="GRCh38.p14"),
+        hit("XX_1", "Homo sapiens chromosome X, GRCh38.p14 Primary Assembly", "X", 1, 128, bits=120, assembly="GRCh38.p14"),
     ]
     q = analyse("Align the DNA sequence to the human genome:ATTCTGCCTTTAGTAATTTGATGACAGAG", SOURCES)
-    assert structured_answer(q, hits, SOURCES).text == "chr15:91950805-91950932"
-    assert structured_answer(q, hits[:3], SOURCES).text == "chr15:89712558-89712685"  # whole human chromosome, ordered
-    # a weaker alignment never wins, however reference-like its record
-    assert structured_answer(q, [hits[0], hits[4]], SOURCES).text == "chr15:72494035-72494162"
+    answer = lambda evidence: structured_answer(q, evidence, SOURCES)  # noqa: E731
+    assert answer(hits).text.splitlines()[0] == "chr15:91950805-91950932"
+    assert "GRCh38.p14" in answer(hits).text  # the answer names the assembly
+    assert answer(hits[:3]).text.splitlines()[0] == "chr15:89712558-89712685"  # whole human chromosome
+    assert "T2T-CHM13" in answer(hits[:3]).text
+    # a weaker alignment never wins, however reference-like its record; local coordinates never answer
+    assert answer([hits[0], hits[4]]) is None
+    assert answer(hits[:2]) is None
