@@ -73,7 +73,7 @@ def validate_sequence(seq: str, program: str, min_len: int, max_len: int, query:
     bad = sorted(set(seq) - alphabet)
     if bad:
         raise QueryRejected(
-            "blast", f"{shown} is not a {kind} sequence (letters {''.join(bad[:10])}); give only the sequence")
+            "blast", f"{shown} has letters that are not {kind} ({''.join(bad[:10])}); give only the sequence")
     if len(seq) < min_len:
         raise QueryRejected(
             "blast", f"{shown} is not a {kind} sequence of at least {min_len} letters (a gene name or words?); "
