@@ -14,11 +14,17 @@ mim2gene). Both return the same evidence:
   ``summary`` (RefSeq summary), ``gene_type_source`` ("gene_info" | "name" | None),
   ``mim`` (list of OMIM numbers), ``ensembl`` (list of Ensembl gene ids, local store only),
   ``matched`` (how the query matched: "symbol", "alias", "previous", "ensembl", "gene_id",
-  "search"), ``status`` ("live" or NCBI's replacement note).
+  "search"), ``status`` ("live" or NCBI's replacement note), ``backend`` ("local" or
+  "eutils": which backend answered), ``summary_source`` ("eutils" when a local record's
+  summary was filled in from E-utilities by the layered backend, else None).
 
 Hits are ordered: records of ``ncbi.prefer_taxid`` (human by default) first, then exact
 symbol matches, then NCBI's relevance order. An alias shared by several genes returns all
-of them: the ambiguity is surfaced, not resolved.
+of them: the ambiguity is surfaced, not resolved. When NCBI finds no record of the
+preferred organism, one more search restricted to it is tried, so an alias that is also
+another organism's symbol still finds the human gene. When NCBI could match only part of
+an identifier (a clone name such as RP11-17A4.3 searched as "RP11"), only records that
+carry the whole identifier are kept: none means no record, not an unrelated gene.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from retrievers.base import Retriever
@@ -90,6 +97,7 @@ def gene_evidence(gene_id: str, md: dict[str, Any], score: float | None = None) 
         "symbol": None, "name": None, "aliases": [], "organism": None, "tax_id": None,
         "chromosome": None, "map_location": None, "gene_type": None, "gene_type_source": None,
         "summary": None, "mim": [], "ensembl": [], "matched": None, "status": "live",
+        "backend": None, "summary_source": None,
     }
     meta = {**defaults, **md}
     title = f"{meta['symbol']}: {meta['name']}" if meta["name"] else str(meta["symbol"])
@@ -173,30 +181,71 @@ class GeneRetriever(GeneFields, Retriever):
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         q = clean_gene_query(query)
         if not q:
-            from biorag.errors import InputError
-
             raise InputError("gene: empty query; give a gene symbol, alias, Ensembl ID or Gene ID")
+        partial = False
         if q.isdigit():
             ids, matched = [q], "gene_id"
         else:
             res = self.eutils.esearch("gene", q, retmax=self.retmax)
             if not res.ids:
                 if res.phrases_not_found:
-                    from biorag.errors import ToolError
-
                     raise ToolError("gene", f"NCBI Gene has no record for {q!r} (phrase not found)")
                 return []
             ids, matched = res.ids, ("ensembl" if _ENSEMBL.match(q) else "search")
+            partial = q.lower() in (p.lower() for p in res.phrases_not_found)
+        hits = self._summaries(ids, q, matched)
+        if not q.isdigit() and self.prefer_taxid is not None and not any(
+                h.metadata["tax_id"] == self.prefer_taxid for h in hits):
+            hits = self._preferred_organism(q, matched) + hits
+        if partial:  # NCBI searched a part of the identifier: keep records carrying all of it
+            hits = [h for h in hits if h.metadata["matched"] in ("symbol", "alias")]
+            if not hits:
+                raise ToolError("gene", f"NCBI Gene has no record for {q!r} (it could match only part of it: "
+                                        f"{res.translation or 'a shorter term'})")
+        return rank_genes(hits, q, self.prefer_taxid)[:k]
+
+    def _summaries(self, ids: list[str], q: str, matched: str) -> list[Evidence]:
         summ = self.eutils.esummary("gene", ids)
         hits = []
         for uid, doc in summ.docs.items():
             md = metadata_from_esummary(doc)
             md["matched"] = self._how(q, md, matched)
+            md["backend"] = "eutils"
             if summ.truncated:
                 md["partial_response"] = True
             self._enrich(uid, md)
             hits.append(gene_evidence(uid, md))
-        return rank_genes(hits, q, self.prefer_taxid)[:k]
+        return hits
+
+    def _preferred_organism(self, q: str, matched: str) -> list[Evidence]:
+        """Records of the preferred organism for `q` from a search restricted to it; [] when
+        there are none or the search cannot be made (e.g. not in a replayed recording)."""
+        try:
+            res = self.eutils.esearch("gene", f"{q} AND txid{self.prefer_taxid}[Organism:exp]", retmax=self.retmax)
+            if not res.ids or q.lower() in (p.lower() for p in res.phrases_not_found):
+                return []
+            return [h for h in self._summaries(res.ids, q, matched) if h.metadata["tax_id"] == self.prefer_taxid]
+        except ToolError:
+            return []
+
+    def fill_summaries(self, hits: list[Evidence], query: str) -> str | None:
+        """Fill the RefSeq summaries local records lack from E-utilities (the same search, so
+        a replayed recording answers it too). Returns None, or why nothing was filled."""
+        missing = {h.id: h for h in hits if not h.metadata.get("summary")}
+        if not missing:
+            return None
+        try:
+            remote = self.search(query, max(len(hits), 1))
+        except ToolError as e:
+            return str(e)
+        filled = 0
+        for r in remote:
+            h = missing.get(r.id)
+            if h is not None and r.metadata.get("summary"):
+                h.metadata["summary"], h.metadata["summary_source"] = r.metadata["summary"], "eutils"
+                h.text = gene_text(h.metadata)
+                filled += 1
+        return None if filled else "E-utilities returned no summary for these records"
 
     @staticmethod
     def _how(q: str, md: dict[str, Any], default: str) -> str:

@@ -309,6 +309,8 @@ def build_gene_store(
     # a symbol recorded as an alias too keeps only its strongest kind per gene
     best: dict[tuple[str, int], str] = {}
     for name, gid, kind in names:
+        if kind == "symbol" and name != genes[gid]["symbol"]:
+            kind = "previous"  # gene_info's symbol for a gene HGNC has renamed since
         k = (name, gid)
         if k not in best or KIND_ORDER[kind] < KIND_ORDER[best[k]]:
             best[k] = kind
@@ -618,6 +620,7 @@ def store_evidence(g: dict[str, Any], matched: str) -> Evidence:
         "matched": matched,
         "hgnc_id": g.get("hgnc_id"),
         "previous_symbols": g.get("previous", []),
+        "backend": "local",
     }
     return gene_evidence(str(g["gene_id"]), md)
 

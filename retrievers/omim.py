@@ -24,6 +24,10 @@ With a local gene store (retrievers/gene_store.py; found like the gene tool find
 
 Without a store nothing is added: no gene is ever guessed.
 
+`LocalOmimRetriever` (below) answers disease names from the store's disease dictionary with
+no network; the ``layered`` backend (retrievers/layered.py) asks it first and E-utilities
+only for what it lacks. ``backend`` in the metadata says which answered.
+
 Ask with a disease name for its genes and loci ("Meesmann corneal dystrophy" returns the
 phenotypes MECD1/MECD2 at 17q21.2/12q13.13 and the genes KRT12, KRT3).
 """
@@ -38,6 +42,7 @@ from biorag.errors import InputError, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from biorag.sources import AnswerField, Reading
+from retrievers.base import Retriever
 from retrievers.eutils import EUtils, EUtilsRetriever
 
 if TYPE_CHECKING:
@@ -212,9 +217,94 @@ class OmimRetriever(EUtilsRetriever):
                 link_genes(uid, md, self.store)
             if summ.truncated:
                 md["partial_response"] = True
+            md["backend"] = "eutils"
             out.append(omim_evidence(uid, md))
         return out[:k]
 
     def close(self) -> None:
         if self.store is not None:
             self.store.close()
+
+
+# ---- the local backend: the gene store's disease dictionary -------------------------
+
+_DISEASE_URLS = {
+    "OMIM": "https://omim.org/entry/{}",
+    "ORPHA": "https://www.orpha.net/en/disease/detail/{}",
+    "MONDO": "https://monarchinitiative.org/MONDO:{}",
+    "MedGen": "https://www.ncbi.nlm.nih.gov/medgen/{}",
+    "MESH": "https://meshb.nlm.nih.gov/record/ui?ui={}",
+    "HP": "https://hpo.jax.org/browse/term/HP:{}",
+}
+
+
+def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Evidence:
+    """An omim-source record for a disease of the local dictionary (`GeneStore.find_diseases`
+    hit plus `genes_for_disease`), with the metadata keys of an OMIM entry (see the module
+    docstring) and ``disease_id``, ``xrefs``, ``backend="local"``. Genes linked only as
+    ClinVar "related" genes (genes of a broader term's subtypes, or inside a deleted region)
+    are used only when the disease has no other gene link."""
+    prefix, _, local_id = hit["disease_id"].partition(":")
+    related = {"source": "clinvar", "note": "related"}
+    strong = [g for g in genes if any(link != related for link in g["links"])] or genes
+    sources = sorted({link["source"] + (" (related)" if link == related else "") for g in strong for link in g["links"]})
+    notes = {g["symbol"]: n for g in strong for link in g["links"]
+             if (n := link["note"]) and link["source"] == "mim2gene_medgen"}
+    md = {
+        "title": hit["name"], "genes": [g["symbol"] for g in strong], "gene_ids": [g["gene_id"] for g in strong],
+        "locations": list(dict.fromkeys(g["map_location"] for g in strong if g["map_location"])),
+        "entry_type": "phenotype", "prefix": "", "alt_titles": "",
+        "genes_source": "local: " + ", ".join(sources) if strong else None,
+        "disease_id": hit["disease_id"], "xrefs": hit.get("xrefs", []), "backend": "local",
+    }
+    if notes:
+        md["gene_link_notes"] = notes
+    lines = [f"{hit['disease_id']} ({', '.join(hit['sources'])} name): {hit['name']}"]
+    if strong:
+        lines.append(f"Genes ({', '.join(sources)}): " + ", ".join(
+            g["symbol"] + (f" (NCBI comment: {notes[g['symbol']]})" if g["symbol"] in notes else "") for g in strong))
+    lines.append("Location: " + (", ".join(md["locations"]) or "not mapped"))
+    url = _DISEASE_URLS.get(prefix)
+    return Evidence(source="omim", id=local_id if prefix == "OMIM" else hit["disease_id"], title=hit["name"],
+                    text="\n".join(lines), url=url.format(local_id) if url else None, metadata=md)
+
+
+class LocalOmimRetriever(Retriever):
+    """`omim` source answered by the local gene store's disease dictionary (ClinVar, NCBI
+    mim2gene_medgen, HPO and MeSH names; genes linked offline). A disease name gives its
+    best-matching disease with its genes (one record: the names of one disease in several
+    catalogues would otherwise add each catalogue's gene list); names the dictionary lacks,
+    and diseases with no linked gene, give nothing, so the layered backend asks OMIM."""
+
+    name = "omim"
+    manual = MANUAL
+    query_format = OmimRetriever.query_format
+    accepts = OmimRetriever.accepts
+    answers = OMIM_FIELDS
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return read_omim_field(field, evidence, about)
+
+    def __init__(self, store: GeneStore):
+        self.store = store
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LocalOmimRetriever:
+        from retrievers.gene_store import GeneStore, gene_store_path
+
+        return cls(GeneStore(gene_store_path(settings)))
+
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+        q = " ".join(query.strip().strip("\"'").split())
+        if not q:
+            raise InputError("omim: empty query; give a disease name")
+        hits = [h for h in self.store.find_diseases(q) if h["n_genes"]]
+        for hit in hits:
+            ev = disease_evidence(hit, self.store.genes_for_disease(hit["disease_id"]))
+            if ev.metadata["genes"]:
+                return [ev]
+        return []
+
+    def close(self) -> None:
+        self.store.close()

@@ -75,8 +75,11 @@ def build_lexicon(settings: Settings) -> StoreLexicon | None:
 # ---- the registry lines --------------------------------------------------------------
 register("gene", "eutils", "retrievers.gene:GeneRetriever")
 register("gene", "local", "retrievers.gene_store:LocalGeneRetriever")
+register("gene", "layered", "retrievers.layered:LayeredGeneRetriever")
 register("dbsnp", "eutils", "retrievers.dbsnp:DbSnpRetriever")
 register("omim", "eutils", "retrievers.omim:OmimRetriever")
+register("omim", "local", "retrievers.omim:LocalOmimRetriever")
+register("omim", "layered", "retrievers.layered:LayeredOmimRetriever")
 register("blast", "ncbi", "retrievers.blast:BlastRetriever")
 register("web", "ddgs", "retrievers.web:DdgsWebRetriever")
 register("web", "wikipedia", "retrievers.web:WikipediaRetriever")

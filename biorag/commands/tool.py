@@ -29,7 +29,7 @@ app = typer.Typer(
 
 KOpt = Annotated[int | None, typer.Option("--k", "-k", help="How many hits (default: the source's top_k).")]
 BackendOpt = Annotated[
-    str | None, typer.Option("--backend", "-b", help="Implementation to use (gene: eutils|local; web: ddgs|wikipedia|arxiv|crossref).")
+    str | None, typer.Option("--backend", "-b", help="Implementation to use (gene, omim: eutils|local|layered; web: ddgs|wikipedia|arxiv|crossref).")
 ]
 
 
@@ -93,11 +93,12 @@ def snp(
 @friendly_errors
 def omim(
     query: Annotated[str, typer.Argument(help="Disease or phenotype name, e.g. 'Meesmann corneal dystrophy'.")],
-    k: KOpt = None, json_: JsonOpt = False,
+    k: KOpt = None, backend: BackendOpt = None, json_: JsonOpt = False,
     preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
 ) -> None:
-    """OMIM: entries for a disease with their genes and cytogenetic locations."""
-    _run("omim", query, k, None, json_, preset, set_, replay)
+    """OMIM: entries for a disease with their genes and cytogenetic locations
+    (--backend layered|local: the gene store's disease dictionary first / only)."""
+    _run("omim", query, k, backend, json_, preset, set_, replay)
 
 
 @app.command("blast")

@@ -13,7 +13,14 @@ import pytest
 from biorag.errors import InputError, QueryRejected, ToolError
 from biorag.grounding import structured_answer as _structured_answer
 from biorag.understanding import analyse as _analyse
-from retrievers.blast import ALIGNMENT, SEQUENCE_ORGANISM, BlastRetriever, blast_evidence, parse_report, read_blast_field
+from retrievers.blast import (
+    ALIGNMENT,
+    SEQUENCE_ORGANISM,
+    BlastRetriever,
+    blast_evidence,
+    parse_report,
+    read_blast_field,
+)
 from retrievers.http_store import BUNDLED_CASSETTE
 from retrievers.registry import registered_sources, retriever_class
 

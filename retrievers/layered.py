@@ -1,0 +1,137 @@
+"""Local data first: a source answered by its local backend, with a remote one behind it.
+
+`LayeredRetriever` asks its layers in order and returns the first non-empty answer; a layer
+that fails (not recorded, no network, no record) is noted and the next one is asked. Every
+hit carries ``metadata["backend"]`` (the layer that answered), and ``last_search_info``
+(which the agent copies into the retrieve step of the trace) lists what each layer did, so a
+user sees whether the offline store or E-utilities answered.
+
+Registered backends (retrievers/registry.py):
+
+- gene ``layered``: the local gene store (every human gene, offline, milliseconds), then NCBI
+  E-utilities (live or replayed) for what the store does not hold (other organisms, genes
+  newer than the snapshot). Records the store answers get their RefSeq summary from
+  E-utilities when it can be had (the store has none): best effort, never in the way.
+- omim ``layered``: the store's disease dictionary (disease -> genes offline), then OMIM
+  through E-utilities.
+
+Without a built store the layered source is its remote backend alone (the trace says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from biorag.errors import ToolError
+from biorag.models import Evidence, SearchFilters
+from biorag.sources import AnswerField, Reading
+from retrievers import gene, omim
+from retrievers.base import Retriever
+from retrievers.gene_fields import GeneFields
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
+
+
+class LayeredRetriever(Retriever):
+    """Layers asked in order, ``(label, retriever)``; the first with hits answers."""
+
+    def __init__(self, layers: list[tuple[str, Retriever]], missing: dict[str, str] | None = None):
+        if not layers:
+            raise ValueError("a layered source needs at least one layer")
+        self.layers = layers
+        self.missing = missing or {}  # layer label -> why it is not there (e.g. no store built)
+        self.last_search_info: dict[str, Any] = {}
+
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+        tried: list[dict[str, Any]] = [{"backend": label, "skipped": why} for label, why in self.missing.items()]
+        self.last_search_info = {"backend": None, "layers": tried}
+        error: ToolError | None = None
+        for label, layer in self.layers:
+            try:
+                hits = layer.search(query, k, filters)
+            except ToolError as e:
+                tried.append({"backend": label, "hits": 0, "error": str(e)})
+                error = e
+                continue
+            tried.append({"backend": label, "hits": len(hits)})
+            if hits:
+                for h in hits:
+                    h.metadata["backend"] = label
+                self.last_search_info["backend"] = label
+                self.complete(label, hits, query)
+                return hits
+        if error is not None:
+            raise error
+        return []
+
+    def complete(self, answered_by: str, hits: list[Evidence], query: str) -> None:  # noqa: B027
+        """Hook: let later layers fill fields the answering layer lacks. Default: nothing."""
+
+    def close(self) -> None:
+        for _, layer in self.layers:
+            layer.close()
+
+
+def _store_if_built(settings: Settings):
+    """(GeneStore or None, why not)."""
+    from retrievers.gene_store import GeneStore, build_command_hint, gene_store_path
+
+    path = gene_store_path(settings)
+    if not path.exists():
+        return None, build_command_hint(path)
+    return GeneStore(path), ""
+
+
+class LayeredGeneRetriever(GeneFields, LayeredRetriever):
+    """`gene` source: local gene store first, then E-utilities (see the module docstring)."""
+
+    name = "gene"
+    manual = gene.MANUAL
+    query_format = gene.QUERY_FORMAT
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LayeredGeneRetriever:
+        from retrievers.gene import GeneRetriever
+        from retrievers.gene_store import LocalGeneRetriever
+
+        store, why = _store_if_built(settings)
+        remote = GeneRetriever.from_settings(settings)
+        if store is None:
+            return cls([("eutils", remote)], {"local": why})
+        return cls([("local", LocalGeneRetriever(store, settings.ncbi.prefer_taxid)), ("eutils", remote)])
+
+    def complete(self, answered_by: str, hits: list[Evidence], query: str) -> None:
+        remote = dict(self.layers).get("eutils")
+        if answered_by != "local" or remote is None:
+            return
+        why_not = remote.fill_summaries(hits[:1], query)
+        self.last_search_info["summary"] = "filled from eutils" if why_not is None else f"not filled: {why_not}"
+
+
+class LayeredOmimRetriever(LayeredRetriever):
+    """`omim` source: the store's disease dictionary first, then OMIM via E-utilities."""
+
+    name = "omim"
+    manual = omim.MANUAL
+    query_format = omim.OmimRetriever.query_format
+    accepts = omim.OmimRetriever.accepts
+    answers = omim.OMIM_FIELDS
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return omim.read_omim_field(field, evidence, about)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LayeredOmimRetriever:
+        from retrievers.omim import LocalOmimRetriever, OmimRetriever
+
+        store, why = _store_if_built(settings)
+        if store is not None and not store.has_diseases:
+            store.close()
+            store, why = None, "the gene store has no disease dictionary: rebuild it with `biorag data gene-store build`"
+        remote = OmimRetriever.from_settings(settings)
+        if store is None:
+            return cls([("eutils", remote)], {"local": why})
+        return cls([("local", LocalOmimRetriever(store)), ("eutils", remote)])
