@@ -8,13 +8,18 @@ from pathlib import Path
 
 from biorag.errors import InputError
 
+GZIP_MAGIC = b"\x1f\x8b"
+
 
 def open_text(path: Path) -> io.TextIOBase:
-    """`path` as UTF-8 text (``.gz`` decompressed on the fly; newlines kept as written for
-    the csv module); a one-line InputError when it does not exist."""
+    """`path` as UTF-8 text, decompressed when it is gzip (decided by its first bytes, not
+    its name: a server may send either under any name); newlines kept as written for the
+    csv module. A one-line InputError when it does not exist."""
     path = Path(path)
-    if not path.exists():
+    if not path.is_file():
         raise InputError(f"file not found: {path}")
-    if path.suffix == ".gz":
+    with open(path, "rb") as fh:
+        compressed = fh.read(2) == GZIP_MAGIC
+    if compressed:
         return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
     return open(path, encoding="utf-8", newline="")

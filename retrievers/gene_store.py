@@ -199,6 +199,16 @@ def build_gene_store(
     `extend(con, gene_ids)` may add tables before the file is committed (the CLI adds the
     disease dictionary of indexing/disease_dictionary.py this way); its counts join the
     summary."""
+    try:
+        return _build_gene_store(Path(out), gene_info, hgnc, mim2gene, mim2gene_medgen, progress, extend)
+    except BaseException:
+        Path(out).with_suffix(Path(out).suffix + ".tmp").unlink(missing_ok=True)  # no half-built file left
+        raise
+
+
+def _build_gene_store(out: Path, gene_info: Path | None, hgnc: Path | None, mim2gene: Path | None,
+                      mim2gene_medgen: Path | None, progress: bool,
+                      extend: Callable[[sqlite3.Connection, set[int]], dict[str, Any]] | None) -> dict[str, Any]:
     if gene_info is None and hgnc is None:
         raise InputError("gene-store build needs --gene-info and/or --hgnc")
     from tqdm import tqdm

@@ -106,15 +106,20 @@ def build_store(target: Path, files: dict[str, Path | None], diseases: bool = Tr
                 hpo_dir: Path | None = None, progress: bool = False) -> dict:
     """The store from these files (keys as `retrievers.gene_store.SNAPSHOT_FILES`), with the
     disease dictionary when asked."""
+    import zlib
     from functools import partial
 
+    from biorag.errors import InputError
     from indexing.disease_dictionary import add_disease_dictionary
     from retrievers.gene_store import build_gene_store
 
     extend = partial(add_disease_dictionary, gene_condition=files.get("gene_condition"),
                      hpo_dir=hpo_dir) if diseases else None
-    return build_gene_store(target, files.get("gene_info"), files.get("hgnc"), files.get("mim2gene"),
-                            files.get("mim2gene_medgen"), progress=progress, extend=extend)
+    try:
+        return build_gene_store(target, files.get("gene_info"), files.get("hgnc"), files.get("mim2gene"),
+                                files.get("mim2gene_medgen"), progress=progress, extend=extend)
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as e:  # a corrupt or cut file
+        raise InputError(f"could not read the gene-store input files: {type(e).__name__}: {e}") from e
 
 
 @gene_store_app.command("info")
