@@ -11,7 +11,6 @@ from biorag.agent import Agent
 from biorag.errors import ToolError
 from biorag.settings import load_settings
 from retrievers.layered import LayeredGeneRetriever, LayeredOmimRetriever
-from retrievers.registry import build_retrievers
 
 
 def test_embedded_preset_layers_gene_and_omim():
@@ -86,7 +85,7 @@ def test_disease_missing_from_the_dictionary_goes_to_omim(server, live_settings,
 def _agent(store_path):
     settings = load_settings("embedded", sets=["planner=rules", f"gene_store={store_path}"],
                              disable=["pubmed"])
-    return Agent(settings, llm=None, retrievers=build_retrievers(settings))
+    return Agent(settings, llm=None)  # builds the retrievers and the store's lexicon, as in use
 
 
 def _retrieves(ans):

@@ -16,10 +16,21 @@ from collections import defaultdict
 
 import pytest
 
-from biorag.grounding import structured_answer
-from biorag.understanding import analyse
+from biorag.grounding import structured_answer as _structured_answer
+from biorag.understanding import analyse as _analyse
 from retrievers.gene import GeneRetriever
 from retrievers.gene_store import LocalGeneRetriever, snapshot_paths
+from retrievers.registry import registered_sources, retriever_class
+
+SOURCES = {name: retriever_class(name) for name in registered_sources()}
+
+
+def analyse(question):
+    return _analyse(question, SOURCES)
+
+
+def structured_answer(analysis, evidence):
+    return _structured_answer(analysis, evidence, SOURCES)
 
 N = 25
 CLONE = re.compile(r"^(?:RP\d{1,2}|CT[A-D]|CH\d{2,3}|XX|LA16c|KB|GS1)-[\w.]+$|^A[CLP]\d{6}\.\d+$")
