@@ -87,28 +87,20 @@ def _check(store, examples, matched: str):
             assert answer is not None and answer.text == current, (question, answer)
 
 
-def test_previous_symbols_give_the_current_symbol(full_gene_store, data):
-    examples = _first(data, "prev_symbol")
+CLASSES = {  # class -> (HGNC column, pattern of the names, how the store says it matched)
+    "previous symbol": ("prev_symbol", None, "previous"),
+    "C…orf… name": ("prev_symbol", re.compile(r"^C(?:\d{1,2}|X|Y)orf\d+[A-Z]?$"), "previous"),
+    "FAM… name": ("prev_symbol", re.compile(r"^FAM\d+[A-Z]*\d*$"), "previous"),
+    "alias": ("alias_symbol", re.compile(r"^[A-Za-z][A-Za-z0-9\-]{2,}$"), "alias"),
+}
+
+
+@pytest.mark.parametrize("name_class", list(CLASSES))
+def test_names_of_a_class_give_the_current_symbol(full_gene_store, data, name_class):
+    column, pattern, matched = CLASSES[name_class]
+    examples = _first(data, column, pattern)
     assert len(examples) == N
-    _check(full_gene_store, examples, "previous")
-
-
-def test_c_orf_names_give_the_current_symbol(full_gene_store, data):
-    examples = _first(data, "prev_symbol", re.compile(r"^C(?:\d{1,2}|X|Y)orf\d+[A-Z]?$"))
-    assert len(examples) == N
-    _check(full_gene_store, examples, "previous")
-
-
-def test_fam_names_give_the_current_symbol(full_gene_store, data):
-    examples = _first(data, "prev_symbol", re.compile(r"^FAM\d+[A-Z]*\d*$"))
-    assert len(examples) == N
-    _check(full_gene_store, examples, "previous")
-
-
-def test_aliases_give_the_current_symbol(full_gene_store, data):
-    examples = _first(data, "alias_symbol", re.compile(r"^[A-Za-z][A-Za-z0-9\-]{2,}$"))
-    assert len(examples) == N
-    _check(full_gene_store, examples, "alias")
+    _check(full_gene_store, examples, matched)
 
 
 def test_gene_info_2022_symbols_renamed_since_give_the_current_symbol(full_gene_store, data):
