@@ -349,6 +349,20 @@ def _build_gene_store(out: Path, gene_info: Path | None, hgnc: Path | None, mim2
     return summary
 
 
+def record_inputs(path: Path, inputs: dict[str, str | None]) -> None:
+    """Set the ``inputs`` of a built store's build record: every file it was built from, as
+    the user knows them (a download is built from temporary names, then moved into place)."""
+    con = sqlite3.connect(path)
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key='build'").fetchone()
+        build = json.loads(row[0]) if row else {}
+        build["inputs"] = dict(inputs)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('build', ?)", (json.dumps(build),))
+        con.commit()
+    finally:
+        con.close()
+
+
 # ---- lookup -------------------------------------------------------------------------
 
 

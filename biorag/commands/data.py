@@ -58,7 +58,7 @@ def build(
     biorag data gene-store build --gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz
     --mim2gene mim2gene.txt --mim2gene-medgen mim2gene_medgen --gene-condition gene_condition_source_id.txt"""
     from biorag.errors import InputError
-    from retrievers.gene_store import SAMPLE_DIR, gene_store_path, snapshot_paths
+    from retrievers.gene_store import SAMPLE_DIR, gene_store_path, record_inputs, snapshot_paths
 
     settings = settings_from_options(preset, set_)
     given = {"gene_info": gene_info, "hgnc": hgnc, "mim2gene": mim2gene,
@@ -83,6 +83,8 @@ def build(
                                       lambda paths: build_store(target, dict(paths), **opts),
                                       settings.gene_files.timeout_s, progress=not json_)
         summary["downloaded"] = {k: str(v) for k, v in files.items()}
+        summary["inputs"] = {**summary["inputs"], **summary["downloaded"]}
+        record_inputs(target, summary["inputs"])
     else:
         summary = build_store(target, given, **opts)
     if json_:
@@ -111,15 +113,21 @@ def build_store(target: Path, files: dict[str, Path | None], diseases: bool = Tr
 
     from biorag.errors import InputError
     from indexing.disease_dictionary import add_disease_dictionary
-    from retrievers.gene_store import build_gene_store
+    from indexing.hpo_files import hpo_data_dir
+    from retrievers.gene_store import SNAPSHOT_FILES, build_gene_store, record_inputs
 
     extend = partial(add_disease_dictionary, gene_condition=files.get("gene_condition"),
                      hpo_dir=hpo_dir) if diseases else None
     try:
-        return build_gene_store(target, files.get("gene_info"), files.get("hgnc"), files.get("mim2gene"),
-                                files.get("mim2gene_medgen"), progress=progress, extend=extend)
+        summary = build_gene_store(target, files.get("gene_info"), files.get("hgnc"), files.get("mim2gene"),
+                                   files.get("mim2gene_medgen"), progress=progress, extend=extend)
     except (OSError, EOFError, UnicodeDecodeError, zlib.error) as e:  # a corrupt or cut file
         raise InputError(f"could not read the gene-store input files: {type(e).__name__}: {e}") from e
+    summary["inputs"] = {key: str(files[key]) if files.get(key) else None for key in SNAPSHOT_FILES}
+    if diseases:
+        summary["inputs"]["hpo"] = str(hpo_data_dir(hpo_dir))
+    record_inputs(target, summary["inputs"])
+    return summary
 
 
 @gene_store_app.command("info")

@@ -106,6 +106,8 @@ def test_download_builds_from_the_served_files(files, tmp_path):
     store = GeneStore(tmp_path / "gs.sqlite")
     try:
         assert store.lookup("LMP10")[0][0]["symbol"] == "PSMB10"
+        # the build record names the files where they now are, not their temporary names
+        assert store.info()["inputs"] == {key: str(folder / name) for key, (name, _) in SAMPLE.items()}
     finally:
         store.close()
     assert sorted(files.requests) == sorted(name for name, _ in SAMPLE.values())
