@@ -192,7 +192,8 @@ class GeneRetriever(GeneFields, Retriever):
                     raise ToolError("gene", f"NCBI Gene has no record for {q!r} (phrase not found)")
                 return []
             ids, matched = res.ids, ("ensembl" if _ENSEMBL.match(q) else "search")
-            partial = q.lower() in (p.lower() for p in res.phrases_not_found)
+            # one identifier NCBI did not find whole (it searched a piece of it, "RP11")
+            partial = " " not in q and q.lower() in (p.lower() for p in res.phrases_not_found)
         hits = self._summaries(ids, q, matched)
         if not q.isdigit() and self.prefer_taxid is not None and not any(
                 h.metadata["tax_id"] == self.prefer_taxid for h in hits):
