@@ -55,6 +55,7 @@ class AnswerField:
     `cues` are lower-case words or phrases (hyphens written as spaces) by which a question
     asks for the field, in any phrasing: "official symbol", "which chromosome";
     `weak_cues` ask for it only when no other field's cue does ("where", "tell me about").
+    A cue ending in " $" matches only at the end of the question ("does $": "what ... does").
     `about`
     lists the entity kinds the question must name for this source to answer it. `yields`
     is set when the field's values are themselves entities of that kind (the genes of a

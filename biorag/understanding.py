@@ -20,9 +20,12 @@ Nothing here is keyed to a phrasing or to a source:
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 from biorag.sources import (
     GENE_IDS,
@@ -45,6 +48,9 @@ class Entity:
     canonical: tuple[str, ...] = ()
     #: "pattern", or the kind of dictionary name that matched ("symbol", "alias", ...)
     how: str = "pattern"
+    #: the words of the question that name it, when they differ from `text` (a dictionary
+    #: name found through a case or hyphen variant: "card-15" for CARD15)
+    span: str = ""
 
     @property
     def ambiguous(self) -> bool:
@@ -155,6 +161,13 @@ def _tokens(text: str) -> list[tuple[str, int]]:
     return out
 
 
+@cache
+def english_words() -> frozenset[str]:
+    """Ordinary English words (see resources/english_words.PROVENANCE.md)."""
+    with gzip.open(Path(__file__).parent / "resources" / "english_words.txt.gz", "rt", encoding="utf-8") as fh:
+        return frozenset(line.strip() for line in fh if line.strip())
+
+
 def _gene_like(tok: str, lower_question: bool) -> str | None:
     """'any': may be any kind of gene name; 'symbol': only an official symbol (a lower-case
     word in a lower-case question); None: not a gene name."""
@@ -167,7 +180,7 @@ def _gene_like(tok: str, lower_question: bool) -> str | None:
         return None  # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth)
     if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
         return "any"
-    if lower_question and len(tok) >= 3 and tok.isalpha():
+    if lower_question and len(tok) >= 3 and tok.isalpha() and low not in english_words():
         return "symbol"
     return None
 
@@ -181,11 +194,16 @@ def _variants(tok: str) -> list[str]:
     return out
 
 
+_DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|has|have|had|about|from|by|to|behind)\s+", re.I)
+
+
 def _disease_spans(text: str) -> list[str]:
-    """Phrases that may be disease names: what follows 'related to', 'associated with',
-    'cause', ... (every prefix up to 10 words), and what precedes 'gene(s)'."""
+    """Phrases that may be disease names (a dictionary decides): what follows 'related
+    to', 'associated with', 'cause', 'with', 'of', ... (every prefix up to 10 words), and
+    what precedes 'gene(s)'."""
     spans: list[str] = []
-    for m in _DISEASE_LEAD.finditer(text):
+    leads = sorted([*_DISEASE_LEAD.finditer(text), *_DICTIONARY_LEAD.finditer(text)], key=lambda m: m.start())
+    for m in leads:
         tail = text[m.end():]
         end = _SPAN_END.search(" " + tail + " ")
         tail = tail[: max(0, end.start() - 1)] if end else tail
@@ -201,7 +219,7 @@ def _pattern_disease(text: str) -> str | None:
     for form in _DISEASE_FORMS:
         m = form.search(text)
         if m:
-            span = re.split(r"[?.!;]", m.group(1))[0]
+            span = re.split(r"[?.!;()\[\]]", m.group(1))[0]
             span = _CLOZE_TAIL.sub("", span).strip(" '\"")
             span = re.sub(r"^(?:the|a|an)\s+", "", span, flags=re.I)
             if len(span) >= 3 and not RSID.search(span) and not ENSEMBL.search(span):
@@ -279,7 +297,9 @@ def _gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
     top = [h for h in hits if strength.get(h.how, 2) == best]
     canonical = tuple(dict.fromkeys(h.canonical for h in top))
     kind: EntityKind = "ensembl" if all(h.kind == "ensembl" for h in top) else "gene"
-    return Entity(kind, tok, True, canonical, top[0].how)
+    # the dictionary's spelling is what sources are asked for (the question's when it is one)
+    name = next((h.name for h in top if h.name == tok), top[0].name)
+    return Entity(kind, name, True, canonical, top[0].how, span=tok if tok != name else "")
 
 
 def _disease(text: str, lexicon: Lexicon | None) -> Entity | None:
@@ -298,9 +318,16 @@ def _disease(text: str, lexicon: Lexicon | None) -> Entity | None:
         if hits:
             names = {h.canonical.lower(): h.canonical for h in hits}
             return Entity("disease", candidate, True, tuple(names.values()), hits[0].how)
-        if candidate == span:
+        if candidate == span and not any(_extends(span, c) for c in found):
             return Entity("disease", span)
     return None
+
+
+def _extends(span: str, known: str) -> bool:
+    """Whether a question form's phrase is a known name plus at most one more word (the
+    form caught a word of the question: "Marfan syndrome map"); then the name wins."""
+    s, k = span.lower(), known.lower()
+    return s.startswith(k) and len(s[len(k):].split()) <= 1
 
 
 # ---- answer fields ------------------------------------------------------------------
@@ -324,9 +351,15 @@ def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
         by_cue: dict[str, list[tuple[str, AnswerField, bool]]] = {}
         for s, f in decls:
             for cue, weak in [(c, False) for c in f.cues] + [(c, True) for c in f.weak_cues]:
-                by_cue.setdefault(_normalise(cue).strip(), []).append((s, f, weak))
+                body = _normalise(cue.removesuffix(" $")).strip()
+                # a cue matches its plural too; " $": only at the question's end
+                keys = [body + " $"] if cue.endswith(" $") else [body, body + "s", body + "es"]
+                for key in keys:
+                    if (s, f, weak) not in by_cue.setdefault(key, []):
+                        by_cue[key].append((s, f, weak))
         cues = sorted((c for c in by_cue if c), key=len, reverse=True)
-        pattern = re.compile(r"(?<![\w\u220e])(?:" + "|".join(re.escape(c) for c in cues) + r")(?![\w])") if cues else re.compile(r"(?!x)x")
+        alternatives = [re.escape(c[:-2]) + r"(?=\s*$)" if c.endswith(" $") else re.escape(c) for c in cues]
+        pattern = re.compile(r"(?<![\w\u220e])(?:" + "|".join(alternatives) + r")(?![\w])") if cues else re.compile(r"(?!x)x")
         idx = _CueIndex(pattern, by_cue, decls)
         if len(_INDEX_CACHE) > 64:
             _INDEX_CACHE.clear()
@@ -342,8 +375,9 @@ def _normalise(text: str) -> str:
 
 
 def _blank_entities(text: str, entities: list[Entity]) -> str:
-    for e in sorted(entities, key=lambda e: len(e.text), reverse=True):
-        text = re.sub(rf"(?<![\w-]){re.escape(e.text)}(?![\w-])", _PLACEHOLDER, text, flags=re.I)
+    names = {n for e in entities for n in (e.text, e.span) if n}
+    for name in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", _PLACEHOLDER, text, flags=re.I)
     return text
 
 
@@ -369,20 +403,52 @@ def plan(name: str, kinds: set[str], decls: list[tuple[str, AnswerField]],
     return None
 
 
+#: words by which a question asks (a cue right after one of them is what is asked for)
+_ASKING = frozenset("what whats which where how tell give list show name find get is are does do did "
+                    "need want".split())
+
+
+def _ordered_matches(norm: str, idx: _CueIndex) -> list[str]:
+    """Cue matches in the order they are tried: asked-for cues (a wh-word or imperative in
+    the three words before, or in the cue) first; in a compound of two cues ("gene loci")
+    the head, the last one, before its modifier; otherwise left to right."""
+    found = []
+    for m in idx.pattern.finditer(norm):
+        key = m.group(0) if m.group(0) in idx.by_cue else m.group(0) + " $"
+        before = norm[: m.start()].split()[-3:]
+        asked = bool(_ASKING.intersection(before) or _ASKING.intersection(key.split()[:1]))
+        found.append([m.start(), m.end(), key, asked])
+    for a, b in zip(found, found[1:], strict=False):
+        if norm[a[1]:b[0]].strip() == "":  # adjacent: a modifies b
+            a[0], b[0] = b[0], a[0] - 0.5
+            b[3] = b[3] or a[3]
+    found.sort(key=lambda f: (not f[3], f[0]))
+    return [f[2] for f in found]
+
+
 def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | None,
                   strong_only: bool = False) -> Intent | None:
-    """The field the question asks for: earliest strong cue whose field can be answered
-    for the question's entities, else the earliest weak cue, else a field answered by
-    default for a question that only names an entity."""
+    """The field the question asks for: the first strong cue (see `_ordered_matches`) whose
+    field can be answered for the question's entities, else the first weak cue, else a
+    field answered by default for a question that only names an entity."""
     if not sources or not kinds:
         return None
     decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
     idx = _cue_index(decls)
     norm = _normalise(text)
-    matches = [(m.start(), m.group(0)) for m in idx.pattern.finditer(norm)]
-    cued = {f.name for _, cue in matches for _, f, _ in idx.by_cue[cue]}
+    matches = _ordered_matches(norm, idx)
+    cued = {f.name for cue in matches for _, f, _ in idx.by_cue[cue]}
+    # "the <field> of the gene of <SNP>": a strong cue for a field about what a cued link
+    # yields is what is asked, wherever it stands; the link is the way there
+    yielded = {f.yields for cue in matches for _, f, _ in idx.by_cue[cue] if f.yields and kinds.intersection(f.about)}
+    for cue in matches:
+        for _s, f, weak in idx.by_cue[cue]:
+            if not weak and not f.yields and yielded.intersection(f.about):
+                intent = plan(f.name, kinds, decls, cued)
+                if intent is not None:
+                    return intent
     for want_weak in (False,) if strong_only else (False, True):
-        for _, cue in matches:
+        for cue in matches:
             for _s, f, weak in idx.by_cue[cue]:
                 if weak == want_weak:
                     intent = plan(f.name, kinds, decls, cued)
@@ -411,7 +477,8 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
         # field: take it as the gene
         intent = detect_intent(blanked, kinds | {"gene"}, sources, strong_only=True)
         if intent is not None and "gene" in intent.hops[0].takes:
-            entities = [Entity(e.kind, e.text, True, e.canonical, e.how) if e in unsure else e for e in entities]
+            entities = [Entity(e.kind, e.text, True, e.canonical, e.how, e.span) if e in unsure else e
+                        for e in entities]
         else:
             intent = None
     return Analysis(question=question, core=core, entities=entities, intent=intent)

@@ -62,7 +62,7 @@ GENE_TYPE = AnswerField(
 SUMMARY = AnswerField(
     "summary", "function of a gene",
     ("function", "functions", "role", "roles", "summary", "summarise", "summarize", "purpose",
-     "biological function", "what does it do"),
+     "biological function", "what does it do", "does $", "do $"),
     GENE_IDS, default_for=GENE_IDS,
     weak_cues=("what does", "describe", "description", "what is known", "job", "tell me about",
                "overview", "explain", "what do we know about"))

@@ -13,6 +13,7 @@ otherwise none (patterns take over).
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +29,7 @@ class StoreLexicon:
     def __init__(self, path: Path, prefer_taxid: int | None = 9606):
         self.path = Path(path)
         self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        self._lock = threading.Lock()  # one connection, shared by the server's threads
         self.prefer_taxid = prefer_taxid
         tables = {r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         self.has_diseases = {"disease_names", "diseases"} <= tables
@@ -47,10 +49,11 @@ class StoreLexicon:
                 by_key.setdefault(key, []).append(span)
         if not by_key:
             return []
-        rows = self._con.execute(
-            "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
-            "JOIN diseases d ON d.disease_id = n.disease_id "
-            f"WHERE n.name_key IN ({','.join('?' * len(by_key))})", list(by_key)).fetchall()
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
+                "JOIN diseases d ON d.disease_id = n.disease_id "
+                f"WHERE n.name_key IN ({','.join('?' * len(by_key))})", list(by_key)).fetchall()
         return [LexiconHit(span.lower(), "disease", name, name, str(did), str(source))
                 for key, did, source, name in rows for span in by_key[key]]
 
@@ -64,7 +67,9 @@ class StoreLexicon:
                f"JOIN genes g ON g.gene_id = n.gene_id WHERE n.name_lc IN ({','.join('?' * len(keys))}){taxon}")
         params = [*keys, *([] if self.prefer_taxid is None else [self.prefer_taxid])]
         out = []
-        for name_lc, name, kind, gene_id, symbol in self._con.execute(sql, params):
+        with self._lock:
+            rows = self._con.execute(sql, params).fetchall()
+        for name_lc, name, kind, gene_id, symbol in rows:
             how = _HOW.get(kind, "alias")
             if how == "symbol" and name != symbol:
                 how = "previous"  # gene_info's older symbol for a gene HGNC has since renamed

@@ -20,7 +20,9 @@ from biorag.errors import BioragError, SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.settings import Settings
 from retrievers.base import Retriever
-from retrievers.registry import retriever_class
+from retrievers.gene_store import gene_store_path
+from retrievers.lexicon import StoreLexicon
+from retrievers.registry import build_lexicon, retriever_class
 
 if TYPE_CHECKING:
     from biorag.llm.base import LLM
@@ -64,6 +66,7 @@ class Engine:
         self._lock = threading.RLock()
         self._llms: dict[str, LLM] = {}
         self._retrievers: dict[str, Retriever] = {}
+        self._lexicons: dict[str, StoreLexicon | None] = {}
 
     # ---- shared parts ---------------------------------------------------------------
     def llm(self, settings: Settings | None = None) -> LLM:
@@ -88,6 +91,16 @@ class Engine:
                 self._retrievers[key] = r
             return r
 
+    def lexicon(self, settings: Settings | None = None) -> StoreLexicon | None:
+        """Entity-linking dictionaries (the local gene store's names), built once per
+        store; None without a store (understanding then recognises names by pattern)."""
+        s = settings or self.settings
+        key = str(gene_store_path(s))
+        with self._lock:
+            if key not in self._lexicons:
+                self._lexicons[key] = build_lexicon(s)
+            return self._lexicons[key]
+
     def _retriever_or_broken(self, name: str, settings: Settings) -> Retriever:
         try:
             return self.retriever(name, settings)
@@ -110,7 +123,7 @@ class Engine:
         from biorag.agent import Agent
 
         retrievers = {name: self._retriever_or_broken(name, settings) for name in settings.enabled_sources()}
-        return Agent(settings, llm=self.llm(settings), retrievers=retrievers)
+        return Agent(settings, llm=self.llm(settings), retrievers=retrievers, lexicon=self.lexicon(settings))
 
     def close(self) -> None:
         with self._lock:
@@ -120,3 +133,7 @@ class Engine:
                 except Exception as e:
                     log.warning("closing %s retriever: %s", r.name, e)
             self._retrievers.clear()
+            for lexicon in self._lexicons.values():
+                if lexicon is not None:
+                    lexicon.close()
+            self._lexicons.clear()

@@ -1,0 +1,41 @@
+"""The full local gene store, built once per session from the snapshot of the human bulk
+files bundled with BioRAG (retrievers/resources/human_genes, with the disease dictionary),
+and an agent set up as a newcomer's: local gene store first for genes, the dev recording
+replayed for dbSNP, OMIM and BLAST, no PubMed index or web."""
+
+from __future__ import annotations
+
+import pytest
+
+from biorag.agent import Agent
+from biorag.settings import load_settings
+from retrievers.http_store import BUNDLED_CASSETTE
+from retrievers.registry import registered_sources
+
+
+@pytest.fixture(scope="session")
+def store_path(tmp_path_factory):
+    from biorag.commands.data import build_store
+    from retrievers.gene_store import snapshot_paths
+
+    path = tmp_path_factory.mktemp("gene-store") / "gene_store.sqlite"
+    build_store(path, dict(snapshot_paths()))
+    return path
+
+
+def settings_for(store_path, planner: str = "rules", **kw):
+    return load_settings(
+        sets=[f"planner={planner}", f"gene_store={store_path}", "sources.gene.backend=local",
+              "tool_io.mode=replay", f"tool_io.cassette={BUNDLED_CASSETTE}", "max_rounds=6"],
+        disable=["pubmed", "web"], known_sources=registered_sources(), **kw)
+
+
+@pytest.fixture(scope="session")
+def agent(store_path):
+    """One agent for the session (the store and the recording are read-only)."""
+    a = Agent(settings_for(store_path))
+    yield a
+    for r in a.retrievers.values():
+        r.close()
+    if a.lexicon is not None:
+        a.lexicon.close()

@@ -1,0 +1,217 @@
+"""Phrasings of every answer field, used WHILE BUILDING question understanding (tuned on).
+
+Each field has at least 8 phrasings: a question, a cloze sentence, an imperative, a fragment,
+lower case, extra words, no question mark, and hyphen/case variants of the entity.
+Placeholders: {x} the entity as the record spells it, {xl} lower-cased, {xv} a hyphen or
+case variant. The held-out phrasings, never tuned on, are in heldout_phrasings.py.
+
+Entities and values are real records: the HGNC/NCBI gene_info snapshot bundled in
+retrievers/resources/human_genes, and the dbSNP/OMIM/BLAST responses of the bundled dev
+recording (retrievers/resources/ncbi_cassette_dev.jsonl).
+"""
+
+from __future__ import annotations
+
+#: field -> (entities as (name, lower, variant, expected answer), phrasings)
+GENE = {
+    "official_symbol": (
+        [("CARD15", "card15", "Card-15", "NOD2"), ("LMP10", "lmp10", "Lmp10", "PSMB10")],
+        ["What is the official gene symbol of {x}?",
+         "The official symbol of gene {x} is",
+         "Tell me the official symbol for {x}.",
+         "official symbol of {x}?",
+         "what's the approved hgnc symbol for {xl}",
+         "I was reading an older paper; what is the current official gene symbol of {x} these days?",
+         "Give the Official Gene-Symbol for {xv}",
+         "convert {x} to its official symbol",
+         "{x}: official symbol"]),
+    "aliases": (
+        [("SLC38A6", "slc38a6", "Slc38a6", "SLC38A6, NAT-1, SNAT6")],
+        ["What are the aliases of {x}?",
+         "The aliases of gene {x} are",
+         "List the other names of {x}.",
+         "{x} synonyms?",
+         "what other names is {xl} known by",
+         "I keep seeing different names in papers - what are all the aliases for the {x} gene?",
+         "Tell me {xv}'s alternative names",
+         "aliases for {x}",
+         "{x} also known as?"]),
+    "chromosome": (
+        [("FTO", "fto", "Fto", "chr16"), ("BRCA2", "brca2", "Brca2", "chr13")],
+        ["Which chromosome is {x} on?",
+         "{x} is located on chromosome",
+         "Tell me which chromosome {x} lies on.",
+         "chromosome of {x}?",
+         "which chromosome is {xl} on",
+         "Quick question for my thesis: on what chromosome does the human gene {x} reside?",
+         "Where is {x} located?",
+         "{xv} chromosome",
+         "What chromosome carries {x}"]),
+    "map_location": (
+        [("PSMB10", "psmb10", "Psmb10", "16q22.1")],
+        ["What is the cytogenetic location of {x}?",
+         "The cytogenetic band of {x} is",
+         "Give me the map location of {x}.",
+         "cytoband of {x}?",
+         "what band is {xl} in",
+         "For a karyotype figure I need the exact chromosomal locus of the {x} gene",
+         "{xv} locus?",
+         "Tell me the chromosomal location of {x}",
+         "map-location for {x}"]),
+    "protein_coding": (
+        [("TP53", "tp53", "Tp53", "Yes"), ("LINC01270", "linc01270", "Linc01270", "No")],
+        ["Is {x} a protein-coding gene?",
+         "Regarding whether it codes a protein, {x} is",
+         "Tell me if {x} encodes a protein.",
+         "{x} protein coding?",
+         "is {xl} protein coding",
+         "Sorry if this is basic, but does the gene {x} actually code for a protein or not?",
+         "Does {xv} code for a protein",
+         "{x}: coding gene or not?",
+         "is {x} a Protein-Coding gene"]),
+    "gene_type": (
+        [("TP53", "tp53", "Tp53", "protein-coding"), ("LINC01270", "linc01270", "Linc01270", "ncrna")],
+        ["What type of gene is {x}?",
+         "The gene type of {x} is",
+         "Tell me the biotype of {x}.",
+         "gene type of {x}?",
+         "what kind of gene is {xl}",
+         "I'm annotating a list of hits; which locus type does {x} have?",
+         "{xv} biotype",
+         "type of gene: {x}",
+         "What kind of gene is {x}"]),
+    "summary": (
+        [("TP53", "tp53", "Tp53", "TP53: tumor protein p53 (protein-coding)")],
+        ["What is the function of {x}?",
+         "The function of {x} is",
+         "Tell me about {x}.",
+         "{x} function?",
+         "what does {xl} do",
+         "Could you briefly summarise the role of the gene {x}?",
+         "What is {xv}?",
+         "Describe {x}",
+         "{x}?"]),
+    "ensembl_id": (
+        [("TP53", "tp53", "Tp53", "ENSG00000141510")],
+        ["What is the Ensembl ID of {x}?",
+         "The Ensembl gene ID of {x} is",
+         "Give me the Ensembl identifier for {x}.",
+         "ensembl id of {x}?",
+         "ensembl id for {xl}",
+         "I need to look something up in the Ensembl browser: what's the ENSG for {x}",
+         "Convert {xv} to Ensembl",
+         "{x} -> Ensembl gene ID"]),
+    "entrez_id": (
+        [("TP53", "tp53", "Tp53", "7157")],
+        ["What is the NCBI Gene ID of {x}?",
+         "The Entrez ID of {x} is",
+         "Tell me the NCBI gene id for {x}.",
+         "entrez id of {x}?",
+         "what is the gene id of {xl}",
+         "For my script I need the numeric NCBI GeneID of {x}",
+         "Convert {xv} to an Entrez Gene ID",
+         "{x} entrez"]),
+    "full_name": (
+        [("TP53", "tp53", "Tp53", "tumor protein p53")],
+        ["What is the full name of {x}?",
+         "The full name of gene {x} is",
+         "Tell me what {x} stands for.",
+         "full name of {x}?",
+         "what does {xl} stand for",
+         "Spell out the full gene name of {x}, please",
+         "{xv} full name",
+         "full name: {x}"]),
+    "official_symbol_from_ensembl": (
+        [("ENSG00000215251", "ensg00000215251", "ENSG00000215251.5", "FASTKD5")],
+        ["What is the official gene symbol of {x}?",
+         "The official symbol of {x} is",
+         "Convert {x} to official gene symbol.",
+         "symbol of {x}?",
+         "official symbol for {xl}",
+         "Our pipeline only gives Ensembl IDs; which official gene symbol is {x}?",
+         "Convert {xv} into an official symbol",
+         "{x} gene symbol"]),
+}
+
+SNP = {
+    "snp_genes": (
+        [("rs1217074595", "rs1217074595", "RS1217074595", "LINC01270")],
+        ["Which gene is SNP {x} associated with?",
+         "The gene associated with {x} is",
+         "Tell me the gene that {x} falls in.",
+         "gene of {x}?",
+         "which gene is {xl} in",
+         "I found {x} among my GWAS hits; which gene does it belong to?",
+         "{xv} gene",
+         "What gene contains {x}"]),
+    "chromosome": (
+        [("rs545148486", "rs545148486", "RS545148486", "chr16")],
+        ["Which chromosome does SNP {x} locate on human genome?",
+         "{x} is located on chromosome",
+         "Tell me the chromosome of {x}.",
+         "chromosome of {x}?",
+         "which chromosome is {xl} on",
+         "Out of curiosity, on what chromosome would I find the variant {x}?",
+         "Where is {xv} located?",
+         "{x} chromosome"]),
+    "snp_function": (
+        [("rs1217074595", "rs1217074595", "RS1217074595", "LINC01270: long intergenic non-protein coding RNA 1270 (ncRNA)")],
+        ["What is the function of the gene associated with SNP {x}?",
+         "The function of the gene that {x} is in is",
+         "Tell me what the gene containing {x} does.",
+         "function of the gene of {x}?",
+         "what is the role of the gene that {xl} falls in",
+         "My variant {x} turned up in a screen; could you explain the function of its gene?",
+         "Describe the function of the gene associated with {xv}",
+         "{x}: function of its gene"]),
+}
+
+DISEASE = {
+    "disease_genes": (
+        [("Meesmann corneal dystrophy", "meesmann corneal dystrophy", "Meesmann Corneal Dystrophy", "KRT12, KRT3")],
+        ["What are genes related to {x}?",
+         "The genes associated with {x} are",
+         "List the genes that cause {x}.",
+         "{x} genes?",
+         "which genes are linked to {xl}",
+         "My cousin was diagnosed with {x}; which genes are behind it?",
+         "genes for {xv}",
+         "Tell me the causal genes of {x}"]),
+    "map_location": (
+        [("Meesmann corneal dystrophy", "meesmann corneal dystrophy", "Meesmann Corneal Dystrophy", "17q21.2, 12q13.13")],
+        ["List chromosome locations of the genes related to {x}.",
+         "The cytogenetic locations of the genes associated with {x} are",
+         "Give me the loci of the genes for {x}.",
+         "{x} gene loci?",
+         "cytogenetic bands of the genes linked to {xl}",
+         "For a genetic counselling note I need where the genes behind {x} map (cytogenetic locations)",
+         "chromosome locations of {xv} genes",
+         "Tell me the map locations of the genes causing {x}"]),
+}
+
+_SEQ = ("ATTCTGCCTTTAGTAATTTGATGACAGAGACTTCTTGGGAACCACAGCCAGGGAGCCACCCTTTACTCCACCAACAGGTGGCTTATATCCAATCTGAGAAAGAAAGAAAAAAAAAAAAGTATTTCTCT")
+_WORM = ("AGGGGCAGCAAACACCGGGACACACCCATTCGTGCACTAATCAGAAACTTTTTTTTCTCAAATAATTCAAACAATCAAAATTGGTTTTTTCGAGCAAGGTGGGAAATTTTTCGAT")
+SEQUENCE = {
+    "organism": (
+        [(_WORM, _WORM.lower(), _WORM, "Caenorhabditis elegans")],
+        ["Which organism does the DNA sequence come from:{x}",
+         "The organism this sequence comes from is: {x}",
+         "Tell me the species of this sequence {x}",
+         "organism of {x}?",
+         "which species is this from {xl}",
+         "A colleague sent me this read without a label, which organism is it from? {x}",
+         "What organism is {xv} from",
+         "{x} - organism?"]),
+    "alignment": (
+        # the chromosome is asserted; the coordinates depend on which assembly record
+        # BLAST's ranking picks (retrievers/blast.py), not on the phrasing
+        [(_SEQ, _SEQ.lower(), _SEQ, "chr15:")],
+        ["Align the DNA sequence to the human genome:{x}",
+         "The genomic coordinates of this sequence are: {x}",
+         "Tell me where this sequence aligns in the human genome: {x}",
+         "alignment of {x}?",
+         "align this to the human genome please: {xl}",
+         "I have a primer region and need its position in the human genome, can you map it? {x}",
+         "Where does {xv} map on the human genome",
+         "{x} genomic coordinates"]),
+}

@@ -1,0 +1,102 @@
+"""Entity linking against the local gene store's dictionaries (real names from the bundled
+HGNC/NCBI snapshot and disease dictionary), and what the loop does with the result."""
+
+from __future__ import annotations
+
+import pytest
+
+from biorag.agent import Agent
+from biorag.understanding import analyse, find_entities
+from retrievers.lexicon import StoreLexicon
+from retrievers.registry import registered_sources, retriever_class
+from tests.understanding.conftest import settings_for
+from tests.understanding.phrasings import GENE
+
+SOURCES = {name: retriever_class(name) for name in registered_sources()}
+
+
+@pytest.fixture(scope="module")
+def lexicon(store_path):
+    lex = StoreLexicon(store_path)
+    yield lex
+    lex.close()
+
+
+@pytest.mark.parametrize("question, text, how, canonical", [
+    ("The official symbol of gene CARD15 is", "CARD15", "previous", ("NOD2",)),
+    ("what is the official symbol of card-15", "CARD15", "previous", ("NOD2",)),
+    ("aliases of p53?", "p53", "alias", ("TP53",)),
+    ("Is C9orf72 protein coding", "C9orf72", "symbol", ("C9orf72",)),
+    ("which chromosome is fto on", "FTO", "symbol", ("FTO",)),
+    ("Convert ENSG00000141510 to a symbol", "ENSG00000141510", "pattern", ()),
+])
+def test_names_link_whatever_their_case_or_hyphens(lexicon, question, text, how, canonical):
+    genes = [e for e in find_entities(question, lexicon) if e.kind in ("gene", "ensembl")]
+    assert len(genes) == 1, genes
+    g = genes[0]
+    assert (g.text, g.how, g.canonical, g.confident) == (text, how, canonical, True)
+
+
+def test_ordinary_words_are_not_genes(lexicon):
+    # CAT, SET, MAX, REST are official symbols too: only as written symbols do they count
+    ents = find_entities("What is the role of rest and exercise in a cat with max heart rate set high?", lexicon)
+    assert [e for e in ents if e.kind == "gene"] == []
+    ents = find_entities("Which chromosome is the CAT gene on?", lexicon)
+    assert [(e.text, e.canonical) for e in ents] == [("CAT", ("CAT",))]
+
+
+def test_disease_names_link_from_the_dictionary(lexicon):
+    for q, name in [("My cousin has Marfan syndrome; which genes are behind it?", "Marfan syndrome"),
+                    ("Marfan syndrome genes?", "Marfan syndrome"),
+                    ("The name of the gene related to Blau syndrome is", "Blau syndrome")]:
+        diseases = [e for e in find_entities(q, lexicon) if e.kind == "disease"]
+        assert [(e.text, e.confident) for e in diseases] == [(name, True)], q
+        assert diseases[0].how in ("clinvar", "hpo", "mesh")
+
+
+def test_without_a_store_names_are_recognised_by_pattern():
+    # no lexicon: today's pattern recognition, and nothing crashes
+    a = analyse("Which chromosome is FTO on?", SOURCES, None)
+    assert [(e.kind, e.text, e.confident, e.how) for e in a.entities] == [("gene", "FTO", True, "pattern")]
+    assert a.intent is not None and a.intent.kind == "chromosome"
+
+
+class _Broken:
+    def lookup_spans(self, spans, kinds):
+        raise RuntimeError("dictionary file gone")
+
+
+def test_a_broken_dictionary_falls_back_to_patterns():
+    a = analyse("The official symbol of gene CARD15 is", SOURCES, _Broken())
+    assert a.intent is not None and a.intent.kind == "official_symbol"
+    assert [(e.text, e.confident) for e in a.entities] == [("CARD15", True)]
+
+
+def test_an_ambiguous_alias_is_listed_not_resolved(agent):
+    # "12-LOX" is an alias of both ALOX12 and ALOX15 in HGNC, and neither's symbol
+    for q in ("What is the official symbol of 12-LOX?", "12-LOX chromosome?"):
+        ans = agent.answer(q)
+        assert "ALOX12" in ans.answer and "ALOX15" in ans.answer, ans.answer
+        assert "several" in ans.answer.lower() or "ambiguous" in ans.answer.lower()
+        assert not ans.sufficient
+        assert not [e for e in ans.trace if e.step == "retrieve" and e.retriever != "gene"]
+
+
+def test_blast_never_receives_a_gene_name(agent):
+    for _field, (entities, phrasings) in GENE.items():
+        for x, xl, xv, _ in entities:
+            for p in phrasings:
+                ans = agent.answer(p.format(x=x, xl=xl, xv=xv))
+                assert not [e for e in ans.trace if e.retriever == "blast"], p
+
+
+def test_an_unknown_gene_is_insufficient_not_guessed(agent):
+    ans = agent.answer("Which chromosome is ZQX99 on?")
+    assert not ans.sufficient and "chr" not in ans.answer
+
+
+def test_free_text_only_reaches_free_text_sources(store_path):
+    agent = Agent(settings_for(store_path, enable=["web"]))
+    ans = agent.answer("How do microglia respond to amyloid plaques?")
+    asked = {e.retriever for e in ans.trace if e.step == "select" and e.retriever}
+    assert asked <= {"web"}, asked

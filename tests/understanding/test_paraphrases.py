@@ -1,0 +1,48 @@
+"""Every answer field, asked in many phrasings, through the real Agent (rules planner) over
+the full local gene store and the replayed dev recording: the answer is the field's value,
+whatever the phrasing (see phrasings.py for the phrasings and the records they use)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.understanding.phrasings import DISEASE, GENE, SEQUENCE, SNP
+
+
+def _cases():
+    for group in (GENE, SNP, DISEASE, SEQUENCE):
+        for field, (entities, phrasings) in group.items():
+            for x, xl, xv, expected in entities:
+                for i, phrasing in enumerate(phrasings):
+                    q = phrasing.format(x=x, xl=xl, xv=xv)
+                    yield pytest.param(field, q, expected, id=f"{field}-{x[:12]}-{i}")
+
+
+@pytest.mark.parametrize("field, question, expected", list(_cases()))
+def test_field_value_whatever_the_phrasing(agent, field, question, expected):
+    ans = agent.answer(question)
+    if field == "organism":
+        assert expected in ans.answer, (question, ans.answer)
+    elif field == "alignment":
+        assert ans.answer.startswith(expected), (question, ans.answer)
+    else:
+        assert ans.answer.lower() == expected.lower(), (question, ans.answer)
+    assert ans.sufficient, question
+    generated = [e for e in ans.trace if e.step == "generate"]
+    assert generated and generated[0].decision == "structured"  # read from a record, not written
+
+
+def _cloze(p: str) -> bool:
+    """A statement to complete: "The official symbol of gene CARD15 is", "X is located on"."""
+    return (not p.rstrip().endswith("?") and (" is" in p or " are" in p)
+            and not p.lower().startswith(("what", "which", "is ", "tell", "give", "list", "where")))
+
+
+def test_every_field_has_eight_phrasings_of_each_style():
+    for group in (GENE, SNP, DISEASE, SEQUENCE):
+        for field, (_entities, phrasings) in group.items():
+            assert len(phrasings) >= 8, field
+            assert any(_cloze(p) for p in phrasings), field
+            assert any(p.startswith(("Tell", "Give", "List", "Describe", "Convert", "Align")) for p in phrasings), field
+            assert any("{xl}" in p for p in phrasings) and any("{xv}" in p for p in phrasings), field
+            assert any(not p.rstrip().endswith("?") for p in phrasings), field
