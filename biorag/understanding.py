@@ -104,6 +104,15 @@ ENTREZ = re.compile(
 ACCESSION = re.compile(r"\b(?:[ANXWY][MRPCGTWZ]_\d{5,9}(?:\.\d+)?)\b")
 DNA = re.compile(r"[ACGTUN]{20,}", re.IGNORECASE)
 _BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr\w*$", re.I)
+_TOKEN = re.compile(r"[^\s/,;()\[\]{}\"<>]+")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?%?")
+_VERSION = re.compile(r"\.\d+$")
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+_BEFORE_GENES = re.compile(r"((?:[\w'\-]+\s+){1,6})genes?\b", re.I)
+_CLAUSE_END = re.compile(r"[?.!;()\[\]]")
+_JOINERS = re.compile(r"[-_/]")
+_NOT_CUE_CHARS = re.compile(r"[^\w'\u220e ]")
 _BOILERPLATE = re.compile(r"\s*let'?s decompose the question.*$", re.I | re.S)
 
 #: words that are never gene names in a question (checked case-insensitively)
@@ -153,9 +162,9 @@ def _tokens(text: str) -> list[tuple[str, int]]:
     """Candidate name tokens with their offsets: whitespace/slash separated, outer
     punctuation and a possessive 's removed."""
     out = []
-    for m in re.finditer(r"[^\s/,;()\[\]{}\"<>]+", text):
+    for m in _TOKEN.finditer(text):
         tok = m.group(0)
-        tok = re.sub(r"['\u2019]s$", "", tok).strip(".:?!'`\u2019\u2018*")
+        tok = _POSSESSIVE.sub("", tok).strip(".:?!'`\u2019\u2018*")
         if tok:
             out.append((tok, m.start() + m.group(0).find(tok[0])))
     return out
@@ -174,7 +183,7 @@ def _gene_like(tok: str, lower_question: bool) -> str | None:
     low = tok.lower()
     if len(tok) < 2 or low in _NOT_GENES or RSID.fullmatch(tok) or ENSEMBL.fullmatch(tok) or _BAND.match(tok):
         return None
-    if tok.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?%?", tok) or not tok[0].isalnum():
+    if tok.isdigit() or _NUMBER.fullmatch(tok) or not tok[0].isalnum():
         return None
     if "-" in tok and all(p.isalpha() and (p.istitle() or p.islower()) for p in tok.split("-")):
         return None  # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth)
@@ -189,7 +198,7 @@ def _variants(tok: str) -> list[str]:
     out = [tok]
     if "-" in tok:
         out.append(tok.replace("-", ""))
-    if "." in tok and not re.search(r"\.\d+$", tok):
+    if "." in tok and not _VERSION.search(tok):
         out.append(tok.replace(".", ""))
     return out
 
@@ -207,9 +216,9 @@ def _disease_spans(text: str) -> list[str]:
         tail = text[m.end():]
         end = _SPAN_END.search(" " + tail + " ")
         tail = tail[: max(0, end.start() - 1)] if end else tail
-        words = re.sub(r"^(?:the|a|an)\s+", "", tail.strip(), flags=re.I).split()[:10]
+        words = _ARTICLE.sub("", tail.strip()).split()[:10]
         spans += [" ".join(words[:n]) for n in range(len(words), 0, -1)]
-    for m in re.finditer(r"((?:[\w'\-]+\s+){1,6})genes?\b", text, re.I):
+    for m in _BEFORE_GENES.finditer(text):
         words = m.group(1).split()
         spans += [" ".join(words[i:]) for i in range(len(words))]
     return [s.strip(" '\"") for s in dict.fromkeys(spans) if len(s) >= 3]
@@ -219,9 +228,9 @@ def _pattern_disease(text: str) -> str | None:
     for form in _DISEASE_FORMS:
         m = form.search(text)
         if m:
-            span = re.split(r"[?.!;()\[\]]", m.group(1))[0]
+            span = _CLAUSE_END.split(m.group(1))[0]
             span = _CLOZE_TAIL.sub("", span).strip(" '\"")
-            span = re.sub(r"^(?:the|a|an)\s+", "", span, flags=re.I)
+            span = _ARTICLE.sub("", span)
             if len(span) >= 3 and not RSID.search(span) and not ENSEMBL.search(span):
                 return span
     return None
@@ -345,8 +354,8 @@ _INDEX_CACHE: dict[tuple, _CueIndex] = {}
 
 
 def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
-    key = tuple((s, id(f)) for s, f in decls)
-    idx = _INDEX_CACHE.get(key)
+    cache_key = tuple((s, id(f)) for s, f in decls)
+    idx = _INDEX_CACHE.get(cache_key)
     if idx is None:
         by_cue: dict[str, list[tuple[str, AnswerField, bool]]] = {}
         for s, f in decls:
@@ -363,21 +372,32 @@ def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
         idx = _CueIndex(pattern, by_cue, decls)
         if len(_INDEX_CACHE) > 64:
             _INDEX_CACHE.clear()
-        _INDEX_CACHE[key] = idx
+        _INDEX_CACHE[cache_key] = idx
     return idx
 
 
 def _normalise(text: str) -> str:
     t = text.lower().replace("\u2019", "'")
-    t = re.sub(r"[-_/]", " ", t)
-    t = re.sub(r"[^\w'\u220e ]", " ", t)
+    t = _NOT_CUE_CHARS.sub(" ", _JOINERS.sub(" ", t))
     return " " + " ".join(t.split()) + " "
 
 
 def _blank_entities(text: str, entities: list[Entity]) -> str:
+    """The text with each whole occurrence of an entity's name (any case) replaced by a
+    placeholder (no regular expression per name: compiling one per question costs more
+    than understanding the question)."""
     names = {n for e in entities for n in (e.text, e.span) if n}
     for name in sorted(names, key=len, reverse=True):
-        text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", _PLACEHOLDER, text, flags=re.I)
+        low, n, out, i = text.lower(), name.lower(), [], 0
+        while (j := low.find(n, i)) >= 0:
+            before = text[j - 1] if j else " "
+            after = text[j + len(n)] if j + len(n) < len(text) else " "
+            if not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-"):
+                out += [text[i:j], _PLACEHOLDER]
+            else:
+                out.append(text[i:j + len(n)])
+            i = j + len(n)
+        text = "".join(out) + text[i:]
     return text
 
 
