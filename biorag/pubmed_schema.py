@@ -224,25 +224,11 @@ def build_filter(
 
 
 def connect(uri: str, token: str | None = None, create: bool = False):
-    """A MilvusClient for `uri` (a Lite file path or a server URL).
+    """A MilvusClient for `uri`: see `biorag.vector_store.open_store` (one-line errors,
+    Lite keepalive settings). A missing Lite store raises FileNotFoundError unless create."""
+    from biorag.vector_store import open_store
 
-    With create=False a missing Lite file raises FileNotFoundError instead of creating an
-    empty store (the retriever must not invent an index)."""
-    from pathlib import Path
-
-    from pymilvus import MilvusClient
-
-    if backend_of(uri) == "lite":
-        p = Path(uri).expanduser()
-        if not p.exists():
-            if not create:
-                raise FileNotFoundError(str(p))
-            p.parent.mkdir(parents=True, exist_ok=True)
-        uri = str(p)
-    kwargs: dict[str, Any] = {"uri": uri}
-    if token:
-        kwargs["token"] = token
-    return MilvusClient(**kwargs)
+    return open_store(uri, token, create=create)
 
 
 def resolve_collection(client, name: str) -> str | None:

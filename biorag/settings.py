@@ -120,6 +120,11 @@ class IndexSettings(_Section):
         description="index build: flush and save the resume checkpoint at most this often (and at the end of "
         "each file); a killed build replays at most this much work. 0 = after every batch",
     )
+    rebuild_min_fraction: float = Field(
+        0.9, ge=0, le=1,
+        description="a rebuild holding fewer rows than this fraction of the collection the alias serves does not "
+        "replace it unless --allow-shrink (API: allow_shrink) is given; 0 = never refuse",
+    )
 
 
 class MeshSettings(_Section):

@@ -2,8 +2,13 @@
 
 Modes
 - fresh (alias does not exist yet) and rebuild (`--rebuild`): write a NEW physical
-  collection `<alias>_<UTC timestamp>`, verify it, then point the alias at it. A build that
-  fails or does not verify leaves the alias (and whatever it served) untouched.
+  collection `<alias>_<UTC timestamp>`, verify it, then point the alias at it. The alias
+  moves only when every input file was read to its end, verification passed against the
+  build's own ledger (`indexing.ledger`: exact row count, PMIDs read back by id and by
+  vector, deleted PMIDs gone), and the new collection holds at least
+  `index.rebuild_min_fraction` of the rows the alias serves now (or `allow_shrink`).
+  Otherwise the alias (and whatever it served) is untouched, and the new collection stays
+  for a resume or for `biorag index gc`.
 - update (alias exists, no `--rebuild`): upsert/delete into the collection the alias points
   to, e.g. for PubMed daily update files.
 
@@ -27,6 +32,7 @@ import hashlib
 import json
 import os
 import queue
+import socket
 import threading
 import time
 from collections import Counter
@@ -40,8 +46,9 @@ from typing import TYPE_CHECKING, Any
 from biorag import pubmed_schema as ps
 from biorag.errors import BioragError, InputError, ToolError
 from indexing.clean import Cleaner
-from indexing.loader import MilvusLoader, switch_alias
-from indexing.reader import expand_inputs, read_file
+from indexing.ledger import PmidLedger
+from indexing.loader import MilvusLoader, mark_replaced, switch_alias
+from indexing.reader import expand_inputs, read_file, within_roots
 from indexing.records import DeleteCitations, PubmedRecord
 
 if TYPE_CHECKING:
@@ -59,6 +66,7 @@ class BuildReport:
     files: int = 0
     files_skipped: int = 0  # already done in a previous (interrupted) run
     failed_files: dict[str, str] = field(default_factory=dict)
+    refused_files: dict[str, str] = field(default_factory=dict)  # outside the folders the caller allows
     read: int = 0
     kept: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
@@ -66,17 +74,33 @@ class BuildReport:
     upserted: int = 0
     resumed_items: int = 0
     rows: int = 0
+    expected_rows: int | None = None  # from the build's ledger (fresh and rebuild)
     verified: bool = False
     verify_problems: list[str] = field(default_factory=list)
+    shrink_refused: str = ""  # why a verified rebuild too small to replace the served index did not
     alias_switched: bool = False
     previous_collection: str | None = None
+    previous_rows: int | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # startup, parse, clean, embed, load, verify, wall
     embedder: str = ""
     dim: int = 0
 
     @property
     def ok(self) -> bool:
-        return self.verified and not self.failed_files
+        return self.verified and not self.failed_files and not self.refused_files and not self.shrink_refused
+
+    def switch_blockers(self) -> list[str]:
+        """Why the alias must not move to this build's collection (empty: it may)."""
+        out = []
+        if self.failed_files:
+            out.append(f"{len(self.failed_files)} input file(s) failed")
+        if self.refused_files:
+            out.append(f"{len(self.refused_files)} input file(s) refused")
+        if not self.verified:
+            out.append("verification failed (" + "; ".join(self.verify_problems) + ")")
+        if self.shrink_refused:
+            out.append(self.shrink_refused)
+        return out
 
     def records_per_s(self) -> float:
         return self.kept / self.seconds["wall"] if self.seconds.get("wall") else 0.0
@@ -116,6 +140,11 @@ class JobState:
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)
+        self.ledger_path.unlink(missing_ok=True)
+
+    @property
+    def ledger_path(self) -> Path:
+        return self.path.with_suffix(".pmids")
 
     def file_state(self, f: Path) -> dict[str, Any]:
         return self.data.setdefault("files", {}).setdefault(str(f.resolve()), {"done": False, "items": 0})
@@ -248,16 +277,24 @@ def build_index(
     on_progress: Callable[[BuildReport], None] | None = None,
     batch_size: int = BATCH,
     client=None,
+    allow_shrink: bool = False,
+    allowed_roots: list[Path] | None = None,
 ) -> BuildReport:
     """Build or update the index; see the module docstring. Raises InputError for bad
     inputs before touching the store; per-file read errors are collected in the report.
-    `on_progress(report)` is called after each batch, delete or file error is applied."""
+    `on_progress(report)` is called after each batch, delete or file error is applied.
+    `allowed_roots`: every input file (found in folders too, symlinks resolved) must lie
+    under one of them; others are refused, named in the report, and keep the alias where
+    it is. `allow_shrink`: switch even when the rebuild is much smaller than what serves."""
     from biorag.embedder import Embedder
     from biorag.embedder import identity as embedder_identity
     from indexing.verify import verify_collection
 
     alias = ps.check_collection_name(alias or settings.index.collection)
     files = expand_inputs(inputs)
+    refused: dict[str, str] = {}
+    if allowed_roots is not None:
+        files, refused = within_roots(files, allowed_roots)
     uri = settings.milvus_uri
     backend = ps.backend_of(uri)
     embedder = embedder or Embedder.from_settings(settings)
@@ -270,6 +307,7 @@ def build_index(
     loading.shutdown(wait=False)
     own_client = client is None
     prod: _Producer | None = None
+    job: JobState | None = None
     try:
         if client is None:
             client = _open_store(settings)
@@ -287,11 +325,15 @@ def build_index(
             and (job.data.get("mode") == mode or (current is not None and job.data.get("target") == current))
             and client.has_collection(job.data.get("target", ""))
         )
+        ledger = PmidLedger.load(job.ledger_path) if resume else PmidLedger()
         if resume:
             mode = job.data["mode"]
         else:
             target = current if mode == "update" else f"{alias}_{datetime.now(UTC):%Y%m%d_%H%M%S_%f}"
-            job.data = {"fingerprint": fp, "mode": mode, "target": target, "alias": alias, "files": {}}
+            job.data = {"fingerprint": fp, "mode": mode, "target": target, "alias": alias, "files": {},
+                        "rows_before": _rows(client, current) if mode == "update" else 0}
+        # `biorag index gc` spares the collection of a build that is running
+        job.data.update(pid=os.getpid(), host=socket.gethostname(), running=True)
         target = job.data["target"]
         todo = [f for f in files if not job.file_state(f).get("done")]
         cleaner = Cleaner(min_words=settings.index.min_abstract_words)
@@ -308,22 +350,30 @@ def build_index(
             _check_compatible(client, target, embedder)
         job.save()
 
-        report = BuildReport(alias=alias, collection=target, mode=mode, files=len(files),
-                             embedder=embedder.name, dim=dim)
+        report = BuildReport(alias=alias, collection=target, mode=mode, files=len(files) + len(refused),
+                             embedder=embedder.name, dim=dim, refused_files=refused)
         report.previous_collection = current
         report.files_skipped = len(files) - len(todo)
         report.seconds["startup"] = time.perf_counter() - t_start  # model load, store open, collection
-        _run_pipeline(prod, job, cleaner, loader, embedder, report, progress, on_progress,
+        _run_pipeline(prod, job, ledger, cleaner, loader, embedder, report, progress, on_progress,
                       settings.index.checkpoint_seconds)
 
         loader.flush()
         t0 = time.perf_counter()
-        vr = verify_collection(client, target, embedder, expected_min=1)
+        vr = verify_collection(client, target, embedder, expected_min=1,
+                               expect=_expectation(ledger, mode, int(job.data.get("rows_before", 0))))
         report.seconds["verify"] = time.perf_counter() - t0
         report.verified, report.verify_problems, report.rows = vr.ok, vr.problems, vr.rows
-        if report.verified and mode in ("fresh", "rebuild"):
-            switch_alias(client, alias, target)
-            report.alias_switched = True
+        report.expected_rows = vr.expected_rows
+        if mode in ("fresh", "rebuild"):
+            if current:
+                report.previous_rows = _rows(client, current)
+                report.shrink_refused = _shrink_refusal(report, settings.index.rebuild_min_fraction, allow_shrink)
+            if not report.switch_blockers():
+                switch_alias(client, alias, target)
+                report.alias_switched = True
+                if current:
+                    mark_replaced(client, current, target)
         if report.ok:
             job.clear()
         report.seconds["wall"] = time.perf_counter() - t_start
@@ -332,19 +382,51 @@ def build_index(
         if prod is not None:
             prod.stop.set()
             prod.join(timeout=5)
+        if job is not None and job.data.get("running") and job.path.exists():
+            job.data["running"] = False
+            job.save()
         if own_client and client is not None:
             client.close()
 
 
 def _open_store(settings: Settings):
-    try:
-        return ps.connect(settings.milvus_uri, _token(settings), create=True)
-    except Exception as e:  # noqa: BLE001 - lock held by another process, server down
-        raise ToolError(
-            "pubmed-index",
-            f"cannot open the Milvus store at {settings.milvus_uri}: {e}. A Milvus Lite file is "
-            "locked by one process at a time: stop `biorag serve`/other builds using it first",
-        ) from None
+    from biorag.vector_store import open_store
+
+    return open_store(settings.milvus_uri, _token(settings), create=True, source="pubmed-index")
+
+
+def _rows(client, collection: str | None) -> int:
+    if not collection:
+        return 0
+    from indexing.verify import count_rows
+
+    client.load_collection(collection)
+    return count_rows(client, collection)
+
+
+def _expectation(ledger: PmidLedger | None, mode: str, rows_before: int):
+    """What the collection must look like after this build, from its ledger (None: the
+    ledger of an interrupted run was lost, so only the generic checks apply)."""
+    from indexing.verify import Expectation
+
+    if ledger is None:
+        return Expectation()
+    exp = Expectation(present=ledger.present_sample(8), absent=ledger.absent_sample(8))
+    if mode == "update":
+        exp.min_rows = max(0, rows_before - ledger.gone_count)
+        exp.max_rows = rows_before + ledger.live_count
+    else:
+        exp.rows = ledger.live_count
+    return exp
+
+
+def _shrink_refusal(report: BuildReport, min_fraction: float, allow_shrink: bool) -> str:
+    prev = report.previous_rows or 0
+    if allow_shrink or not prev or report.rows >= min_fraction * prev:
+        return ""
+    return (f"the rebuild holds {report.rows} rows, {report.rows / prev:.0%} of the {prev} that "
+            f"'{report.alias}' serves now (index.rebuild_min_fraction is {min_fraction:g}): "
+            "re-run with --allow-shrink (API: \"allow_shrink\": true) if the smaller index is intended")
 
 
 def _token(settings: Settings) -> str | None:
@@ -366,7 +448,8 @@ def _check_compatible(client, collection: str, embedder: Embedder) -> None:
         )
 
 
-def _run_pipeline(prod: _Producer, job, cleaner, loader, embedder, report, progress, on_progress, every_s: float):
+def _run_pipeline(prod: _Producer, job, ledger, cleaner, loader, embedder, report, progress, on_progress,
+                  every_s: float):
     """Embed and load what the (already started) reader thread produces. The checkpoint
     (flush, then the job file) is written at most every `every_s` seconds, and whenever a
     file ends or fails: on a Milvus server each flush seals a segment, and the job file
@@ -388,6 +471,9 @@ def _run_pipeline(prod: _Producer, job, cleaner, loader, embedder, report, progr
             st = job.file_state(m.file)
             st["items"] = max(int(st.get("items", 0)), m.items)
             st["done"] = st.get("done", False) or m.done
+        if ledger is not None:
+            job.path.parent.mkdir(parents=True, exist_ok=True)
+            ledger.save(job.ledger_path)  # before the job file: a ledger ahead of it is harmless
         job.save()
         pending.clear()
         written, last_save = False, time.monotonic()
@@ -402,12 +488,16 @@ def _run_pipeline(prod: _Producer, job, cleaner, loader, embedder, report, progr
                 vecs = embedder.embed_documents([r.document_text() for r in msg.records])
                 t1 = time.perf_counter()
                 report.upserted += loader.upsert(msg.records, vecs)
+                if ledger is not None:
+                    ledger.upserted([int(r.pmid) for r in msg.records])
                 t_embed += t1 - t0
                 t_load += time.perf_counter() - t1
                 written = True
             elif msg.kind == "delete":
                 t0 = time.perf_counter()
                 loader.delete(msg.pmids)
+                if ledger is not None:
+                    ledger.deleted([int(p) for p in msg.pmids])
                 report.deleted += len(msg.pmids)
                 t_load += time.perf_counter() - t0
                 written = True
@@ -463,9 +553,15 @@ def format_report(r: BuildReport) -> str:
     ]
     for f, err in r.failed_files.items():
         lines.append(f"FAILED {f}: {err}")
+    for f, why in r.refused_files.items():
+        lines.append(f"REFUSED {f}: {why}")
     if not r.verified:
-        lines.append("verification FAILED: " + "; ".join(r.verify_problems) + " (alias not switched)")
-    elif r.alias_switched:
+        lines.append("verification FAILED: " + "; ".join(r.verify_problems))
+    if r.alias_switched:
         prev = f" (was {r.previous_collection})" if r.previous_collection else ""
         lines.append(f"alias '{r.alias}' -> {r.collection}{prev}")
+    elif r.mode != "update" and r.switch_blockers():
+        serving = f"still serves {r.previous_collection}" if r.previous_collection else "serves nothing yet"
+        lines.append(f"alias '{r.alias}' NOT switched ({'; '.join(r.switch_blockers())}): it {serving}; "
+                     f"{r.collection} is kept for a resume (same command) or `biorag index gc`")
     return "\n".join(lines)

@@ -77,6 +77,18 @@ def switch_alias(client, alias: str, collection: str) -> str | None:
     return previous
 
 
+REPLACED_PROPERTY = "biorag.replaced_by"
+
+
+def mark_replaced(client, collection: str, by: str) -> None:
+    """Record on a collection that the alias moved from it to `by`, so `biorag index stats`
+    can tell a replaced build from a failed one (both are left for `biorag index gc`)."""
+    try:
+        client.alter_collection_properties(collection, properties={REPLACED_PROPERTY: by})
+    except Exception as e:  # noqa: BLE001 - a label only; the switch itself succeeded
+        logging.getLogger(__name__).warning("could not label %s as replaced: %s", collection, e)
+
+
 @contextlib.contextmanager
 def _quiet(*logger_names: str):
     logs = [logging.getLogger(name) for name in logger_names]

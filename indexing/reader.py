@@ -50,12 +50,35 @@ def expand_inputs(inputs: Iterable[str | Path]) -> list[Path]:
     return [f for f in files if not (f.resolve() in seen or seen.add(f.resolve()))]
 
 
+def within_roots(files: Iterable[Path], roots: Iterable[Path]) -> tuple[list[Path], dict[str, str]]:
+    """Resolve every file (symlinks included) and keep those under one of `roots`; the
+    others come back as {path: why refused}. Kept files are returned resolved, so what is
+    opened later is the path that was checked."""
+    real_roots = [Path(r).resolve() for r in roots]
+    kept: list[Path] = []
+    refused: dict[str, str] = {}
+    for f in files:
+        try:
+            real = Path(f).resolve(strict=True)
+        except (OSError, RuntimeError) as e:
+            refused[str(f)] = f"cannot be resolved ({e})"
+            continue
+        if any(real == r or r in real.parents for r in real_roots):
+            kept.append(real)
+        else:
+            where = f" (it leads to {real})" if real != Path(f).absolute() else ""
+            refused[str(f)] = (f"outside the folders rebuild jobs may read{where}; allowed: "
+                               + ", ".join(map(str, real_roots)))
+    return kept, refused
+
+
 def _open_binary(path: Path) -> io.BufferedIOBase:
     raw = open(path, "rb")  # noqa: SIM115 - returned to the caller
     head = raw.read(2)
     raw.seek(0)
     if head == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        raw.close()  # a GzipFile given a fileobj never closes it: let gzip own the file
+        return gzip.open(path, "rb")  # type: ignore[return-value]
     return raw  # type: ignore[return-value]
 
 

@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag import pubmed_schema as ps
 from biorag.errors import SourceUnavailable
+from indexing.leftovers import REMOVABLE, classify
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
 
 
 def open_existing(settings: Settings):
+    """The store, which must exist; one-line errors (`biorag.vector_store`)."""
+    from biorag.vector_store import open_store
+
     token = settings.index.token.get_secret_value() if settings.index.token else None
     try:
-        return ps.connect(settings.milvus_uri, token, create=False)
+        return open_store(settings.milvus_uri, token, create=False)
     except FileNotFoundError:
         raise SourceUnavailable(
             "pubmed", f"no index at {settings.milvus_uri}: build one with `biorag index build --input FILES` (or --sample)"
         ) from None
-    except Exception as e:  # noqa: BLE001
-        raise SourceUnavailable("pubmed", f"cannot open {settings.milvus_uri}: {e}") from None
 
 
 def dir_size(path: Path) -> int:
@@ -47,8 +50,12 @@ def index_stats(settings: Settings, alias: str | None = None) -> dict[str, Any]:
             dim=ps.vector_dim(client, target),
             index_type=meta.get("index_type"),
             built=meta.get("created"),
-            other_collections=[c for c in client.list_collections() if c != target],
         )
+        # the other collections: left by replaced or failed builds (`biorag index gc` removes
+        # those), a running build, or not ours
+        others = [c for c in classify(client, settings, alias) if c.name != target]
+        info["collections"] = [asdict(c) for c in others]
+        info["removable_by_gc"] = [c.name for c in others if c.status in REMOVABLE]
         if ps.backend_of(settings.milvus_uri) == "lite":
             info["size_on_disk_mb"] = round(dir_size(Path(settings.milvus_uri)) / 1e6, 2)
         return info

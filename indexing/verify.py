@@ -1,7 +1,14 @@
-"""`biorag index verify` and the check a build runs before switching the alias:
-counts, recorded embedder and dimensions, and a sample of round trips (re-embed a stored
-record's text: it must match its stored vector; search with that vector: the record must
-come back first)."""
+"""`biorag index verify` and the check a build runs before switching the alias.
+
+Without expectations (`biorag index verify`): counts, recorded embedder and dimensions,
+and round trips on a sample of stored rows (re-embed a stored record's text: it must
+match its stored vector; search with that vector: the record must come back).
+
+A build passes an `Expectation` drawn from its own ledger (`indexing.ledger`): the exact
+row count a fresh collection must hold (or bounds, for an update of a live one), PMIDs it
+wrote that must be readable by id, and deleted PMIDs that must be gone. The round trips
+then run on the build's own PMIDs, so a lost write is found, not just a bad vector.
+"""
 
 from __future__ import annotations
 
@@ -16,13 +23,24 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class Expectation:
+    rows: int | None = None  # exactly this many rows (a collection the build wrote from empty)
+    min_rows: int | None = None
+    max_rows: int | None = None
+    present: list[int] = field(default_factory=list)  # written by the build: must be readable by id
+    absent: list[int] = field(default_factory=list)  # deleted by the build: must be gone
+
+
+@dataclass
 class VerifyReport:
     collection: str
     rows: int = 0
+    expected_rows: int | None = None
     dim: int | None = None
     meta: dict = field(default_factory=dict)
     sampled: int = 0
     round_trips_ok: int = 0
+    absent_checked: int = 0
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -30,14 +48,21 @@ class VerifyReport:
         return not self.problems
 
     def to_dict(self) -> dict:
-        return {"collection": self.collection, "ok": self.ok, "rows": self.rows, "dim": self.dim,
-                "meta": self.meta, "sampled": self.sampled, "round_trips_ok": self.round_trips_ok,
-                "problems": self.problems}
+        return {"collection": self.collection, "ok": self.ok, "rows": self.rows, "expected_rows": self.expected_rows,
+                "dim": self.dim, "meta": self.meta, "sampled": self.sampled, "round_trips_ok": self.round_trips_ok,
+                "absent_checked": self.absent_checked, "problems": self.problems}
+
+
+def count_rows(client, collection: str) -> int:
+    """count(*) with strong consistency: on a Milvus server a bounded-staleness count can
+    miss rows flushed a moment ago."""
+    res = client.query(collection, filter="", output_fields=["count(*)"], consistency_level="Strong")
+    return int(res[0]["count(*)"]) if res else 0
 
 
 def verify_collection(
     client, collection: str, embedder: Embedder | None, expected_min: int = 1,
-    expected_rows: int | None = None, sample: int = 8, seed: int = 0,
+    expect: Expectation | None = None, sample: int = 8, seed: int = 0,
 ) -> VerifyReport:
     r = VerifyReport(collection=collection)
     if not client.has_collection(collection):
@@ -46,15 +71,20 @@ def verify_collection(
     client.load_collection(collection)
     r.meta = ps.read_meta(client.describe_collection(collection))
     r.dim = ps.vector_dim(client, collection)
-    r.rows = ps.row_count(client, collection)
+    r.rows = count_rows(client, collection)
     if not r.meta:
         r.problems.append("collection has no BioRAG metadata (embedder/dim): not built by `biorag index build`")
     elif r.meta.get("dim") != r.dim:
         r.problems.append(f"recorded dim {r.meta.get('dim')} != vector field dim {r.dim}")
     if r.rows < expected_min:
         r.problems.append(f"{r.rows} rows, expected at least {expected_min}")
-    if expected_rows is not None and r.rows != expected_rows:
-        r.problems.append(f"{r.rows} rows, expected {expected_rows}")
+    expect = expect or Expectation()
+    _check_counts(r, expect)
+    if expect.absent:
+        still = client.get(collection, ids=expect.absent, output_fields=["pmid"])
+        r.absent_checked = len(expect.absent)
+        if still:
+            r.problems.append(f"PMIDs deleted by this build are still there: {sorted(x['pmid'] for x in still)[:5]}")
     if embedder is None or r.rows == 0:
         return r
     if embedder.dim != r.dim:
@@ -62,14 +92,38 @@ def verify_collection(
         return r
     if r.meta.get("embedder") and r.meta["embedder"] != embedder.name:
         r.problems.append(f"collection was embedded with {r.meta['embedder']}, settings say {embedder.name}")
-    ids = [row["pmid"] for row in client.query(collection, filter="pmid >= 0", output_fields=["pmid"], limit=2000)]
-    picked = random.Random(seed).sample(ids, min(sample, len(ids)))
-    rows = client.get(collection, ids=picked, output_fields=["pmid", "title", "abstract", ps.VECTOR_FIELD])
-    r.sampled = len(rows)
-    if len(rows) != len(picked):
-        r.problems.append(f"get() returned {len(rows)} of {len(picked)} sampled PMIDs")
+    if expect.present:
+        picked = expect.present[:sample]
+    else:
+        ids = [row["pmid"] for row in client.query(collection, filter="pmid >= 0", output_fields=["pmid"], limit=2000)]
+        picked = random.Random(seed).sample(ids, min(sample, len(ids)))
+    _round_trips(r, client, collection, embedder, picked)
+    return r
+
+
+def _check_counts(r: VerifyReport, expect: Expectation) -> None:
+    if expect.rows is not None:
+        r.expected_rows = expect.rows
+        if r.rows != expect.rows:
+            r.problems.append(f"{r.rows} rows, but this build left {expect.rows} PMIDs in it")
+    if expect.min_rows is not None and r.rows < expect.min_rows:
+        r.problems.append(f"{r.rows} rows, expected at least {expect.min_rows} after this update")
+    if expect.max_rows is not None and r.rows > expect.max_rows:
+        r.problems.append(f"{r.rows} rows, expected at most {expect.max_rows} after this update")
+
+
+def _round_trips(r: VerifyReport, client, collection: str, embedder: Embedder, picked: list[int]) -> None:
+    """Read `picked` back by id; each stored vector must match a fresh embedding of its text
+    and find its own row when searched with."""
     import numpy as np
 
+    rows = client.get(collection, ids=picked, output_fields=["pmid", "title", "abstract", ps.VECTOR_FIELD])
+    r.sampled = len(picked)
+    missing = sorted(set(picked) - {int(row["pmid"]) for row in rows})
+    if missing:
+        r.problems.append(f"{len(missing)} of {len(picked)} sampled PMIDs cannot be read back by id: {missing[:5]}")
+    if not rows:
+        return
     texts = [f"{row['title']}\n{row['abstract']}".strip() for row in rows]
     fresh = embedder.embed_documents(texts)
     for row, vec in zip(rows, fresh, strict=True):
@@ -84,4 +138,3 @@ def verify_collection(
             r.problems.append(f"PMID {row['pmid']}: searching with its own vector does not return it")
         else:
             r.round_trips_ok += 1
-    return r

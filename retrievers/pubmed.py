@@ -32,6 +32,7 @@ from biorag.errors import SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from biorag.sources import PASSAGES
+from biorag.vector_store import open_store
 from retrievers.base import Retriever
 
 if TYPE_CHECKING:
@@ -132,16 +133,10 @@ class PubMedRetriever(Retriever):
             if self._client is not None and self._collection is not None:
                 return self._client, self._collection
             if self._client is None:
-                try:
-                    self._client = ps.connect(self.uri, self._token, create=False)
+                try:  # one-line errors (store held by another process, server down)
+                    self._client = open_store(self.uri, self._token, owner=self)
                 except FileNotFoundError:
                     raise self._unavailable(f"no PubMed index at {self.uri}") from None
-                except Exception as e:  # noqa: BLE001 - lock held by another process, server down
-                    raise SourceUnavailable(
-                        "pubmed",
-                        f"cannot open the PubMed index at {self.uri}: {e}. A Milvus Lite file is used "
-                        "by one process at a time (is a build or `biorag serve` running?)",
-                    ) from None
             target = ps.resolve_collection(self._client, self.alias)
             if target is None:
                 raise self._unavailable(f"the index at {self.uri} has no collection '{self.alias}'")

@@ -8,7 +8,9 @@ and the retriever's share it). After a switch the PubMed retriever is rebuilt, s
 next search resolves the alias to the new collection.
 
 Input paths are files on the server: a request may only name files under `data_dir` or
-one of `serve.rebuild_roots`. The embedder is the server's (`index.embedder`): queries
+one of `serve.rebuild_roots`. A path is checked as text first (no NUL, no `~user`), then
+resolved; every file the job finds in a folder is resolved again and refused (named in
+the job's result, alias left alone) when it leads outside those folders, e.g. a symlink. The embedder is the server's (`index.embedder`): queries
 and documents must be embedded by the same model; to change it, restart the server with
 the new `index.embedder` and rebuild.
 """
@@ -37,6 +39,11 @@ class RebuildRequest(BaseModel):
         description="rebuild: new collection, alias switched after verification; "
         "update: upsert/delete into the live collection (daily update files)",
     )
+    allow_shrink: bool = Field(
+        False,
+        description="switch the alias even when the rebuild holds fewer rows than index.rebuild_min_fraction "
+        "of the collection it replaces",
+    )
 
 
 def allowed_roots(engine: Engine) -> list[Path]:
@@ -48,15 +55,24 @@ def check_inputs(engine: Engine, req: RebuildRequest) -> list[Path]:
     roots = allowed_roots(engine)
     out = []
     for i, raw in enumerate(req.inputs):
-        p = Path(raw).expanduser().resolve()
+        field = f"body.inputs.{i}"
+        if not raw.strip() or "\x00" in raw:
+            raise FieldError(field, "give a file or folder path on the server (not empty, no NUL character)")
+        if raw.startswith("~"):
+            raise FieldError(field, f"{raw!r}: give an absolute path; '~' is not expanded on the server")
+        try:
+            p = Path(raw).resolve()
+            exists = p.exists()
+        except (OSError, RuntimeError, ValueError) as e:
+            raise FieldError(field, f"{raw!r} is not a usable path on the server: {e}") from None
         if not any(p == r or r in p.parents for r in roots):
             raise FieldError(
-                f"body.inputs.{i}",
+                field,
                 f"{raw} is outside the folders rebuild jobs may read ({', '.join(map(str, roots))}); "
                 "add its folder to serve.rebuild_roots",
             )
-        if not p.exists():
-            raise FieldError(f"body.inputs.{i}", f"{raw} does not exist on the server")
+        if not exists:
+            raise FieldError(field, f"{raw} does not exist on the server")
         out.append(p)
     return out
 
@@ -75,7 +91,8 @@ def rebuild_work(engine: Engine, req: RebuildRequest):
 
         progress(stage="starting", message=f"{len(inputs)} input(s) into '{engine.settings.index.collection}'")
         report = build_index(engine.settings, inputs, rebuild=req.mode == "rebuild", progress=False,
-                             on_progress=on_progress)
+                             on_progress=on_progress, allow_shrink=req.allow_shrink,
+                             allowed_roots=allowed_roots(engine))
         progress(stage="done", done=report.read)
         if report.alias_switched or req.mode == "update":
             engine.forget("pubmed")  # next search resolves the alias again
@@ -90,8 +107,12 @@ def rebuild_work(engine: Engine, req: RebuildRequest):
 
 def _failure_message(report) -> str:
     parts = [f"{f}: {err}" for f, err in report.failed_files.items()]
-    if not report.verified:
-        parts.append("verification failed (" + "; ".join(report.verify_problems) + "): alias not switched, "
-                     + (f"'{report.alias}' still serves {report.previous_collection}" if report.previous_collection
-                        else "no index was serving"))
+    parts += [f"refused {f}: {why}" for f, why in report.refused_files.items()]
+    if report.mode == "update":
+        if not report.verified:
+            parts.append("verification failed (" + "; ".join(report.verify_problems) + ")")
+        return "; ".join(parts)
+    serving = (f"'{report.alias}' still serves {report.previous_collection}" if report.previous_collection
+               else "no index was serving")
+    parts.append(f"alias not switched ({'; '.join(report.switch_blockers())}): {serving}")
     return "; ".join(parts)

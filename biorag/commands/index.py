@@ -1,4 +1,4 @@
-"""`biorag index build|stats|verify`: the local PubMed vector index."""
+"""`biorag index build|stats|verify|gc`: the local PubMed vector index."""
 
 from __future__ import annotations
 
@@ -42,6 +42,11 @@ def build(
     sample: Annotated[bool, typer.Option("--sample", help="Index the bundled real PubMed sample (demo).")] = False,
     collection: CollectionOpt = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build a new collection and switch the alias only after it verifies.")] = False,
+    allow_shrink: Annotated[
+        bool,
+        typer.Option("--allow-shrink", help="Switch the alias even when the rebuild holds fewer rows than "
+                     "index.rebuild_min_fraction (0.9) of the collection it replaces."),
+    ] = False,
     preset: PresetOpt = None,
     set_: SetOpt = None,
     as_json: JsonOpt = False,
@@ -49,7 +54,9 @@ def build(
     """Read, clean, embed and load PubMed records into the index, then verify.
 
     A first build (or --rebuild) writes a new collection and points the alias at it only
-    once it verifies, so a failed rebuild leaves the old index serving. Without --rebuild
+    when every input file was read, the collection verifies against what the build wrote,
+    and it is not much smaller than the index it replaces (--allow-shrink), so a failed
+    rebuild leaves the old index serving. `biorag index gc` removes what failed builds left. Without --rebuild
     an existing index is updated in place (upserts by PMID; DeleteCitation removes records).
     A killed build resumes where it stopped when re-run with the same inputs.
 
@@ -70,7 +77,8 @@ def build(
     if not paths:
         raise InputError("nothing to index: give --input FILE_OR_DIR (repeatable) or --sample")
     settings = settings_from_options(preset, set_)
-    report = build_index(settings, paths, alias=collection, rebuild=rebuild, progress=not as_json)
+    report = build_index(settings, paths, alias=collection, rebuild=rebuild, progress=not as_json,
+                         allow_shrink=allow_shrink)
     if as_json:
         print_json(report.to_dict())
     else:
@@ -91,7 +99,46 @@ def stats(collection: CollectionOpt = None, preset: PresetOpt = None, set_: SetO
         print_json(info)
         return
     for k, v in info.items():
-        typer.echo(f"{k}: {v}")
+        if k == "collections":
+            typer.echo(f"other collections: {len(v)}" + ("" if v else " (none)"))
+            for c in v:
+                typer.echo(f"  {c['name']}: {c['status']}, {c['rows']} rows" + (f" ({c['note']})" if c["note"] else ""))
+        elif k == "removable_by_gc":
+            if v:
+                typer.echo(f"`biorag index gc` would remove {len(v)}: {', '.join(v)}")
+        else:
+            typer.echo(f"{k}: {v}")
+
+
+@app.command("gc")
+@friendly_errors
+def gc(
+    collection: CollectionOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be removed; remove nothing.")] = False,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Remove collections left by failed or replaced builds of the alias.
+
+    Never removes the collection the alias points to, a build that is still running, or a
+    collection `biorag index build` did not make for this alias. A failed build's job file
+    goes with its collection, so the next build starts afresh.
+    """
+    from indexing.leftovers import collect_garbage, format_gc
+    from indexing.stats import open_existing
+
+    settings = settings_from_options(preset, set_)
+    alias = collection or settings.index.collection
+    client = open_existing(settings)
+    try:
+        report = collect_garbage(client, settings, alias, dry_run=dry_run)
+    finally:
+        client.close()
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        typer.echo(format_gc(report))
 
 
 @app.command("verify")

@@ -1,0 +1,143 @@
+"""Collections a store holds besides the one an alias serves, and `biorag index gc`.
+
+Every fresh build and rebuild writes a new collection `<alias>_<UTC timestamp>`. The one
+the alias points to serves; the others were left by
+- a replaced build: the alias moved on from it (labelled when the alias switched);
+- a failed build: it never served (input files failed, verification failed, the rebuild
+  was too small, or the build was killed). Re-running the same build resumes into it;
+- a running build: its job file says so and its process is alive on this host.
+
+`gc` removes replaced and failed ones (and a failed build's job file, so the next build
+starts clean). It never touches the collection an alias points to, a running build, or a
+collection whose name was not made by `biorag index build` for this alias.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from biorag import pubmed_schema as ps
+from indexing.loader import REPLACED_PROPERTY
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
+
+REMOVABLE = ("replaced", "failed")
+
+
+@dataclass
+class CollectionInfo:
+    name: str
+    status: str  # serving | replaced | failed | building | other-alias | other
+    rows: int | None = None
+    note: str = ""
+
+
+@dataclass
+class GcReport:
+    alias: str
+    dry_run: bool
+    removed: list[CollectionInfo] = field(default_factory=list)
+    kept: list[CollectionInfo] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alias": self.alias, "dry_run": self.dry_run, "removed": [asdict(c) for c in self.removed],
+                "kept": [asdict(c) for c in self.kept]}
+
+
+def _job_files(settings: Settings, alias: str) -> dict[str, Path]:
+    """Build job files of this alias, by the collection they write into."""
+    out: dict[str, Path] = {}
+    for path in (Path(settings.data_dir) / "index_jobs").glob(f"{alias}-*.json"):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if isinstance(data, dict) and data.get("target"):
+            out[str(data["target"])] = path
+    return out
+
+
+def _running(job_file: Path) -> bool:
+    try:
+        data = json.loads(job_file.read_text())
+        pid = int(data.get("pid", 0))
+    except (OSError, ValueError, TypeError):
+        return False
+    if not data.get("running") or data.get("host") != socket.gethostname() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def classify(client, settings: Settings, alias: str) -> list[CollectionInfo]:
+    serving = ps.alias_target(client, alias)
+    listed = client.list_aliases()
+    alias_names = listed.get("aliases", []) if isinstance(listed, dict) else list(listed or [])
+    others = {ps.alias_target(client, a): a for a in alias_names if a != alias}
+    jobs = _job_files(settings, alias)
+    own = re.compile(rf"^{re.escape(alias)}_\d{{8}}_\d{{6}}_\d{{6}}$")
+    out = []
+    for name in sorted(client.list_collections()):
+        info = CollectionInfo(name=name, status="other", rows=_rows(client, name))
+        if name == serving:
+            info.status = "serving"
+        elif name in others:
+            info.status, info.note = "other-alias", f"alias '{others[name]}' points to it"
+        elif not own.match(name):
+            info.note = f"not built for alias '{alias}'"
+        elif name in jobs and _running(jobs[name]):
+            info.status, info.note = "building", f"a build is writing it (job file {jobs[name]})"
+        elif (by := (client.describe_collection(name).get("properties") or {}).get(REPLACED_PROPERTY)):
+            info.status, info.note = "replaced", f"the alias moved to {by}"
+        else:
+            info.status = "failed"
+            info.note = (f"an unfinished build (job file {jobs[name]}): re-running it resumes here"
+                         if name in jobs else "left by a build that did not switch the alias")
+        out.append(info)
+    return out
+
+
+def _rows(client, name: str) -> int | None:
+    """Row count without loading the collection (Milvus servers count deleted rows until
+    compaction, so this is approximate there)."""
+    try:
+        return int(client.get_collection_stats(name).get("row_count", 0))
+    except Exception:  # noqa: BLE001 - a count for display only
+        return None
+
+
+def collect_garbage(client, settings: Settings, alias: str, dry_run: bool = False) -> GcReport:
+    report = GcReport(alias=alias, dry_run=dry_run)
+    jobs = _job_files(settings, alias)
+    for info in classify(client, settings, alias):
+        if info.status not in REMOVABLE:
+            report.kept.append(info)
+            continue
+        if not dry_run:
+            client.drop_collection(info.name)
+            if info.name in jobs:
+                jobs[info.name].unlink(missing_ok=True)
+                jobs[info.name].with_suffix(".pmids").unlink(missing_ok=True)
+        report.removed.append(info)
+    return report
+
+
+def format_gc(report: GcReport) -> str:
+    verb = "would remove" if report.dry_run else "removed"
+    lines = [f"{verb} {c.name} ({c.status}, {c.rows} rows): {c.note}" for c in report.removed]
+    lines += [f"kept {c.name} ({c.status}, {c.rows} rows){': ' + c.note if c.note else ''}" for c in report.kept]
+    if not report.removed:
+        lines.append(f"nothing to remove for alias '{report.alias}'")
+    return "\n".join(lines)
