@@ -111,7 +111,8 @@ class Engine:
 
     def forget(self, name: str) -> None:
         """Drop cached retrievers of one source (after an index rebuild switched the alias).
-        Not closed here: runs in flight may still use them; they go with their last user."""
+        Not closed here: runs in flight may still use them. A retriever's store client closes
+        when its last user drops it (`biorag.vector_store.open_store(owner=...)`)."""
         with self._lock:
             for key in [k for k, r in self._retrievers.items() if r.name == name]:
                 del self._retrievers[key]

@@ -9,35 +9,21 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
+from index_helpers import ROOT, SAMPLE, sample_rows, settings_for, write_jsonl
 
 from biorag import pubmed_schema as ps
 from biorag.embedder import Embedder
 from biorag.errors import InputError, SourceUnavailable
 from biorag.models import SearchFilters
-from biorag.settings import load_settings
 from indexing.build import build_index
 from retrievers.pubmed import PubMedRetriever
 
 pytestmark = pytest.mark.milvus
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "indexing" / "resources" / "pubmed_sample"
 DATA = ROOT / "tests" / "data" / "index"
 AD = "D000544"  # Alzheimer Disease
-
-
-def sample_rows(n: int, start: int = 0) -> list[dict]:
-    with gzip.open(SAMPLE / "alzheimers_records.jsonl.gz", "rt") as f:
-        rows = [json.loads(line) for line in f]
-    return rows[start : start + n]
-
-
-def write_jsonl(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
 
 
 def mesh_counts(rows: list[dict]) -> dict[str, int]:
@@ -47,10 +33,6 @@ def mesh_counts(rows: list[dict]) -> dict[str, int]:
         for m in row["mesh"]:
             counts[m["ui"]] = counts.get(m["ui"], 0) + 1
     return counts
-
-
-def settings_for(tmp: Path, **index):
-    return load_settings(overrides={"data_dir": str(tmp), "index": index} if index else {"data_dir": str(tmp)})
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +50,12 @@ def built(tmp_path_factory, embedder):
     settings = settings_for(tmp)
     report = build_index(settings, [src, broken, DATA / "bare_articles_bom.xml"], progress=False,
                          embedder=embedder, batch_size=8)
-    # Milvus Lite runs one store server per file per process and stops it when the last
-    # client closes; a new client in the same process then fails to reconnect ("Too many
-    # pings"). Users' CLI calls are separate processes; the in-process CLI test below shares
-    # the server through this client, held for the module's lifetime.
+    served = build_index(settings, [src, DATA / "bare_articles_bom.xml"], progress=False,
+                         embedder=embedder, batch_size=8)
+    # one client held for the module's lifetime; the in-process CLI test shares this
+    # process's Milvus Lite server with it
     keeper = ps.connect(settings.milvus_uri)
-    yield settings, report, rows, tmp
+    yield settings, report, rows, tmp, served
     keeper.close()
 
 
@@ -82,8 +64,10 @@ def test_malformed_file_is_reported_and_others_indexed(built):
     assert list(report.failed_files) == [str(built[3] / "broken.xml")]
     assert "malformed XML near line" in report.failed_files[str(built[3] / "broken.xml")]
     assert not report.ok  # a failed file makes the build exit non-zero ...
-    assert report.verified and report.alias_switched  # ... but what was read is indexed and served
-    assert report.kept >= 20 and report.rows == report.kept
+    assert report.verified and report.kept >= 20 and report.rows == report.kept  # ... what was read verifies ...
+    assert not report.alias_switched  # ... but an index missing a file's records never serves
+    served = built[4]
+    assert served.ok and served.alias_switched and served.rows == report.rows
     assert set(report.seconds) >= {"parse", "clean", "embed", "load", "verify", "wall"}
 
 
@@ -324,4 +308,4 @@ def test_search_command_json(built):
     bad = CliRunner().invoke(app, ["search", "pubmed", "x", "--mesh", '"] or pmid > 0 or mesh in ["'], env=env)
     assert bad.exit_code != 0 and "invalid MeSH term" in bad.output
     stats = CliRunner().invoke(app, ["index", "stats", "--json"], env=env)
-    assert stats.exit_code == 0 and json.loads(stats.stdout[stats.stdout.index("{"):])["rows"] == built[1].rows
+    assert stats.exit_code == 0 and json.loads(stats.stdout[stats.stdout.index("{"):])["rows"] == built[4].rows

@@ -5,6 +5,8 @@ follows the vector store."""
 
 from __future__ import annotations
 
+import gzip
+import os
 import shutil
 import time
 from pathlib import Path
@@ -15,6 +17,7 @@ from live_server import serve, settings_with
 from biorag import pubmed_schema as ps
 
 SAMPLE = Path(__file__).resolve().parents[2] / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
+ROWS = SAMPLE.parent / "alzheimers_records.jsonl.gz"
 QUERY = "amyloid beta plaques in Alzheimer disease"
 
 pytestmark = pytest.mark.milvus
@@ -97,3 +100,86 @@ def test_rebuild_success_then_failed_rebuild_leaves_the_old_index_serving(tmp_pa
         metrics = c.get("/metrics").text
         assert 'biorag_source_seconds_count{source="pubmed"}' in metrics
         assert 'biorag_tool_errors_total{source="pubmed"} 1.0' in metrics  # the 503 before any index
+
+
+def _open_handles() -> dict[str, int]:
+    """What a leak would grow: open file descriptors, MilvusClients not closed, pymilvus
+    connections (the server, its jobs and the test share this process)."""
+    import gc
+
+    from pymilvus import MilvusClient
+    from pymilvus.client.connection_manager import ConnectionManager
+
+    gc.collect()
+    return {
+        "fds": len(os.listdir("/proc/self/fd")),
+        "clients": sum(1 for o in gc.get_objects() if type(o) is MilvusClient and o._handler is not None),
+        "connections": ConnectionManager.get_instance().get_stats()["total_connections"],
+    }
+
+
+def test_rebuild_job_inputs_are_checked_as_text_and_every_file_is_contained(tmp_path):
+    data = tmp_path / "data"
+    (data / "pubmed" / "sub").mkdir(parents=True)
+    with gzip.open(ROWS, "rt") as f:
+        (data / "pubmed" / "records.jsonl").write_text("".join(next(f) for _ in range(5)))
+    (data / "pubmed" / "sub" / "p.jsonl").symlink_to("/etc/passwd")
+    settings = settings_with(f"data_dir={data}", "planner=rules")
+    with serve(settings) as srv, srv.client() as c:
+        for raw in ("\u0000", "~nosuchuser/x", "", "a\u0000b"):
+            r = c.post("/v1/jobs/index-rebuild", json={"inputs": [raw]})
+            assert r.status_code == 422, (raw, r.status_code, r.text)
+            assert r.headers["content-type"].startswith("application/json")
+            assert r.json()["detail"][0]["field"] == "body.inputs.0"
+        assert c.get("/healthz").status_code == 200  # the connection and the server are fine
+
+        r = c.post("/v1/jobs/index-rebuild", json={"inputs": [str(data / "pubmed")]})
+        assert r.status_code == 202, r.text
+        job = _wait(c, r.json()["id"])
+        # the symlink to /etc/passwd was refused and named; nothing was switched
+        assert job["state"] == "failed" and "sub/p.jsonl" in job["error"] and "/etc/passwd" in job["error"]
+        assert list(job["result"]["refused_files"]) == [str(data / "pubmed" / "sub" / "p.jsonl")]
+        assert job["result"]["alias_switched"] is False and _alias_target(settings) is None
+
+
+def test_twenty_rebuild_jobs_in_a_row_succeed_and_leak_nothing(tmp_path, capfd):
+    data = tmp_path / "data"
+    (data / "pubmed").mkdir(parents=True)
+    with gzip.open(ROWS, "rt") as f:
+        (data / "pubmed" / "records.jsonl").write_text("".join(next(f) for _ in range(5)))
+    cut = data / "cut" / "pubmed_0_to_99.xml.gz"
+    cut.parent.mkdir()
+    cut.write_bytes(SAMPLE.read_bytes()[: SAMPLE.stat().st_size // 2])  # a real file, truncated
+    settings = settings_with(f"data_dir={data}", "planner=rules")
+    states, handles = [], []
+    with serve(settings) as srv, srv.client() as c:
+        for i in range(20):
+            r = c.post("/v1/jobs/index-rebuild", json={"inputs": [str(data / "pubmed")]})
+            assert r.status_code == 202, r.text
+            job = _wait(c, r.json()["id"])
+            states.append(job["state"] if job["state"] == "succeeded" else f"{i}: {job['error']}")
+            search = c.get("/v1/search/pubmed", params={"q": QUERY, "k": 2})
+            assert search.status_code == 200, search.text
+            handles.append(_open_handles())
+            if i == 1:
+                # idle for longer than pymilvus's 30 s health-check threshold: Milvus Lite's
+                # gRPC server used to answer the idle connection's keepalive pings with
+                # GOAWAY too_many_pings, and the next job could not open the store
+                time.sleep(36)
+            if i == 10:
+                # a truncated input fails the job and never switches the alias
+                before = _alias_target(settings)
+                r = c.post("/v1/jobs/index-rebuild", json={"inputs": [str(cut)]})
+                failed = _wait(c, r.json()["id"])
+                assert failed["state"] == "failed" and "looks truncated" in failed["error"]
+                assert failed["result"]["alias_switched"] is False and _alias_target(settings) == before
+        jobs = c.get("/v1/jobs").json()
+    assert states == ["succeeded"] * 20
+    # grpc's core logs a GOAWAY straight to fd 2: Lite must never have to push a client away
+    goaways = [line for line in capfd.readouterr().err.splitlines() if "too_many_pings" in line]
+    assert not goaways, goaways[:3]
+    assert not [j for j in jobs if j["state"] == "failed" and (j.get("result") or {}).get("alias_switched")]
+    # after the first jobs warmed everything up, nothing grows
+    print(f"20 jobs: {states.count('succeeded')} succeeded; handles after job 3 {handles[2]}, after job 20 {handles[-1]}")
+    assert handles[-1] == handles[2], handles
+    assert max(h["clients"] for h in handles) <= handles[2]["clients"], handles
