@@ -174,8 +174,8 @@ def test_files_found_in_folders_are_resolved_and_contained(tmp_path):
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from biorag.vector_store import open_store
-    client = open_store(sys.argv[1], create=True)
+    from biorag import pubmed_schema as ps
+    client = ps.connect(sys.argv[1], create=True)
     print("holding", flush=True)
     sys.stdin.read()
     """
