@@ -60,13 +60,12 @@ def built(tmp_path_factory, embedder):
 
 
 def test_malformed_file_is_reported_and_others_indexed(built):
-    settings, report, rows, _ = built
+    settings, report, rows, _, served = built
     assert list(report.failed_files) == [str(built[3] / "broken.xml")]
     assert "malformed XML near line" in report.failed_files[str(built[3] / "broken.xml")]
     assert not report.ok  # a failed file makes the build exit non-zero ...
     assert report.verified and report.kept >= 20 and report.rows == report.kept  # ... what was read verifies ...
     assert not report.alias_switched  # ... but an index missing a file's records never serves
-    served = built[4]
     assert served.ok and served.alias_switched and served.rows == report.rows
     assert set(report.seconds) >= {"parse", "clean", "embed", "load", "verify", "wall"}
 
@@ -103,7 +102,7 @@ def test_mesh_filter_every_hit_carries_a_requested_descriptor(built, embedder):
 
 
 def test_selective_filter_is_searched_exactly_and_agrees_with_hnsw(built, embedder):
-    settings, _, rows, _ = built
+    settings, _, rows, _, _ = built
     counts = mesh_counts(rows)
     mid = next(u for u, c in sorted(counts.items()) if 5 <= c < len(rows) and ps.vocabulary().by_ui.get(u))
     r = PubMedRetriever.from_settings(settings)
