@@ -50,6 +50,8 @@ def hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[s
         about = previous.hop_inputs
     else:
         about = analysis.texts(hop.takes)
+    if "organism" in hop.field.about:  # the organism the question names, as context
+        about = [*about, *(e.text for e in analysis.entities if e.kind == "organism")]
     own = [e for e in evidence if e.source == hop.source]
     return source.read(hop.field, own, about) if own else None
 

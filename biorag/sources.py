@@ -40,6 +40,7 @@ EntityKind = Literal[
     "accession",  # a nucleotide/protein record accession (NM_002801.4)
     "disease",  # a disease name (OMIM, ClinVar, MeSH)
     "phenotype",  # a phenotype / HPO term name
+    "organism",  # an organism the question names ("in the mouse genome"): context for fields about it
     "gene_list",  # several genes given as a set (gene-set questions)
     "free_text",  # anything: literature and web search
 ]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from biorag.organisms import organism_named_in
 from biorag.sources import (
     GENE_IDS,
     AnswerField,
@@ -258,6 +259,10 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         add(Entity("entrez", m.group(1)))
     for m in ACCESSION.finditer(rest):
         add(Entity("accession", m.group(0)))
+    if organism := organism_named_in(rest):
+        # context, not the subject: it never routes a question on its own; fields about
+        # an organism (biorag.sources.AnswerField.about) are read for it
+        add(Entity("organism", organism, confident=False))
     rest = ACCESSION.sub(" ", ENTREZ.sub(" ", ENSEMBL.sub(" ", RSID.sub(" ", rest))))
     has_id = any(e.kind in ("rsid", "ensembl", "entrez", "sequence", "accession") for e in found)
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.errors import QueryRejected, ToolError
 from biorag.models import Evidence, SearchFilters
-from biorag.organisms import HUMAN, binomial_of
+from biorag.organisms import HUMAN, binomial_of, organism_named_in
 from biorag.prompts import MANUALS
 from biorag.sources import AnswerField, Reading
 from retrievers.base import Retriever
@@ -329,17 +329,19 @@ class BlastClient:
         return rid, parse_report(report)
 
 
+SEQUENCE_TEXT = re.compile(r"[A-Za-z*]{20,}")
+
 # ---- answer fields ------------------------------------------------------------------
 SEQUENCE_ORGANISM = AnswerField(
     "organism", "organism a sequence comes from",
     ("organism", "which organism", "what organism", "species", "which species", "what species",
      "come from", "comes from", "derived from", "origin", "source organism", "animal"),
-    ("sequence",))
+    ("sequence", "organism"))
 ALIGNMENT = AnswerField(
     "alignment", "position of a DNA sequence in the human genome",
     ("align", "alignment", "aligns", "map", "maps", "mapped", "coordinates", "coordinate",
      "genome", "genomic position", "genomic location", "chromosome", "which chromosome", "position"),
-    ("sequence",),
+    ("sequence", "organism"),
     weak_cues=("where", "location", "locate", "located", "find", "found", "lie", "lies"))
 SEQUENCE_GENES = AnswerField(
     "sequence_genes", "gene that contains a sequence",
@@ -454,7 +456,10 @@ class BlastRetriever(Retriever):
 
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
-        return read_blast_field(field, evidence, about)
+        # `about` holds the sequence and, for fields about an organism, the organism the
+        # question names ("... in the mouse genome")
+        named = next((o for a in about if not SEQUENCE_TEXT.fullmatch(a) and (o := organism_named_in(a))), None)
+        return read_blast_field(field, evidence, about, named)
 
     def __init__(self, client: BlastClient):
         self.client = client

@@ -100,3 +100,23 @@ def test_free_text_only_reaches_free_text_sources(store_path):
     ans = agent.answer("How do microglia respond to amyloid plaques?")
     asked = {e.retriever for e in ans.trace if e.step == "select" and e.retriever}
     assert asked <= {"web"}, asked
+
+
+def test_the_organism_a_question_names_reaches_the_alignment_reader():
+    """A real yeast BLAST report from the dev recording: asked where the sequence lies in
+    the yeast genome, the answer is on a S. cerevisiae chromosome record; asked about the
+    human genome (or no genome), there is no human record, so no location."""
+    from biorag.grounding import structured_answer
+    from tests.tools.test_blast_records import SPECIES
+
+    _, question, evidence = next(r for r in SPECIES if "Saccharomyces pastorianus" in {e.metadata["organism"] for e in r[2]})
+    seq = question.split(":", 1)[1].strip()
+    for q in (f"Where does this sequence map in the Saccharomyces cerevisiae genome? {seq}",
+              f"align to the baker's yeast genome: {seq}"):
+        a = analyse(q, SOURCES)
+        assert a.intent is not None and a.intent.kind == "alignment"
+        assert [e.text for e in a.entities if e.kind == "organism"] == ["Saccharomyces cerevisiae"]
+        found = structured_answer(a, evidence, SOURCES)
+        assert found is not None and found.text.startswith("chr") and "Saccharomyces cerevisiae" in found.text, q
+    human = analyse(f"Align the DNA sequence to the human genome: {seq}", SOURCES)
+    assert structured_answer(human, evidence, SOURCES) is None
