@@ -178,6 +178,21 @@ class GeneFilesSettings(_Section):
     timeout_s: float = Field(60.0, gt=0, description="per-request timeout of a download")
 
 
+class GeneSetSettings(_Section):
+    """Gene-set interpretation (`biorag geneset`, `POST /v1/geneset`)."""
+
+    libraries: list[Literal["go_bp", "reactome", "hpo", "mesh"]] = Field(
+        default_factory=lambda: ["go_bp", "reactome", "hpo", "mesh"],
+        description="term libraries for enrichment; a missing local one (HPO store, MeSH counts) is skipped with a note",
+    )
+    naming: Literal["auto", "term", "model"] = Field(
+        "auto", description="term: the best enriched term names the set; model: the LLM names it from the "
+        "enriched terms (its claims verified); auto: model with an OpenAI-compatible (large) model, else term",
+    )
+    alpha: float = Field(0.05, gt=0, le=1, description="adjusted p-value a term must reach to count as enriched")
+    max_genes: int = Field(1000, ge=2, description="largest gene set accepted")
+
+
 class ToolIOSettings(_Section):
     """Record/replay of all tool HTTP traffic (one store for every tool)."""
 
@@ -232,6 +247,7 @@ class Settings(BaseSettings):
         None, description="local gene store (SQLite); default: data_dir/gene_store.sqlite"
     )
     gene_files: GeneFilesSettings = Field(default_factory=GeneFilesSettings)
+    geneset: GeneSetSettings = Field(default_factory=GeneSetSettings)
 
     @classmethod
     def settings_customise_sources(

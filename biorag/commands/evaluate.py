@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from biorag.commands import eval_geneset
 from biorag.commands.common import (
     DisableOpt,
     EnableOpt,
@@ -271,3 +272,4 @@ def _mount_retrieval() -> None:
 
 
 _mount_retrieval()
+eval_geneset.register(app)  # `biorag eval geneset` (biorag/commands/eval_geneset.py)

@@ -1,0 +1,78 @@
+"""`biorag geneset GENES...`: what do these genes do together? (enrichment, a name, verified claims)"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from biorag.commands.common import (
+    JsonOpt,
+    PresetOpt,
+    SetOpt,
+    friendly_errors,
+    print_json,
+    settings_from_options,
+)
+
+
+@friendly_errors
+def command(
+    genes: Annotated[list[str], typer.Argument(help="Gene symbols, separated by spaces (commas work too).")],
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude", "-x", help="Leave a term library out: go_bp, reactome, hpo or mesh. Repeatable.")] = None,
+    json_: JsonOpt = False,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+) -> None:
+    """Name the process a gene set shares, from enrichment against GO Biological Process,
+    Reactome, HPO and the MeSH terms of indexed abstracts naming the genes; every claim is
+    checked against those libraries. Example: biorag geneset ERBB2 ERBB4 FGFR2 FGFR4 HRAS KRAS"""
+    from biorag.errors import InputError
+    from retrievers.geneset import LIBRARY_ORDER, GeneSetInterpreter
+
+    bad = [x for x in exclude or [] if x not in LIBRARY_ORDER]
+    if bad:
+        raise InputError(f"unknown library {', '.join(bad)} for --exclude: choose from {', '.join(LIBRARY_ORDER)}")
+    settings = settings_from_options(preset, set_)
+    interpreter = GeneSetInterpreter.from_settings(settings, exclude=exclude)
+    try:
+        report = interpreter.interpret(genes)
+    finally:
+        interpreter.close()
+    if json_:
+        print_json(report.as_dict())
+        return
+    typer.echo(render(report.as_dict()))
+
+
+def render(d: dict) -> str:
+    """The report as text: the name first, then the genes, the enriched terms per library
+    with their supporting genes, the verified and the removed claims, and notes."""
+    lines = [d["answer"], ""]
+    g = d["genes"]
+    lines.append(f"genes used ({len(g['used'])}): " + " ".join(x["symbol"] for x in g["used"]))
+    for r in g["renamed"]:
+        lines.append(f"  {r['listed']} -> {r['symbol']} (current symbol)")
+    if g["unknown"]:
+        lines.append("  not recognised: " + ", ".join(g["unknown"]))
+    for a in g["ambiguous"]:
+        lines.append(f"  ambiguous: {a['listed']} could be {', '.join(a['candidates'])}; give the current symbol")
+    for lib, terms in d["enriched"].items():
+        lines.append(f"\n{lib} (universe {d['universes'][lib]:,} genes):")
+        if not terms:
+            lines.append("  no term shares 2 or more genes")
+        for e in terms[:5]:
+            lines.append(f"  {e['term']} {e['name']}: {e['k']}/{e['query_size']} genes, term size {e['term_size']}, "
+                         f"adjusted p {e['p_adj']:.2g} -- {', '.join(e['overlap'])}")
+    if d["claims"]:
+        lines.append("\nverified claims:")
+        lines += [f"  - {c['text']} [{'; '.join(c['evidence'])}]" for c in d["claims"]]
+    if d["unsupported_claims"]:
+        lines.append("\nremoved (unsupported) claims:")
+        lines += [f"  - {c['text']}: {c['reason']}" for c in d["unsupported_claims"]]
+    for note in d["notes"]:
+        lines.append(f"note: {note}")
+    if d.get("hpo_notice"):
+        lines.append(d["hpo_notice"])
+    return "\n".join(lines)

@@ -1,0 +1,101 @@
+"""Over-representation analysis: hypergeometric p-values, Benjamini-Hochberg adjusted.
+
+For a query of n genes (those the library knows) out of a universe of N genes, a term of
+K genes sharing k with the query has p = P(X >= k), X ~ Hypergeometric(N, K, n): the
+chance that n genes drawn at random from the universe hit the term k times or more. The
+sum is done in log space (exact, no scipy needed). P-values are adjusted across all terms
+of the library that were tested (every term sharing at least one gene with the query).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from biorag.gene_sets import Library, QueryLibrary
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def hypergeom_sf(k: int, N: int, K: int, n: int) -> float:
+    """P(X >= k) for X ~ Hypergeometric(population N, K successes in it, n draws).
+
+    The first term comes from log-gamma; each next one from the ratio of consecutive
+    terms, P(i+1)/P(i) = (K-i)(n-i) / ((i+1)(N-K-n+i+1)), and the sum stops once the terms
+    no longer change it (they only fall past the mode)."""
+    if not (0 <= K <= N and 0 <= n <= N):
+        raise ValueError(f"bad hypergeometric parameters N={N} K={K} n={n}")
+    lo, hi = max(k, 0, n - (N - K)), min(K, n)
+    if lo > hi:
+        return 0.0
+    log_first = _log_comb(K, lo) + _log_comb(N - K, n - lo) - _log_comb(N, n)
+    term, total = 1.0, 1.0  # relative to the first term
+    for i in range(lo, hi):
+        term *= (K - i) * (n - i) / ((i + 1) * (N - K - n + i + 1))
+        total += term
+        if term < total * 1e-17:
+            break
+    return min(1.0, math.exp(log_first + math.log(total)))
+
+
+def benjamini_hochberg(pvalues: list[float]) -> list[float]:
+    """Adjusted p-values (false discovery rate), in the order given."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [0.0] * m
+    running = 1.0
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        running = min(running, pvalues[i] * m / rank)
+        adjusted[i] = min(running, 1.0)
+    return adjusted
+
+
+@dataclass
+class Enriched:
+    """One tested term: overlap k of the query's n genes with the term's K, in universe N."""
+
+    library: str
+    term: str
+    name: str
+    overlap: list[str]
+    k: int
+    K: int
+    n: int
+    N: int
+    p: float
+    p_adj: float = 1.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def fold(self) -> float:
+        return (self.k / self.n) / (self.K / self.N) if self.n and self.K else 0.0
+
+    def as_dict(self) -> dict:
+        return {"library": self.library, "term": self.term, "name": self.name, "overlap": self.overlap,
+                "k": self.k, "term_size": self.K, "query_size": self.n, "universe": self.N,
+                "p": self.p, "p_adj": self.p_adj, "fold": round(self.fold, 2), **self.extra}
+
+
+def enrich(genes: set[str], library: Library | QueryLibrary, min_overlap: int = 2) -> list[Enriched]:
+    """Terms of `library` over-represented in `genes`, best (lowest adjusted p) first.
+
+    Only query genes in the library's universe count (n); every term sharing at least one
+    of them is tested and enters the correction; terms with fewer than `min_overlap` genes
+    in common are then left out of the result (one shared gene names nothing)."""
+    query = set(genes) & library.universe
+    n, N = len(query), len(library.universe)
+    if n == 0:
+        return []
+    tested = []
+    for term, hit in library.terms_of(query).items():
+        K = library.size(term)
+        tested.append(Enriched(library.name, term, library.names[term], sorted(hit), len(hit), K, n, N,
+                               hypergeom_sf(len(hit), N, K, n)))
+    for e, adj in zip(tested, benjamini_hochberg([e.p for e in tested]), strict=True):
+        e.p_adj = adj
+    kept = [e for e in tested if e.k >= min_overlap]
+    kept.sort(key=lambda e: (e.p_adj, e.p, e.K, e.term))
+    return kept

