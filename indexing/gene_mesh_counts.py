@@ -36,6 +36,15 @@ NOT_GENE_MENTIONS = frozenset({
     "DAMAGE", "FAT", "GAS", "IMPACT", "LARGE", "MICE", "NHS", "SDS", "SHE", "SMS", "STAR", "WAS",
     "END", "TOP", "TANK", "MARS", "WARS", "POLE", "PIN", "COIL", "ECT", "IMP", "CP", "CS", "PC",
     "GC", "CD", "TH", "HR", "MR", "II", "III", "IV", "ARC", "NPC", "SPP", "GAL", "CLOCK", "ROCK",
+    "CA1", "CA2", "CA3", "CA4", "DBP", "APC",  # hippocampal fields, blood pressure, antigen-presenting cells
+})
+#: MeSH check tags: who or what was studied, not what the genes do
+CHECK_TAGS = frozenset({
+    "Humans", "Animals", "Male", "Female", "Mice", "Rats", "Aged", "Adult", "Middle Aged",
+    "Aged, 80 and over", "Young Adult", "Adolescent", "Child", "Child, Preschool", "Infant",
+    "Infant, Newborn", "Pregnancy", "Cattle", "Dogs", "Cricetinae", "Rabbits", "Swine", "Cats",
+    "Guinea Pigs", "Chick Embryo", "Horses", "Sheep", "Mice, Transgenic", "Mice, Inbred C57BL",
+    "Rats, Sprague-Dawley", "Rats, Wistar",
 })
 _TOKEN = re.compile(r"(?<![A-Za-z0-9-])[A-Z][A-Za-z0-9-]*[A-Z0-9](?![A-Za-z0-9-])")
 
@@ -57,8 +66,10 @@ def count_gene_mesh(rows: Iterable[dict[str, Any]]) -> tuple[dict, dict, dict, i
         named = genes_named(f"{row.get('title', '')}\n{row.get('abstract', '')}", dictionary)
         if not named:
             continue
-        uis = list(row.get("mesh_ui") or [])
-        for ui, name in zip(uis, list(row.get("mesh_name") or []), strict=False):
+        pairs = [(ui, name) for ui, name in zip(row.get("mesh_ui") or [], row.get("mesh_name") or [], strict=False)
+                 if name not in CHECK_TAGS]
+        uis = [ui for ui, _ in pairs]
+        for ui, name in pairs:
             names.setdefault(ui, name)
         for sym in named:
             per_gene[sym] += 1
