@@ -26,6 +26,7 @@ and `HpoStore.notice` is the statement HPO's license asks for.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -56,6 +57,14 @@ _MIN_PARTIAL_IC = 1.0
 #: single words that name an HPO term but, in a question, are almost never the phenotype
 _NOT_PHENOTYPES = {"all", "death", "disease", "gene", "feature", "sign", "symptom", "phenotype",
                    "onset", "mode", "inheritance", "frequency", "process"}
+#: words a disease name may carry beyond what a question says (inheritance, type, numbers)
+_QUALIFIERS = {"type", "autosomal", "dominant", "recessive", "x", "linked", "form", "subtype", "group",
+               "primary", "familial", "hereditary", "congenital", "isolated", "susceptibility",
+               "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"}
+#: words that say nothing about which disease: left out on both sides
+_NAME_STOP = frozenset({"of", "the", "a", "an", "and", "with", "to", "due", "in", "or", "by", "for", "what", "which",
+                        "are", "is", "gene", "related", "associated", "cause", "caused", "linked", "disease",
+                        "disorder", "involve", "list", "name", "feature", "symptom", "phenotype", "sign"})
 _DISEASE_ID = re.compile(r"\b(OMIM|ORPHA|DECIPHER):(\d+)\b", re.I)
 _HPO_ID = re.compile(r"\bHP:(\d{7})\b", re.I)
 #: words after which a question is about diseases rather than genes
@@ -112,6 +121,7 @@ class HpoStore:
         self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
         self._con.row_factory = sqlite3.Row
         self._info = json.loads(self._con.execute("SELECT value FROM meta WHERE key='build'").fetchone()[0])
+        self._name_words: list[tuple[str, str, frozenset[str]]] | None = None
 
     # ---- about the store ----------------------------------------------------------------
     def info(self) -> dict[str, Any]:
@@ -282,8 +292,31 @@ class HpoStore:
                     out.setdefault(r[0], {"disease_id": r[0], "name": r[1]})
             if out:
                 break
+        for d in self._diseases_by_words(ws):
+            out.setdefault(d["disease_id"], d)
         rank = {"OMIM": 0, "ORPHA": 1, "DECIPHER": 2}  # OMIM entries carry the curated gene links
         return sorted(out.values(), key=lambda d: rank.get(d["disease_id"].split(":")[0], 3))
+
+    def _diseases_by_words(self, ws: list[str]) -> list[dict[str, str]]:
+        """Diseases whose name uses the question's words in another order, allowing only
+        qualifiers the question left out ("Renal tubular acidosis, distal, autosomal
+        dominant" for "distal renal tubular acidosis"; "Corneal dystrophy, Meesmann, 1").
+        The names sharing the most words win; they must share at least two words and three
+        quarters of the question's own (cue words left out)."""
+        if self._name_words is None:
+            self._name_words = [(r[0], r[1], frozenset(words(r[1])) - _NAME_STOP)
+                                for r in self._con.execute("SELECT disease_id, name FROM diseases")]
+        question = set(ws) - _NAME_STOP
+        # a name must account for most of what the question says, not two of its words
+        best, out = max(2, math.ceil(0.75 * len(question))), []
+        for did, name, name_words in self._name_words:
+            shared = len(name_words & question)
+            if shared < best or not all(_is_qualifier(w) for w in name_words - question):
+                continue
+            if shared > best:
+                best, out = shared, []
+            out.append({"disease_id": did, "name": name})
+        return out
 
     def disease_phenotypes(self, disease_id: str) -> list[dict[str, Any]]:
         """The disease's phenotypes (aspect P, not negated), most frequent and most
@@ -358,6 +391,10 @@ class HpoStore:
 
     def close(self) -> None:
         self._con.close()
+
+
+def _is_qualifier(word: str) -> bool:
+    return word in _QUALIFIERS or word.isdigit() or len(word) == 1 or bool(re.fullmatch(r"\d+[a-z]", word))
 
 
 def _frequency(value: str) -> float:
