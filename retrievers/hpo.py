@@ -60,7 +60,7 @@ _NOT_PHENOTYPES = {"all", "death", "disease", "gene", "feature", "sign", "sympto
 #: words a disease name may carry beyond what a question says (inheritance, type, numbers)
 _QUALIFIERS = {"type", "autosomal", "dominant", "recessive", "x", "linked", "form", "subtype", "group",
                "primary", "familial", "hereditary", "congenital", "isolated", "susceptibility",
-               "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"}
+               "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "xi", "xii"}
 #: words that say nothing about which disease: left out on both sides
 _NAME_STOP = frozenset({"of", "the", "a", "an", "and", "with", "to", "due", "in", "or", "by", "for", "what", "which",
                         "are", "is", "gene", "related", "associated", "cause", "caused", "linked", "disease",

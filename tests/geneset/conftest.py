@@ -62,15 +62,3 @@ def interpreter(geneset_settings):
     it = GeneSetInterpreter.from_settings(geneset_settings)
     yield it
     it.close()
-
-
-# TEMPORARY until i11-localdata lands its suite-wide fixture (tests/conftest.py), then removed
-@pytest.fixture(scope="session")
-def full_gene_store_path(tmp_path_factory) -> Path:
-    from retrievers.gene_store import build_gene_store
-
-    d = Path("/work/shared/data")
-    path = tmp_path_factory.mktemp("full-gene-store") / "gene_store.sqlite"
-    build_gene_store(path, d / "ncbi_gene/Homo_sapiens.gene_info.gz", d / "hgnc/hgnc_complete_set.txt.gz",
-                     d / "omim_mim2gene/mim2gene.txt", d / "ncbi_gene/mim2gene_medgen", progress=False)
-    return path

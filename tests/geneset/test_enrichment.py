@@ -11,8 +11,7 @@ from conftest import DATA
 from scipy.stats import false_discovery_control, hypergeom
 
 from biorag.enrichment import benjamini_hochberg, enrich, hypergeom_sf
-from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, bundled_library, read_gmt
-from biorag.gene_sets import REACTOME_GMT
+from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, REACTOME_GMT, bundled_library, read_gmt
 
 
 def test_hypergeometric_tail_by_hand():
