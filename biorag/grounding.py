@@ -35,7 +35,9 @@ class StructuredAnswer:
 def hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source],
                 upto: int) -> Reading | None:
     """What hop `upto` of the intent reads from the evidence gathered so far (None when
-    its source is not enabled or its records do not hold the field yet)."""
+    its source is not enabled or no records hold the field yet). When the hop's source has
+    no reading, another source that declares the same field answers from its own records
+    (OMIM's and HPO's genes of a disease): the reading's evidence says which one it was."""
     intent = analysis.intent
     if intent is None or upto >= len(intent.hops):
         return None
@@ -53,7 +55,14 @@ def hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[s
     if "organism" in hop.field.about:  # the organism the question names, as context
         about = [*about, *(e.text for e in analysis.entities if e.kind == "organism")]
     own = [e for e in evidence if e.source == hop.source]
-    return source.read(hop.field, own, about) if own else None
+    reading = source.read(hop.field, own, about) if own else None
+    if reading is None:  # another source declaring the same field may hold it (genes of a disease)
+        for name, other in sources.items():
+            twin = next((f for f in getattr(other, "answers", ()) if f.name == hop.field.name), None)
+            theirs = [e for e in evidence if e.source == name] if name != hop.source else []
+            if twin is not None and theirs and (reading := other.read(twin, theirs, about)) is not None:
+                break
+    return reading
 
 
 def hop_inputs(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source], hop: int) -> list[str]:

@@ -53,6 +53,8 @@ def _default_sources() -> dict[str, SourceSettings]:
         "blast": SourceSettings(top_k=10),
         "pubmed": SourceSettings(top_k=4),
         "web": SourceSettings(top_k=10, backend="ddgs"),
+        "hpo": SourceSettings(top_k=10, backend="local"),
+        "geneset": SourceSettings(top_k=5, backend="local"),
     }
 
 

@@ -127,7 +127,7 @@ chromosome chromosomes human humans genome genomic cell cells id ids ncbi hgnc o
 entrez ensembl refseq uniprot pubmed pcr usa who fda hiv aids covid icu mri ct atp gtp na true
 false ii iii iv vi vii viii ix xi xii official symbol symbols alias aliases function type
 sequence disease diseases syndrome located location organism species variant variants mutation
-mutations coding grch37 grch38 hg19 hg38 chr kb mb bp nm nt aa vs etc also known called
+mutations coding grch37 grch38 hg19 hg38 chr kb mb bp nm nt aa vs etc also known called go
 """.split())
 #: words that leave a question "bare" (asking about the entity itself: "What is TP53?")
 _FILLER = frozenset("""
@@ -144,7 +144,8 @@ _EXPLICIT_GENE = [  # forms that name a gene without a dictionary
 _DISEASE_LEAD = re.compile(
     r"\b(?:(?:related|associated|linked|connected|relevant|attributed)\s+(?:to|with)|cause|causes|causing|caused"
     r"|underlie|underlies|underlying|responsible\s+for|implicated\s+in|involved\s+in|mutated\s+in"
-    r"|basis\s+of|genes?\s+(?:of|for|in|behind))\s+", re.I)
+    r"|basis\s+of|genes?\s+(?:of|for|in|behind)"
+    r"|(?:features?|symptoms?|signs?|phenotypes?|manifestations?|characteristics?|presentation)\s+(?:of|in))\s+", re.I)
 _DISEASE_FORMS = [
     re.compile(r"genes? (?:that are |which are |are )?(?:related|associated|linked|connected) (?:to|with) (.+)$", re.I),
     re.compile(r"genes? (?:that |which )?(?:cause|causes|underlie|underlying|responsible for|implicated in|involved in|mutated in|behind) (.+)$", re.I),
@@ -291,9 +292,37 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             add(_gene_entity(tok, matched))
         elif kind == "any":
             add(Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None))
+    genes = [e for e in found if e.kind == "gene" and e.confident]
+    loose = [e for e in found if e.kind == "gene"] if lexicon is None else []
+    if len(genes) >= 2 or len(loose) >= 3:  # several genes: the question may be about them as a set
+        add(Entity("gene_list", " ".join(e.canonical[0] if len(e.canonical) == 1 else e.text
+                                         for e in (genes if len(genes) >= 2 else loose))))
+    phenotypes = [] if lexicon is None or has_id else _phenotypes(scan, lexicon, {e.text.lower() for e in found})
+    if phenotypes:
+        spans = [h.span for h in phenotypes]
+        covered = set(" ".join(spans).split()) | {"and", "or", "with", "plus"}
+        if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered:
+            disease = None  # the "disease" is the phenotypes read as one name
+        add(Entity("phenotype", ", ".join(spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)), "hpo"))
     if disease:
         add(disease)
     return found
+
+
+def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[LexiconHit]:
+    """Phenotype names (HPO terms) in the question: the longest phrases of up to six words
+    the dictionary knows, left to right, not overlapping, gene names left out."""
+    words = [w for w in re.findall(r"[A-Za-z0-9][\w'\-]*", text)]
+    spans = {" ".join(words[i:i + n]).lower(): (i, n) for n in range(6, 0, -1) for i in range(len(words) - n + 1)
+             if not any(w.lower() in skip for w in words[i:i + n])}
+    hits = {h.span: h for h in _safe_lookup(lexicon, list(spans), ("phenotype",)) if h.kind == "phenotype"}
+    taken: set[int] = set()
+    out = []
+    for span, (i, n) in sorted(spans.items(), key=lambda kv: (-kv[1][1], kv[1][0])):
+        if span in hits and not taken.intersection(range(i, i + n)):
+            taken.update(range(i, i + n))
+            out.append((i, hits[span]))
+    return [h for _, h in sorted(out, key=lambda t: t[0])]
 
 
 def _safe_lookup(lexicon: Lexicon, spans: list[str], kinds: tuple[EntityKind, ...]) -> list[LexiconHit]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -37,6 +38,7 @@ from biorag.errors import InputError, SourceUnavailable, StructuredOutputError, 
 from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, Library, QueryLibrary, bundled_library
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words
+from biorag.sources import AnswerField, Reading
 from retrievers.base import Retriever
 
 if TYPE_CHECKING:
@@ -451,6 +453,42 @@ def genes_in_question(text: str, store: GeneStore | None, known: frozenset[str])
     return list(dict.fromkeys(out))
 
 
+ENRICHED_TERM = AnswerField(
+    "enriched_term", "the term most enriched in a gene set, with its supporting genes",
+    ("enriched", "enrichment", "enriched term", "go term", "pathway", "pathways", "process", "processes",
+     "share", "shared", "in common", "together", "biological process", "common function"),
+    ("gene_list",), default_for=("gene_list",))
+PROCESS_NAME = AnswerField(
+    "process_name", "a name for the process a gene set shares",
+    ("process name", "name the process", "name of the process", "name this gene set", "name the gene set",
+     "name for these genes", "what would you call"), ("gene_list",))
+SUPPORTING_GENES = AnswerField(
+    "supporting_genes", "the genes of the set that support its enriched term",
+    ("supporting genes", "which of these genes", "genes support", "support the", "supported by"), ("gene_list",))
+GENESET_FIELDS = (ENRICHED_TERM, PROCESS_NAME, SUPPORTING_GENES)
+
+
+def read_geneset_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+    """The naming term's record first: its name (first line of the answer) with its id,
+    library, overlap and adjusted p, then the supporting genes; or only the genes."""
+    named = [e for e in evidence if e.metadata.get("kind") == "enriched_term" and e.metadata.get("names_the_set")]
+    if not named:
+        return None
+    e = named[0]
+    md = e.metadata
+    stats = (f"{md['term']}, {LIBRARY_LABELS[md['library']]}, {len(md['supporting_genes'])} genes, "
+             f"adjusted p {md['p_adj']:.2g}")
+    genes = md["supporting_genes"]
+    if field.name == "supporting_genes":
+        return Reading(genes, [e], f"genes of the set in {md['name']} ({stats})")
+    name = md["process_name"] or md["name"]
+    if not md["significant"]:
+        text = f"No term is significantly enriched; the closest is {md['name']} ({stats})."
+    else:
+        text = f"{name} ({stats})\nsupporting genes: {', '.join(genes)}"
+    return Reading([name], [e], "enrichment against the term libraries", text=text)
+
+
 class GeneSetRetriever(Retriever):
     """`geneset` source: the genes named in the query -> enriched terms, best first; the
     first record is the term that names the set (metadata: library, term, overlap, p_adj)."""
@@ -458,6 +496,12 @@ class GeneSetRetriever(Retriever):
     name = SOURCE
     manual = MANUAL
     query_format = "the gene symbols, separated by spaces"
+    accepts = ("gene_list",)
+    answers = GENESET_FIELDS
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return read_geneset_field(field, evidence, about)
 
     def __init__(self, interpreter: GeneSetInterpreter):
         self.interpreter = interpreter

@@ -29,6 +29,7 @@ import json
 import math
 import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ from biorag.errors import InputError, SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words as words
 from biorag.phenotype_names import term_number as _term_number
+from biorag.sources import AnswerField, LexiconHit, Reading
 from retrievers.base import Retriever
 
 if TYPE_CHECKING:
@@ -412,6 +414,56 @@ def _frequency(value: str) -> float:
     return 0.5
 
 
+# ---- entity linking ------------------------------------------------------------------------
+
+
+class PhenotypeLexicon:
+    """The `biorag.sources.Lexicon` of phenotype names: HPO term names and synonyms (as the
+    store normalises them), layered over another lexicon (the gene store's) that answers
+    every other kind. The store opens at the first look-up; without one, no phenotype hits."""
+
+    def __init__(self, path: Path, base=None):
+        self.path = Path(path)
+        self.base = base
+        self._con: sqlite3.Connection | None = None
+
+    def lookup_spans(self, spans: Sequence[str], kinds: Sequence[str]) -> list[LexiconHit]:
+        hits = list(self.base.lookup_spans(spans, kinds)) if self.base is not None else []
+        if "phenotype" in kinds and self.path.exists():
+            hits += self._phenotypes(spans)
+        return hits
+
+    def _phenotypes(self, spans: Sequence[str]) -> list[LexiconHit]:
+        by_key: dict[str, list[str]] = {}
+        for span in spans:
+            ws = words(span)
+            if not ws or (len(ws) == 1 and (ws[0] in _NOT_PHENOTYPES or len(ws[0]) < 5)):
+                continue
+            by_key.setdefault(" ".join(ws), []).append(span)
+        if not by_key:
+            return []
+        if self._con is None:
+            self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        rows = self._con.execute(
+            "SELECT n.name_norm, t.id, t.name FROM term_names n JOIN terms t ON t.term = n.term "
+            f"WHERE n.name_norm IN ({','.join('?' * len(by_key))}) ORDER BY (n.kind != 'name'), t.n_genes DESC",
+            list(by_key)).fetchall()
+        seen: set[str] = set()
+        out = []
+        for key, tid, name in rows:
+            if key in seen:
+                continue  # one term per phrase: its own name before a synonym, then the commoner term
+            seen.add(key)
+            out += [LexiconHit(span.lower(), "phenotype", name, name, tid, "hpo") for span in by_key[key]]
+        return out
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+        if self.base is not None:
+            self.base.close()
+
+
 # ---- the retriever ---------------------------------------------------------------------------
 
 
@@ -419,21 +471,93 @@ def _release_note(store: HpoStore) -> dict[str, str]:
     return {"hpo_release": store.release, "notice": store.notice}
 
 
+_GENE_CUE_WORDS = ("gene", "genes", "which gene", "which genes", "what gene", "what genes", "candidate genes",
+                   "candidate gene", "causal genes", "genetic cause", "genetic causes", "mutated")
+PHENOTYPE_GENES = AnswerField(
+    "phenotype_genes", "genes linked to a set of phenotypes, ranked by information content",
+    _GENE_CUE_WORDS, ("phenotype",), yields="gene",
+    weak_cues=("linked", "associated", "related", "cause", "causes", "explain", "explains"))
+PHENOTYPE_DISEASES = AnswerField(
+    "phenotype_diseases", "diseases showing a set of phenotypes, ranked by information content",
+    ("disease", "diseases", "disorder", "disorders", "syndrome", "syndromes", "condition", "conditions",
+     "diagnosis", "diagnoses", "differential diagnosis"), ("phenotype",))
+DISEASE_FEATURES = AnswerField(
+    "disease_features", "clinical features (HPO phenotypes) of a disease",
+    ("features", "feature", "phenotypes", "phenotype", "symptoms", "symptom", "signs", "clinical signs",
+     "clinical features", "manifestations", "characteristics", "presentation", "present with", "look like"),
+    ("disease",), default_for=("disease",))
+GENE_DISEASES = AnswerField(
+    "gene_diseases", "diseases a gene is involved in (HPO annotations of OMIM and Orphanet)",
+    ("disease", "diseases", "disorder", "disorders", "syndrome", "syndromes", "condition", "conditions",
+     "phenotypes", "disease association", "diseases involve"), ("gene",))
+DISEASE_GENES = AnswerField(
+    "disease_genes", "genes related to a disease (HPO's gene links of OMIM and Orphanet diseases)",
+    _GENE_CUE_WORDS, ("disease",), yields="gene",
+    weak_cues=("related", "associated", "linked", "cause", "causes", "responsible", "underlie", "involved"))
+HPO_FIELDS = (PHENOTYPE_GENES, PHENOTYPE_DISEASES, DISEASE_FEATURES, GENE_DISEASES, DISEASE_GENES)
+
+
+def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+    """The field from the HPO records: ranked genes or diseases (with the HPO terms the
+    question matched), a disease's features, a gene's diseases."""
+    def of(kind: str) -> list[Evidence]:
+        return [e for e in evidence if e.metadata.get("kind") == kind]
+
+    if field.name in ("phenotype_genes", "phenotype_diseases"):
+        used = of("gene" if field.name == "phenotype_genes" else "disease")
+        if not used:
+            return None
+        terms = ", ".join(f"{t['name']} ({t['id']})" for t in used[0].metadata["query_terms"])
+        values = [e.title for e in used]
+        return Reading(values, used, f"ranked by information content for {terms} (HPO {used[0].metadata['hpo_release']})",
+                       links=[e.id for e in used] if field.name == "phenotype_genes" else None,
+                       text=f"{', '.join(values)} (HPO terms matched: {terms})")
+    if field.name == "disease_features":
+        used = of("disease_phenotypes")[:1]
+        if not used:
+            return None
+        feats = [p["name"] for p in used[0].metadata["phenotypes"][:15]]
+        return Reading(feats, used, f"HPO annotations of {used[0].title} ({used[0].id})") if feats else None
+    if field.name == "disease_genes":
+        used = [e for e in of("disease_phenotypes") if e.metadata["genes"]]
+        genes = list(dict.fromkeys(g for e in used for g in e.metadata["genes"]))
+        return Reading(genes, used, "HPO gene links of the disease") if genes else None
+    if field.name == "gene_diseases":
+        used = of("gene_diseases")
+        names = list(dict.fromkeys(d["name"] for e in used for d in e.metadata["diseases"]))
+        return Reading(names, used, "HPO disease annotations of the gene") if names else None
+    return None
+
+
 class HpoRetriever(Retriever):
     """`hpo` source: reads what the question names (phenotypes, a disease, a gene) and
     answers from the HPO store; what it is asked for (genes, diseases, features) comes
-    from cue words, genes by default."""
+    from cue words, genes by default. The store opens at the first search, so a missing
+    store only fails that search (with the command that builds it)."""
 
     name = SOURCE
     manual = MANUAL
     query_format = "phenotype names (e.g. seizures and ataxia), a disease name, or a gene symbol"
+    accepts = ("phenotype", "disease", "gene")
+    answers = HPO_FIELDS
 
-    def __init__(self, store: HpoStore):
-        self.store = store
+    def __init__(self, store: HpoStore | None = None, path: Path | None = None):
+        self._store = store
+        self._path = path
+
+    @property
+    def store(self) -> HpoStore:
+        if self._store is None:
+            self._store = HpoStore(self._path)
+        return self._store
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HpoRetriever:
-        return cls(HpoStore(hpo_store_path(settings)))
+        return cls(path=hpo_store_path(settings))
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return read_hpo_field(field, evidence, about)
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         if not query or not query.strip():
@@ -447,10 +571,10 @@ class HpoRetriever(Retriever):
         if genes and wants_diseases:
             return self.gene_disease_records(genes[:k])
         terms = self.store.find_terms(query)
-        if terms:
-            if wants_diseases and not wants_genes:
-                return self.ranked_disease_records(terms, k)
-            return self.ranked_gene_records(terms, k)
+        if terms:  # both rankings; what the query asks for first
+            genes_first = self.ranked_gene_records(terms, k)
+            diseases = self.ranked_disease_records(terms, k)
+            return diseases + genes_first if wants_diseases and not wants_genes else genes_first + diseases
         if genes:
             return self.gene_disease_records(genes[:k])
         raise ToolError(SOURCE, f"no HPO phenotype, disease or gene found in '{query[:80]}'")
@@ -518,4 +642,5 @@ class HpoRetriever(Retriever):
         return out
 
     def close(self) -> None:
-        self.store.close()
+        if self._store is not None:
+            self._store.close()

@@ -141,7 +141,7 @@ DISEASE_GENES = AnswerField(
     ("gene", "genes", "which gene", "which genes", "what gene", "what genes", "related genes",
      "associated genes", "causal gene", "causal genes", "disease gene", "disease genes",
      "responsible gene", "genetic cause", "genetic basis", "mutated", "mutations in"),
-    ("disease", "phenotype"), yields="gene",
+    ("disease",), yields="gene",
     weak_cues=("related", "associated", "linked", "cause", "causes", "causing", "responsible",
                "underlie", "underlies", "underlying", "implicated", "involved"))
 DISEASE_LOCATIONS = AnswerField(
@@ -149,7 +149,7 @@ DISEASE_LOCATIONS = AnswerField(
     ("cytogenetic", "cytogenetic location", "cytogenetic locations", "band", "bands",
      "map location", "map locations", "chromosome location", "chromosome locations",
      "chromosomal location", "chromosomal locations", "locus", "loci", "cytoband"),
-    ("disease", "phenotype"),
+    ("disease",),
     weak_cues=("location", "locations", "where", "located", "map", "mapped"))
 OMIM_FIELDS = (DISEASE_GENES, DISEASE_LOCATIONS)
 

@@ -14,6 +14,7 @@ from biorag.errors import ConfigError
 if TYPE_CHECKING:
     from biorag.settings import Settings
     from retrievers.base import Retriever
+    from retrievers.hpo import PhenotypeLexicon
     from retrievers.lexicon import StoreLexicon
 
 #: source name -> {backend name -> "module:Class"}; the first backend is the default
@@ -55,21 +56,25 @@ def build_retrievers(settings: Settings) -> dict[str, Retriever]:
     return out
 
 
-def build_lexicon(settings: Settings) -> StoreLexicon | None:
-    """Entity-linking dictionaries from the local gene store, when one is built; None
-    otherwise (question understanding then recognises names by pattern)."""
+def build_lexicon(settings: Settings) -> StoreLexicon | PhenotypeLexicon | None:
+    """Entity-linking dictionaries from the local gene store and the HPO store (phenotype
+    names), those that are built; None when neither is (question understanding then
+    recognises names by pattern)."""
     import sqlite3
 
     from retrievers.gene_store import gene_store_path
+    from retrievers.hpo import PhenotypeLexicon, hpo_store_path
     from retrievers.lexicon import StoreLexicon
 
     path = gene_store_path(settings)
-    if not path.exists():
-        return None
-    try:
-        return StoreLexicon(path, settings.ncbi.prefer_taxid)
-    except (OSError, sqlite3.Error):  # an unreadable store must not stop questions: patterns take over
-        return None
+    base = None
+    if path.exists():
+        try:
+            base = StoreLexicon(path, settings.ncbi.prefer_taxid)
+        except (OSError, sqlite3.Error):  # an unreadable store must not stop questions: patterns take over
+            base = None
+    hpo = hpo_store_path(settings)
+    return PhenotypeLexicon(hpo, base) if hpo.exists() else base
 
 
 # ---- the registry lines --------------------------------------------------------------
@@ -87,3 +92,5 @@ register("web", "arxiv", "retrievers.web:ArxivRetriever")
 register("web", "crossref", "retrievers.web:CrossrefRetriever")
 register("pubmed", "milvus", "retrievers.pubmed:PubMedRetriever")
 register("nucleotide", "eutils", "retrievers.sequence_record:SequenceRecordRetriever")
+register("hpo", "local", "retrievers.hpo:HpoRetriever")
+register("geneset", "local", "retrievers.geneset:GeneSetRetriever")

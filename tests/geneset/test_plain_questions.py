@@ -1,0 +1,136 @@
+"""Gene-set, phenotype and disease questions in plain words reach the `geneset` and `hpo`
+sources through question understanding (their declared entity kinds and answer fields),
+and the agent answers them from the local stores: no network, no recording."""
+
+from __future__ import annotations
+
+import pytest
+
+from biorag.settings import load_settings
+from biorag.understanding import analyse
+from retrievers.registry import build_lexicon, build_retrievers
+
+GENES = ["MLH1", "MSH2", "MSH6", "PMS2"]  # NeST:125's core, the mismatch-repair genes
+
+
+@pytest.fixture(scope="module")
+def settings(geneset_data_dir):
+    return load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "rules"})
+
+
+@pytest.fixture(scope="module")
+def understanding(settings):
+    retrievers = build_retrievers(settings)
+    lexicon = build_lexicon(settings)
+    yield retrievers, lexicon
+    for r in retrievers.values():
+        r.close()
+    lexicon.close()
+
+
+def route(understanding, question):
+    retrievers, lexicon = understanding
+    a = analyse(question, retrievers, lexicon)
+    assert a.intent is not None, (question, a.entities)
+    return a, [(h.source, h.field.name) for h in a.intent.hops]
+
+
+GENE_SET_QUESTIONS = [
+    "Which process do MLH1, MSH2, MSH6 and PMS2 share?",
+    "The enriched GO term of MLH1, MSH2, MSH6, PMS2 is",
+    "what do these genes do together: MLH1 MSH2 MSH6 PMS2",
+    "MLH1, MSH2, MSH6, PMS2 - shared pathway?",
+    "Tell me the biological process shared by MLH1 MSH2 MSH6 and PMS2",
+    "enrichment of MLH1 MSH2 MSH6 PMS2 please",
+    "which pathways do mlh1, msh2, msh6 and pms2 have in common",
+]
+
+
+@pytest.mark.parametrize("question", GENE_SET_QUESTIONS)
+def test_gene_set_questions_reach_geneset(understanding, question):
+    a, hops = route(understanding, question)
+    assert hops == [("geneset", "enriched_term")]
+    gene_list = a.first("gene_list")
+    assert gene_list is not None and set(gene_list.text.split()) == set(GENES)
+
+
+PHENOTYPE_GENES = [
+    "Which genes are linked to seizures and ataxia?",
+    "genes associated with ataxia and seizures",
+    "Seizures and ataxia: which genes?",
+    "List the candidate genes for seizure and ataxia",
+    "The genes linked to seizures and ataxia are",
+]
+PHENOTYPE_DISEASES = [
+    "Which diseases present with seizures and ataxia?",
+    "diseases with ataxia and seizures",
+    "seizures and ataxia: which disorders",
+    "What conditions show seizures and ataxia",
+    "differential diagnosis for ataxia and seizures",
+]
+FEATURES = [
+    "What are the features of Marfan syndrome?",
+    "Clinical signs of Marfan syndrome",
+    "List the symptoms of Marfan syndrome",
+    "The features of Marfan syndrome are",
+    "phenotypes of marfan syndrome?",
+]
+GENE_DISEASES = [
+    "Which diseases involve FBN1?",
+    "FBN1 diseases",
+    "diseases linked to FBN1",
+    "What disorders are caused by mutations in FBN1",
+    "The diseases associated with FBN1 are",
+]
+
+
+@pytest.mark.parametrize("question,field", [(q, "phenotype_genes") for q in PHENOTYPE_GENES]
+                         + [(q, "phenotype_diseases") for q in PHENOTYPE_DISEASES]
+                         + [(q, "disease_features") for q in FEATURES]
+                         + [(q, "gene_diseases") for q in GENE_DISEASES])
+def test_phenotype_and_disease_questions_reach_hpo(understanding, question, field):
+    a, hops = route(understanding, question)
+    assert hops == [("hpo", field)]
+    if field.startswith("phenotype_"):
+        assert set(a.first("phenotype").canonical) == {"Seizure", "Ataxia"}
+
+
+def test_gene_questions_still_reach_gene(understanding):
+    _, hops = route(understanding, "Which chromosome is TP53 on?")
+    assert hops == [("gene", "chromosome")]
+    _, hops = route(understanding, "What are genes related to Meesmann corneal dystrophy?")
+    assert hops == [("omim", "disease_genes")]
+
+
+@pytest.fixture(scope="module")
+def agent(settings):
+    from biorag.agent import build_agent
+
+    return build_agent(settings)
+
+
+@pytest.mark.parametrize("question", GENE_SET_QUESTIONS[:3])
+def test_agent_names_the_term_first(agent, question):
+    ans = agent.answer(question)
+    first = ans.answer.splitlines()[0]
+    assert "mismatch repair" in first.lower() and ("GO:" in first or "R-HSA-" in first)
+    assert ans.answer.splitlines()[1].startswith("supporting genes: ")
+    assert [t.retriever for t in ans.trace if t.step == "retrieve"] == ["geneset"]
+    assert ans.citations[0].source == "geneset"
+
+
+def test_agent_answers_phenotype_genes_with_matched_terms(agent):
+    ans = agent.answer("Which genes are linked to seizures and ataxia?")
+    assert "HPO terms matched: Seizure (HP:0001250), Ataxia (HP:0001251)" in ans.answer
+    assert [t.retriever for t in ans.trace if t.step == "retrieve"] == ["hpo"]
+    assert all(c.source == "hpo" for c in ans.citations)
+
+
+def test_disease_genes_from_hpo_when_omim_cannot_answer(agent):
+    """Offline, OMIM has no recording for this disease: HPO's gene links answer, and the
+    trace and citations say so."""
+    ans = agent.answer("What genes are related to Marfan syndrome?")
+    retrieved = [(t.retriever, t.ok) for t in ans.trace if t.step == "retrieve"]
+    assert retrieved[0] == ("omim", False) and ("hpo", True) in retrieved
+    assert ans.answer.split(",")[0].strip() == "FBN1"
+    assert {c.source for c in ans.citations} == {"hpo"}
