@@ -467,6 +467,10 @@ class PhenotypeLexicon:
 # ---- the retriever ---------------------------------------------------------------------------
 
 
+def _matched_text(r: Ranked) -> str:
+    return ", ".join(f"{m['matched_name']} ({m['matched_term']}, IC {m['ic']:.2f})" for m in r.matched)
+
+
 def _release_note(store: HpoStore) -> dict[str, str]:
     return {"hpo_release": store.release, "notice": store.notice}
 
@@ -581,10 +585,9 @@ class HpoRetriever(Retriever):
 
     # ---- evidence builders ----------------------------------------------------------------
     def ranked_gene_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
-        ids = [t.id for t in terms]
         out = []
-        for r in self.store.rank_genes(ids, k):
-            matched = ", ".join(f"{m['matched_name']} ({m['matched_term']}, IC {m['ic']:.2f})" for m in r.matched)
+        for r in self.store.rank_genes([t.id for t in terms], k):
+            matched = _matched_text(r)
             out.append(Evidence(
                 source=SOURCE, id=r.id, title=r.label,
                 text=f"{r.label} (Gene ID {r.id}): score {r.score:.2f}; matches {matched}; diseases: "
@@ -596,10 +599,9 @@ class HpoRetriever(Retriever):
         return out
 
     def ranked_disease_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
-        ids = [t.id for t in terms]
         out = []
-        for r in self.store.rank_diseases(ids, k):
-            matched = ", ".join(f"{m['matched_name']} ({m['matched_term']}, IC {m['ic']:.2f})" for m in r.matched)
+        for r in self.store.rank_diseases([t.id for t in terms], k):
+            matched = _matched_text(r)
             out.append(Evidence(
                 source=SOURCE, id=r.id, title=r.label,
                 text=f"{r.label} ({r.id}): score {r.score:.2f}; matches {matched}; genes: {', '.join(r.related)}",
