@@ -303,7 +303,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         covered = set(" ".join(spans).split()) | {"and", "or", "with", "plus"}
         if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered:
             disease = None  # the "disease" is the phenotypes read as one name
-        add(Entity("phenotype", ", ".join(spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)), "hpo"))
+        add(Entity("phenotype", ", ".join(spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)),
+                   phenotypes[0].how))
     if disease:
         add(disease)
     return found

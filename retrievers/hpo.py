@@ -56,6 +56,9 @@ _MAX_WORDS = 10
 #: ancestors less informative than this give no partial credit (they say "abnormality of
 #: the nervous system", which nearly every neurological entity shares)
 _MIN_PARTIAL_IC = 1.0
+#: only terms under "Phenotypic abnormality" (HP:0000118) are phenotypes: not the modifiers
+#: ("Chronic"), frequencies, modes of inheritance or clinical courses
+_IS_PHENOTYPE = "EXISTS (SELECT 1 FROM ancestors a WHERE a.term = t.term AND a.ancestor = 118)"
 #: single words that name an HPO term but, in a question, are almost never the phenotype
 _NOT_PHENOTYPES = {"all", "death", "disease", "gene", "feature", "sign", "symptom", "phenotype",
                    "onset", "mode", "inheritance", "frequency", "process"}
@@ -165,7 +168,7 @@ class HpoStore:
                     continue
                 rows = self._con.execute(
                     "SELECT t.* FROM term_names n JOIN terms t ON t.term = n.term WHERE n.name_norm=? "
-                    "ORDER BY (n.kind != 'name'), t.n_genes DESC",
+                    f"AND {_IS_PHENOTYPE} ORDER BY (n.kind != 'name'), t.n_genes DESC",
                     (phrase,),
                 ).fetchall()
                 if rows:
@@ -446,7 +449,8 @@ class PhenotypeLexicon:
             self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
         rows = self._con.execute(
             "SELECT n.name_norm, t.id, t.name FROM term_names n JOIN terms t ON t.term = n.term "
-            f"WHERE n.name_norm IN ({','.join('?' * len(by_key))}) ORDER BY (n.kind != 'name'), t.n_genes DESC",
+            f"WHERE n.name_norm IN ({','.join('?' * len(by_key))}) AND {_IS_PHENOTYPE} "
+            "ORDER BY (n.kind != 'name'), t.n_genes DESC",
             list(by_key)).fetchall()
         seen: set[str] = set()
         out = []
@@ -498,7 +502,9 @@ DISEASE_GENES = AnswerField(
     "disease_genes", "genes related to a disease (HPO's gene links of OMIM and Orphanet diseases)",
     _GENE_CUE_WORDS, ("disease",), yields="gene",
     weak_cues=("related", "associated", "linked", "cause", "causes", "responsible", "underlie", "involved"))
-HPO_FIELDS = (PHENOTYPE_GENES, PHENOTYPE_DISEASES, DISEASE_FEATURES, GENE_DISEASES, DISEASE_GENES)
+#: a question naming a disease asks for the disease's genes before the genes of its words
+#: read as phenotypes: the first field a question's entities fit is planned
+HPO_FIELDS = (DISEASE_GENES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, DISEASE_FEATURES, GENE_DISEASES)
 
 
 def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:

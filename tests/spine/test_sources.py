@@ -60,7 +60,7 @@ def tiny_source():
 
 
 def test_a_registered_source_is_switchable_planned_and_read(tiny_source):
-    settings = load_settings(sets=["planner=rules"], enable=["protein"], disable=["gene", "dbsnp", "omim", "blast", "pubmed"],
+    settings = load_settings(sets=["planner=rules"], enable=["protein"], disable=["gene", "dbsnp", "omim", "blast", "pubmed", "hpo", "geneset"],
                              known_sources=registry.registered_sources())
     assert settings.enabled_sources() == ["protein"]
     retrievers = registry.build_retrievers(settings)
