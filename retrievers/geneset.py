@@ -476,7 +476,7 @@ def read_geneset_field(field: AnswerField, evidence: list[Evidence], about: Sequ
         return None
     e = named[0]
     md = e.metadata
-    stats = (f"{md['term']}, {LIBRARY_LABELS[md['library']]}, {len(md['supporting_genes'])} genes, "
+    stats = (f"{md['term']}, {LIBRARY_LABELS[md['library']]}, {len(md['supporting_genes'])}/{md['query_size']} genes, "
              f"adjusted p {md['p_adj']:.2g}")
     genes = md["supporting_genes"]
     if field.name == "supporting_genes":
@@ -526,7 +526,7 @@ class GeneSetRetriever(Retriever):
                       f"({', '.join(e.overlap)}), term size {e.K}, adjusted p {e.p_adj:.2g}"),
                 score=e.p_adj,
                 metadata={"kind": "enriched_term", "library": e.library, "term": e.term, "name": e.name,
-                          "supporting_genes": e.overlap, "p_adj": e.p_adj, "p": e.p,
+                          "supporting_genes": e.overlap, "query_size": e.n, "p_adj": e.p_adj, "p": e.p,
                           "significant": e.p_adj <= it.cfg.alpha, "names_the_set": rank == 0 and e is report.name_term,
                           "process_name": report.name if rank == 0 else None,
                           "genes": report.as_dict()["genes"], "hpo_notice": report.hpo_notice}))

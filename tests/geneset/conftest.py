@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).parents[1] / "data" / "geneset"
-
 
 @pytest.fixture(scope="session")
 def hpo_store_path(tmp_path_factory) -> Path:

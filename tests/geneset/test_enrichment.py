@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import csv
 import math
+from pathlib import Path
 
 import pytest
-from conftest import DATA
 from scipy.stats import false_discovery_control, hypergeom
 
 from biorag.enrichment import benjamini_hochberg, enrich, hypergeom_sf
 from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, REACTOME_GMT, bundled_library, read_gmt
+
+DATA = Path(__file__).parents[1] / "data" / "geneset"
 
 
 def test_hypergeometric_tail_by_hand():

@@ -4,11 +4,13 @@ embedding similarity, and the rule that a benchmark is never scored with its own
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from conftest import DATA
 
 from biorag.evaluation.geneset_naming import NameScorer, read_benchmark
+
+DATA = Path(__file__).parents[1] / "data" / "geneset"
 
 
 def test_three_layouts_are_read():

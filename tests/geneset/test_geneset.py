@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
-from conftest import DATA
 
 from biorag.errors import InputError
 from biorag.gene_sets import bundled_library
 from retrievers.geneset import Claim, GeneSetInterpreter, parse_gene_list
+
+DATA = Path(__file__).parents[1] / "data" / "geneset"
 
 
 def nest(set_id: str) -> tuple[list[str], str]:

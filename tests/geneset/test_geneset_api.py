@@ -7,12 +7,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "serving"))
 from live_server import serve  # noqa: E402
 
 from biorag.settings import load_settings  # noqa: E402
+
+DATA = Path(__file__).parents[1] / "data" / "geneset"
 
 
 @pytest.fixture(scope="module")
