@@ -574,17 +574,19 @@ class HpoRetriever(Retriever):
             raise InputError("hpo: empty query; give phenotype names, a disease name or a gene symbol")
         wants_diseases = bool(_DISEASE_CUES.search(query))
         wants_genes = bool(_GENE_CUES.search(query))
-        diseases = self.store.find_diseases(query)
-        if diseases and (wants_genes or _FEATURE_CUES.search(query) or not self.store.find_terms(query)):
-            return self.disease_records(diseases[:k], with_genes_first=wants_genes)
         genes = self.store.genes_in_text(query)
         if genes and wants_diseases:
             return self.gene_disease_records(genes[:k])
-        terms = self.store.find_terms(query)
-        if terms:  # both rankings; what the query asks for first
+        diseases = self.store.find_diseases(query)
+        out = self.disease_records(diseases[:k], with_genes_first=wants_genes) if diseases else []
+        asked_of_disease = diseases and (wants_genes or _FEATURE_CUES.search(query))
+        terms = [] if asked_of_disease else self.store.find_terms(query)
+        if terms:  # a phenotype query (or a disease name that also names a phenotype): both rankings
             genes_first = self.ranked_gene_records(terms, k)
-            diseases = self.ranked_disease_records(terms, k)
-            return diseases + genes_first if wants_diseases and not wants_genes else genes_first + diseases
+            ranked = self.ranked_disease_records(terms, k)
+            out += ranked + genes_first if wants_diseases and not wants_genes else genes_first + ranked
+        if out:
+            return out
         if genes:
             return self.gene_disease_records(genes[:k])
         raise ToolError(SOURCE, f"no HPO phenotype, disease or gene found in '{query[:80]}'")
