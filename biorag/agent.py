@@ -8,6 +8,12 @@ events with `ok=False`; they never turn into invented evidence or default decisi
 
 Switches: `self_eval` off -> one retrieval round, then answer; `query_rewrite` off -> the
 question goes to the retriever as is; `mesh_filter` off -> no MeSH filter.
+
+Whatever a planner or the switches say, "sufficient" follows the evidence: one guard
+(`biorag.sufficiency.check_evidence`) vetoes a YES without evidence, or with free-text
+evidence that is off topic, and decides alone when self-evaluation is off. Free-text
+answers are extractive (`generation.mode`, biorag/extractive.py) or generated, and
+generated text passes `biorag.degenerate.inspect_output` before anyone sees it.
 """
 
 from __future__ import annotations
@@ -18,14 +24,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from biorag import prompts
-from biorag.errors import ConfigError, InputError, StructuredOutputError, ToolError
+from biorag.degenerate import inspect_output
+from biorag.errors import BioragError, ConfigError, InputError, StructuredOutputError
+from biorag.extractive import SentenceRanker, best_sentences, extractive_text
 from biorag.grounding import structured_answer, verify_claims
 from biorag.llm.base import LLM, ChatMessage
 from biorag.models import Answer, Citation, Evidence, SearchFilters, Timings, TraceEvent
 from biorag.planner import Attempt, LoopState, PlanExhausted, Planner, evidence_block, make_planner
+from biorag.sufficiency import EvidenceCheck, check_evidence
 from biorag.understanding import analyse
 
 if TYPE_CHECKING:
+    from biorag.embedder import Embedder
     from biorag.settings import Settings
     from biorag.sources import Lexicon
     from retrievers.base import Retriever
@@ -46,6 +56,7 @@ class Agent:
         mesh_tagger: Any | None = None,
         planner: Planner | None = None,
         lexicon: Lexicon | None = None,
+        embedder: Embedder | None = None,
     ):
         self.settings = settings
         self._llm = llm
@@ -55,6 +66,7 @@ class Agent:
         self.lexicon = lexicon
         self._tagger = mesh_tagger
         self._planner_override = planner
+        self._embedder = embedder
 
     # Lazy parts: a rules-only run never loads the model; a gene-only run never loads Milvus.
     @property
@@ -74,6 +86,20 @@ class Agent:
             if self.lexicon is None:
                 self.lexicon = build_lexicon(self.settings)
         return self._retrievers
+
+    @property
+    def embedder(self) -> Embedder:
+        """Ranks evidence sentences (topicality and extractive answers). Cheap to build: the
+        model loads when a first sentence is embedded, so record-only runs never load it."""
+        if self._embedder is None:
+            from biorag.embedder import Embedder
+
+            self._embedder = Embedder(self.settings.generation.embedder, device=self.settings.index.device)
+        return self._embedder
+
+    def _check(self, state: LoopState, ranker: SentenceRanker) -> EvidenceCheck:
+        g = self.settings.generation
+        return check_evidence(state.analysis, state.evidence, state.retrievers, ranker, g.min_similarity)
 
     def _planner(self) -> Planner:
         if self._planner_override is not None:
@@ -133,6 +159,7 @@ class Agent:
             raise ConfigError("every source is disabled: enable at least one (e.g. --enable pubmed)")
         state = LoopState(question=question, analysis=analyse(question, retrievers, self.lexicon), retrievers=retrievers)
         planner = self._planner()
+        ranker = SentenceRanker(self.embedder)  # the model itself loads on first use
         sufficient = False
         rounds = 0
         failures = 0
@@ -210,11 +237,12 @@ class Agent:
             hits: list[Evidence] = []
             try:
                 hits = retriever.search(query, k, SearchFilters(mesh=mesh) if mesh else None)
-            except ToolError as e:
-                ev.ok, ev.error = False, str(e)
+            except BioragError as e:  # the source refused the input or could not answer
+                ev.ok, ev.error = False, _source_error(name, e)
                 ev.details["error_type"] = type(e).__name__
             except Exception as e:  # a broken tool degrades the answer, it does not end the run
-                log.exception("retriever %s crashed", name)
+                log.warning("retriever %s failed: %s: %s", name, type(e).__name__, e)
+                log.debug("retriever %s traceback", name, exc_info=True)
                 ev.ok, ev.error = False, f"{name}: unexpected {type(e).__name__}: {e}"
                 ev.details["error_type"] = type(e).__name__
             ev.hits = [h.key for h in hits]
@@ -226,19 +254,31 @@ class Agent:
             state.attempts.append(Attempt(rnd, name, query, len(hits), ev.error))
             state.notes.append(_note(name, query, hits, ev.error))
 
-            # (4) self-evaluation
+            # (4) self-evaluation, under the evidence guard
             if not s.components.self_eval:
-                sufficient = bool(state.evidence)
+                sufficient = self._check(state, ranker).sufficient
                 break
             ev = TraceEvent(step="evaluate", round=rnd)
             t = time.perf_counter()
-            try:
-                verdict = planner.evaluate(state)
-                ev.decision = "YES" if verdict.sufficient else "NO"
-                ev.details = {"by": verdict.by, "missing": verdict.missing, **({"raw": verdict.raw} if verdict.raw else {})}
-                sufficient = verdict.sufficient
-            except StructuredOutputError as e:
-                ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
+            sufficient = False
+            if not state.evidence:  # nothing to judge: no planner may say YES
+                ev.decision = "NO"
+                ev.details = {"by": "evidence_guard", "missing": "no source has returned evidence yet"}
+            else:
+                try:
+                    verdict = planner.evaluate(state)
+                    ev.decision = "YES" if verdict.sufficient else "NO"
+                    ev.details = {"by": verdict.by, "missing": verdict.missing, **({"raw": verdict.raw} if verdict.raw else {})}
+                    sufficient = verdict.sufficient
+                except StructuredOutputError as e:
+                    ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
+                if sufficient:
+                    check = self._check(state, ranker)
+                    if not check.sufficient:
+                        sufficient = False
+                        ev.decision = "NO"
+                        ev.details.update(overruled=f"{ev.details.get('by')} said YES", by="evidence_guard",
+                                          missing=check.reason, **check.figures)
             ev.ms = _ms(t)
             emit(ev)
             if sufficient:
@@ -247,7 +287,7 @@ class Agent:
                 state.notes.append(f"still missing: {verdict_missing}")
 
         # (5) generate
-        answer = self._generate(state, rounds, sufficient, emit)
+        answer = self._generate(state, rounds, sufficient, self._check(state, ranker), ranker, emit)
         answer.trace = trace
         answer.timings = Timings(
             total_ms=_ms(t0), llm_ms=round((self._llm.total_ms if self._llm else 0.0) - llm_ms_start, 1)
@@ -255,44 +295,32 @@ class Agent:
         answer.config = s.redacted()
         return answer
 
-    def _generate(self, state: LoopState, rounds: int, sufficient: bool, emit) -> Answer:
+    def _generate(
+        self, state: LoopState, rounds: int, sufficient: bool, check: EvidenceCheck, ranker: SentenceRanker, emit
+    ) -> Answer:
+        """The answer: read from a record, quoted from the evidence (extractive) or generated.
+        Sufficient only if the loop said so, the evidence guard agrees and there is an answer."""
         s = self.settings
         ev = TraceEvent(step="generate", round=rounds)
         t = time.perf_counter()
-        unsupported: list[str] = []
+        text, used, unsupported = "", [], []
         structured = structured_answer(state.analysis, state.evidence, state.retrievers) if s.grounding else None
         if structured is not None:
             text, used = structured.text, structured.used
-            ev.decision, ev.details = "structured", {"explanation": structured.explanation}
-        elif not state.evidence:
-            text, used = "No source returned evidence for this question, so BioRAG cannot answer it.", []
-            ev.decision = "no_evidence"
+            ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
+        elif not check.sufficient:  # no evidence, or evidence that is not about the question
+            ev.decision = "no_evidence" if not state.evidence else "insufficient"
+            ev.details = {"mode": "none", "reason": check.reason, **check.figures}
+        elif s.generation.mode == "llm":
+            text, used, unsupported = self._generated(state, check, ranker, ev)
         else:
-            used = state.evidence
-            block = evidence_block(state.evidence)
-            msgs = [
-                ChatMessage(role="system", content=prompts.SYSTEM),
-                ChatMessage(role="user", content=prompts.generate_prompt(state.question, block)),
-            ]
-            try:
-                reply = self.llm.chat(msgs)
-                draft = reply.text.strip()
-                ev.details["draft"] = draft
-                if s.grounding:
-                    text, unsupported = verify_claims(draft, state.evidence, state.question)
-                    if unsupported:
-                        ev.details["unsupported"] = unsupported
-                    if not text:
-                        text = "The evidence gathered does not support a reliable answer; see the citations."
-                else:
-                    text = draft
-                ev.decision = "generated"
-            except Exception as e:  # model unreachable mid-run: report, keep the evidence
-                ev.ok, ev.error = False, str(e)
-                text = "Answer generation failed; the evidence gathered is listed in the citations."
+            text, used = self._extractive(state, check, ranker, ev)
+        sufficient = sufficient and check.sufficient and bool(text)
         best_attempt = s.components.self_eval and not sufficient and rounds >= 1
-        if best_attempt:
-            text = f"Insufficient evidence after {rounds} round(s); best attempt: {text}"
+        if not sufficient:
+            where = f" after {rounds} round(s)" if s.components.self_eval else ""
+            reason = check.reason or "the evidence does not settle the question"
+            text = f"Insufficient evidence{where}; best attempt: {text}" if text else f"Insufficient evidence{where}: {reason}."
         if unsupported:
             text += f" [{len(unsupported)} unsupported claim(s) removed: {', '.join(unsupported)}]"
         ev.ms = _ms(t)
@@ -308,6 +336,54 @@ class Agent:
             unsupported_claims=unsupported,
         )
 
+    def _extractive(
+        self, state: LoopState, check: EvidenceCheck, ranker: SentenceRanker, ev: TraceEvent
+    ) -> tuple[str, list[Evidence]]:
+        """The evidence sentences closest to the question, each with its record id."""
+        g = self.settings.generation
+        ranked = check.ranked or ranker.rank(state.analysis.core, state.evidence)
+        chosen = best_sentences(ranked, g.min_similarity, g.max_sentences)
+        ev.decision = "extractive"
+        ev.details.update(
+            mode="extractive",
+            best_similarity=ranked[0].similarity if ranked else None,
+            min_similarity=g.min_similarity,
+            sentences_ranked=len(ranked),
+            chosen=[{"id": c.evidence.key, "similarity": c.similarity} for c in chosen],
+        )
+        if not chosen:
+            ev.details["reason"] = "no evidence sentence to quote"
+        return extractive_text(chosen), [c.evidence for c in chosen]
+
+    def _generated(
+        self, state: LoopState, check: EvidenceCheck, ranker: SentenceRanker, ev: TraceEvent
+    ) -> tuple[str, list[Evidence], list[str]]:
+        """Prose from the model: degenerate output cut, unsupported claims removed; when
+        nothing usable is left, the extractive answer stands in for it."""
+        block = evidence_block(state.evidence)
+        prompt = prompts.generate_prompt(state.question, block)
+        msgs = [ChatMessage(role="system", content=prompts.SYSTEM), ChatMessage(role="user", content=prompt)]
+        ev.details["mode"] = "llm"
+        try:
+            draft = self.llm.chat(msgs).text
+        except Exception as e:  # model unreachable mid-run: report, keep the evidence
+            ev.ok, ev.error = False, str(e)
+            draft = ""
+        ev.details["draft"] = draft
+        checked = inspect_output(draft, echo=[state.question, *prompts.GENERATE_INSTRUCTIONS])
+        if checked.problems:
+            ev.details["degenerate"] = checked.problems
+        text, unsupported = checked.text, []
+        if text and self.settings.grounding:
+            text, unsupported = verify_claims(text, state.evidence)
+            if unsupported:
+                ev.details["unsupported"] = unsupported
+        if text:
+            ev.decision = "generated"
+            return text, state.evidence, unsupported
+        text, used = self._extractive(state, check, ranker, ev)
+        ev.decision, ev.details["mode"] = "extractive_fallback", "llm"
+        return text, used, unsupported
 
 def _ms(t: float) -> float:
     return round((time.perf_counter() - t) * 1000, 1)
@@ -320,6 +396,16 @@ def _dedupe(evs: list[Evidence]) -> list[Evidence]:
             seen.add(e.key)
             out.append(e)
     return out
+
+
+def _source_error(name: str, e: BioragError) -> str:
+    """One line naming the source and its reason: 'blast rejected the query: ...'."""
+    msg = str(e)
+    if msg.startswith(f"{name}: "):
+        msg = msg[len(name) + 2 :]
+    if isinstance(e, InputError):
+        return f"{name} rejected the query: {msg}"
+    return f"{name}: {msg}"
 
 
 def _note(name: str, query: str, hits: list[Evidence], error: str | None) -> str:

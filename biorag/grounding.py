@@ -7,7 +7,7 @@
    values one hop yields are the names the next hop reads its records for.
 2. `verify_claims`: a free-text answer is checked claim by claim (GeneAgent-style
    self-verification): every gene symbol, rsID, cytogenetic/genomic location and cited id
-   in it must occur in the gathered evidence (or the question). Sentences carrying an
+   in it must occur in the gathered evidence (never merely in the question). Sentences carrying an
    unsupported claim are removed and listed.
 """
 
@@ -123,8 +123,8 @@ def extract_claims(text: str) -> list[str]:
     return list(dict.fromkeys(claims))
 
 
-def _haystack(evidence: list[Evidence], question: str) -> tuple[str, set[str]]:
-    parts = [question]
+def _haystack(evidence: list[Evidence]) -> tuple[str, set[str]]:
+    parts: list[str] = []
     keys = set()
     for ev in evidence:
         parts += [ev.id, ev.title, ev.text, json.dumps(ev.metadata, default=str)]
@@ -132,8 +132,10 @@ def _haystack(evidence: list[Evidence], question: str) -> tuple[str, set[str]]:
     return "\n".join(parts).lower(), keys
 
 
-def supported(claim: str, evidence: list[Evidence], question: str = "") -> bool:
-    hay, keys = _haystack(evidence, question)
+def supported(claim: str, evidence: list[Evidence]) -> bool:
+    """True when the gathered evidence states `claim`. The question never counts: a
+    symbol the user typed is not evidence that the answer's statement about it is true."""
+    hay, keys = _haystack(evidence)
     if re.fullmatch(r"[a-z]+:[^\s]+", claim) and not GENOMIC.fullmatch(claim):
         return claim.lower() in keys
     c = claim.lower()
@@ -147,11 +149,11 @@ def supported(claim: str, evidence: list[Evidence], question: str = "") -> bool:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
-def verify_claims(answer: str, evidence: list[Evidence], question: str = "") -> tuple[str, list[str]]:
+def verify_claims(answer: str, evidence: list[Evidence]) -> tuple[str, list[str]]:
     """Remove sentences whose claims the evidence does not support; return (kept, unsupported)."""
     kept, unsupported = [], []
     for sentence in _SENTENCE.split(answer.strip()):
-        bad = [c for c in extract_claims(sentence) if not supported(c, evidence, question)]
+        bad = [c for c in extract_claims(sentence) if not supported(c, evidence)]
         if bad:
             unsupported += bad
         elif sentence and sentence not in kept:  # small models loop; say each thing once

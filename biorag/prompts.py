@@ -101,10 +101,14 @@ def evaluate_prompt(question: str, evidence_block: str) -> str:
     )
 
 
+#: the generate prompt's instructions, one sentence each (a model that copies one back
+#: has not answered: `biorag.degenerate.inspect_output` cuts it)
+GENERATE_INSTRUCTIONS = (
+    "Answer the question in at most three sentences using only the evidence.",
+    "After each statement cite its source as [source:id], e.g. [pubmed:12345].",
+    "If the evidence does not answer the question, say so.",
+)
+
+
 def generate_prompt(question: str, evidence_block: str) -> str:
-    return (
-        f"Question: {question}\n\n<evidence>\n{evidence_block}\n</evidence>\n\n"
-        "Answer the question in at most three sentences using only the evidence. After each "
-        "statement cite its source as [source:id], e.g. [pubmed:12345]. If the evidence does "
-        "not answer the question, say so."
-    )
+    return f"Question: {question}\n\n<evidence>\n{evidence_block}\n</evidence>\n\n" + " ".join(GENERATE_INSTRUCTIONS)

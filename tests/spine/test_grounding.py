@@ -42,7 +42,7 @@ def test_claims_extracted():
 
 def test_grounding_rejects_unsupported_claim():
     text = "PSMB10 is on chromosome 16 at 16q22.1 [gene:5699]. It is also called BRCA2 and sits at 13q13.1."
-    kept, bad = verify_claims(text, GENES, "What is PSMB10?")
+    kept, bad = verify_claims(text, GENES)
     assert kept == "PSMB10 is on chromosome 16 at 16q22.1 [gene:5699]."
     assert set(bad) == {"BRCA2", "13q13.1"}
 
@@ -55,7 +55,7 @@ def test_grounding_rejects_citation_of_evidence_not_gathered():
 
 def test_chromosome_in_words_is_a_claim_and_repeats_are_dropped():
     text = "PSMB10 is on chromosome 16. PSMB10 is on chromosome 16. It is on chromosome 2."
-    kept, bad = verify_claims(text, GENES, "Where is PSMB10?")
+    kept, bad = verify_claims(text, GENES)
     assert kept == "PSMB10 is on chromosome 16." and bad == ["chr2"]
 
 

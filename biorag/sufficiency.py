@@ -1,0 +1,101 @@
+"""When evidence suffices: the one check the agent applies to every planner's verdict
+(rules, llm or hybrid, self-evaluation on or off). Nothing is sufficient without evidence:
+
+1. no evidence (nothing retrieved, or every retrieval failed): never sufficient;
+2. a record holds the asked-for field (`grounding.structured_answer`): sufficient;
+3. otherwise the answer will be free text, so the evidence must be on topic:
+   - it names every entity the question names (gene, rsID, ID, disease; case, hyphen and
+     spacing variants allowed: IL6 ~ IL-6, APOE4 ~ APOE e4), and
+   - its best sentence is at least `min_similarity` similar to the question
+     (`extractive.SentenceRanker`).
+
+A question about a gene that exists nowhere in the evidence ("What is the function of
+ZQX99?") or literature about something else ("Which chromosome is TP53 on?" answered by a
+heart-disease abstract) fails 3 and is reported insufficient instead of summarised.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from biorag.extractive import ScoredSentence, SentenceRanker
+from biorag.grounding import structured_answer
+from biorag.models import Evidence
+from biorag.sources import Source
+from biorag.understanding import Analysis
+
+#: entity kinds that are names a relevant record must mention (a sequence is not quoted back)
+_NAMED = ("sequence",)
+
+
+@dataclass
+class EvidenceCheck:
+    sufficient: bool
+    reason: str  # why not, for the trace and the answer ('' when sufficient)
+    structured: bool = False
+    ranked: list[ScoredSentence] = field(default_factory=list)
+    figures: dict[str, Any] = field(default_factory=dict)
+
+
+def _variants(name: str) -> re.Pattern:
+    """`name` with optional separators between its letter and digit groups."""
+    groups = re.findall(r"[a-z]+|\d+", name.lower())
+    body = r"[^a-z0-9]{0,3}".join(map(re.escape, groups))
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+
+
+def _haystack(evidence: list[Evidence]) -> str:
+    return "\n".join(
+        part for ev in evidence for part in (ev.id, ev.title, ev.text, json.dumps(ev.metadata, default=str))
+    ).lower()
+
+
+def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
+    """Entities the question names that no evidence record mentions (under the words the
+    question used, or a name a dictionary gave them: an alias's official symbol)."""
+    hay = _haystack(evidence)
+    missing: list[str] = []
+    for e in analysis.entities:
+        names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
+        if e.kind in _NAMED or not names:
+            continue
+        if not any(_variants(n).search(hay) for n in names) and e.text not in missing:
+            missing.append(e.text)
+    return missing
+
+
+def check_evidence(
+    analysis: Analysis,
+    evidence: list[Evidence],
+    sources: Mapping[str, Source],
+    ranker: SentenceRanker | None,
+    min_similarity: float,
+) -> EvidenceCheck:
+    """Whether `evidence` can support an answer to the analysed question, and why not."""
+    if not evidence:
+        return EvidenceCheck(False, "no source returned evidence")
+    if structured_answer(analysis, evidence, sources) is not None:
+        return EvidenceCheck(True, "", structured=True)
+    missing = missing_entities(analysis, evidence)
+    if missing:
+        return EvidenceCheck(
+            False, f"no evidence mentions {', '.join(missing)}", figures={"missing_entities": missing}
+        )
+    if ranker is None or min_similarity <= 0:
+        return EvidenceCheck(True, "")
+    ranked = ranker.rank(analysis.core, evidence)
+    best = ranked[0].similarity if ranked else 0.0
+    figures = {"best_similarity": best, "min_similarity": min_similarity, "sentences": len(ranked)}
+    if best < min_similarity:
+        return EvidenceCheck(
+            False,
+            f"the evidence is off topic: its closest sentence has similarity {best:.2f} to the question, "
+            f"below {min_similarity:.2f}",
+            ranked=ranked,
+            figures=figures,
+        )
+    return EvidenceCheck(True, "", ranked=ranked, figures=figures)

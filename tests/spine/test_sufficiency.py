@@ -1,0 +1,174 @@
+"""Sufficiency follows the evidence: one guard in the agent loop, whatever the planner or
+the self_eval switch says (biorag/sufficiency.py). Real NCBI records (tests/spine/records),
+the real BLAST retriever's input check, the real embedded model for the llm/hybrid planners."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from biorag.agent import Agent
+from biorag.errors import NotRecorded
+from biorag.grounding import supported, verify_claims
+from biorag.models import Evidence
+from biorag.planner import Rewrite, RulesPlanner, Selection, Verdict
+from biorag.settings import load_settings
+from biorag.sufficiency import missing_entities
+from biorag.understanding import Analysis, Entity
+from tests.spine.records import GENES, SNP, RecordRetriever
+
+
+class YesPlanner(RulesPlanner):
+    """Routes like the rules but always judges the evidence sufficient: the guard must
+    overrule it."""
+
+    def evaluate(self, state):
+        return Verdict(True, "", "rules")
+
+
+class Unrecorded(RecordRetriever):
+    """A tool whose every call fails the way a replay miss does."""
+
+    def search(self, query, k, filters=None):
+        self.queries.append(query)
+        raise NotRecorded(self.name, f"no recorded response for '{query}'")
+
+
+def _records():
+    return {"gene": RecordRetriever("gene", GENES), "dbsnp": RecordRetriever("dbsnp", [SNP])}
+
+
+NO_EVIDENCE_QUESTIONS = [
+    "What is the function of ZQX99?",  # a gene that does not exist
+    "What is the official gene symbol of ZQX99?",
+    "Which gene is SNP rs999999999 associated with?",  # an rsID the records lack
+]
+
+
+@pytest.mark.parametrize("question", NO_EVIDENCE_QUESTIONS)
+@pytest.mark.parametrize("self_eval", [True, False])
+@pytest.mark.parametrize("failing", [False, True], ids=["empty", "every-call-fails"])
+def test_a_yes_without_evidence_is_overruled(question, self_eval, failing):
+    settings = load_settings(sets=["max_rounds=3"], disable=[] if self_eval else ["self_eval"])
+    retrievers = {"gene": Unrecorded("gene", GENES), "dbsnp": Unrecorded("dbsnp", [SNP])} if failing else _records()
+    agent = Agent(settings, retrievers=retrievers, planner=YesPlanner())
+    ans = agent.answer(question)
+    assert not ans.sufficient and ans.citations == []
+    assert ans.answer.lower().startswith("insufficient evidence") and "ZQX99" not in ans.answer.split(":", 1)[1]
+    gen = ans.trace[-1]
+    assert gen.step == "generate" and gen.decision == "no_evidence"
+    for ev in ans.trace:
+        if ev.step == "evaluate":  # the planner was never asked: nothing to judge
+            assert ev.decision == "NO" and ev.details["by"] == "evidence_guard"
+    if failing:
+        assert all(not e.ok for e in ans.trace if e.step == "retrieve")
+
+
+@pytest.mark.parametrize("self_eval", [True, False])
+def test_rules_planner_without_evidence(self_eval):
+    settings = load_settings(sets=["planner=rules", "max_rounds=3"], disable=[] if self_eval else ["self_eval"])
+    ans = Agent(settings, retrievers=_records()).answer("What is the official gene symbol of ZQX99?")
+    assert not ans.sufficient and ans.answer.startswith("Insufficient evidence")
+
+
+@pytest.mark.llm
+@pytest.mark.parametrize("planner", ["llm", "hybrid"])
+@pytest.mark.parametrize("self_eval", [True, False])
+def test_model_planners_without_evidence(planner, self_eval):
+    from biorag.llm import make_llm
+
+    settings = load_settings(sets=[f"planner={planner}", "max_rounds=2", "llm.max_tokens=96"],
+                             disable=[] if self_eval else ["self_eval"])
+    agent = Agent(settings, llm=make_llm(settings), retrievers=_records())
+    for question in ("What is the function of ZQX99?", "Which chromosome is the gene ZQX99 on?"):
+        ans = agent.answer(question)
+        assert not ans.sufficient, (question, ans.answer)
+        assert ans.answer.startswith("Insufficient evidence") and ans.citations == []
+        assert all(e.decision != "YES" for e in ans.trace if e.step == "evaluate")
+
+
+def test_evidence_that_never_names_the_asked_gene_is_not_sufficient():
+    """The YES planner finds TP53's record for a question about ZQX99 (a gene that does not
+    exist): the guard sees the question's gene nowhere in the evidence."""
+    tp53 = [g for g in GENES if g.metadata["symbol"] == "TP53"]
+
+    class Always(RecordRetriever):
+        def search(self, query, k, filters=None):
+            self.queries.append(query)
+            return tp53
+
+    for sets in (["max_rounds=2"], ["max_rounds=2", "generation.mode=llm"]):
+        retrievers = {name: Always(name, tp53) for name in ("gene", "pubmed")}  # whichever is routed to
+        agent = Agent(load_settings(sets=sets), retrievers=retrievers, planner=YesPlanner())
+        ans = agent.answer("What is the function of ZQX99?")
+        assert not ans.sufficient and "no evidence mentions ZQX99" in ans.answer
+        evaluate = [e for e in ans.trace if e.step == "evaluate"]
+        assert evaluate and all(e.decision == "NO" and e.details["overruled"] == "rules said YES" for e in evaluate)
+        assert ans.trace[-1].decision == "insufficient"
+
+
+@pytest.mark.parametrize("question, entity", [
+    ("What does IL6 do in microglia?", "IL6"),
+    ("Is APOE4 a risk factor?", "APOE4"),
+    ("what is tp53", "tp53"),
+    ("Is the p-53 protein mutated?", "p-53"),
+])
+def test_entity_mentions_allow_case_hyphen_and_spacing_variants(question, entity):
+    ev = [Evidence(source="pubmed", id="1", text="Interleukin IL-6 and the APOE ε4 allele; TP53 and p53 mutations.")]
+    a = Analysis(question=question, core=question, entities=[Entity("gene", entity, confident=False)])
+    assert missing_entities(a, ev) == []
+    assert missing_entities(a, [Evidence(source="pubmed", id="2", text="Unrelated text about kinases.")]) == [entity]
+
+
+def test_a_claim_found_only_in_the_question_is_removed():
+    psmb10 = [g for g in GENES if g.metadata["symbol"] == "PSMB10"]
+    draft = "PSMB10 is an immunoproteasome subunit [gene:5699]. ZQX99 binds PSMB10 on 7q11.2."
+    kept, bad = verify_claims(draft, psmb10)
+    assert kept == "PSMB10 is an immunoproteasome subunit [gene:5699]."
+    assert set(bad) == {"ZQX99", "7q11.2"}
+    assert not supported("ZQX99", psmb10) and supported("PSMB10", psmb10)
+    with pytest.raises(TypeError):  # the question is no longer an argument: it cannot vouch
+        verify_claims(draft, psmb10, "Does ZQX99 bind PSMB10 on 7q11.2?")
+
+
+def test_a_source_rejecting_its_input_is_a_trace_event_not_a_traceback(caplog):
+    """The real BLAST retriever refuses a gene name (no HTTP is made)."""
+    from retrievers.blast import BlastRetriever
+
+    class ToBlast(RulesPlanner):
+        def select(self, state):
+            if state.attempts:
+                from biorag.planner import PlanExhausted
+
+                raise PlanExhausted("done")
+            return Selection("blast", "test", "rules")
+
+        def rewrite(self, state, retriever, with_mesh):
+            return Rewrite("BRCA2", [], "rules")
+
+    settings = load_settings(sets=["tool_io.mode=replay"])
+    agent = Agent(settings, retrievers={"blast": BlastRetriever.from_settings(settings)}, planner=ToBlast())
+    with caplog.at_level(logging.DEBUG):
+        ans = agent.answer("Where is BRCA2 located?")
+    retrieve = [e for e in ans.trace if e.step == "retrieve"][0]
+    assert not retrieve.ok and retrieve.details["error_type"] == "InputError"
+    assert retrieve.error == "blast rejected the query: sequence is 4 letters; at least 20 are needed"
+    assert not [r for r in caplog.records if r.exc_info and r.levelno >= logging.WARNING]
+    assert not ans.sufficient and ans.answer.startswith("Insufficient evidence")
+
+
+def test_an_unexpected_crash_is_one_warning_line_and_a_debug_traceback(caplog):
+    class Broken(RecordRetriever):
+        def search(self, query, k, filters=None):
+            return {}["missing key"]  # a real bug in a tool
+
+    agent = Agent(load_settings(sets=["planner=rules", "max_rounds=1"]), retrievers={"gene": Broken("gene", GENES)})
+    with caplog.at_level(logging.DEBUG, logger="biorag.agent"):
+        ans = agent.answer("What is the official gene symbol of LMP10?")
+    retrieve = [e for e in ans.trace if e.step == "retrieve"][0]
+    assert not retrieve.ok and retrieve.error == "gene: unexpected KeyError: 'missing key'"
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and warnings[0].exc_info is None and "\n" not in warnings[0].getMessage()
+    assert [r for r in caplog.records if r.levelno == logging.DEBUG and r.exc_info]
+    assert not ans.sufficient
