@@ -26,6 +26,7 @@ import json
 import random
 import re
 import statistics
+import sys
 from pathlib import Path
 
 from biorag.embedder import Embedder
@@ -62,8 +63,13 @@ def main() -> None:
     ap.add_argument("--mmlu", type=Path, help="folder of MMLU <subject>_<split>.csv files")
     ap.add_argument("--n", type=int, default=400, help="PubMedQA questions (random, seed 0)")
     ap.add_argument("--k", type=int, default=4, help="abstracts retrieved per question (the agent's pubmed top_k)")
+    ap.add_argument("--threads", type=int, help="torch CPU threads (1 is fastest on a crowded machine)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
 
     settings = load_settings()
     embedder = Embedder(settings.generation.embedder, device=settings.index.device)
@@ -73,7 +79,9 @@ def main() -> None:
     pmids = sorted(items)
     random.Random(0).shuffle(pmids)
     groups: dict[str, list[float]] = {"on_topic": [], "off_topic": [], "related": [], "mmlu_off_topic": []}
-    for pmid in pmids[: args.n]:
+    for done, pmid in enumerate(pmids[: args.n], 1):
+        if done % 50 == 0:
+            print(f"  {done}/{args.n} PubMedQA questions", file=sys.stderr, flush=True)
         item = items[pmid]
         q = item["QUESTION"]
         own = Evidence(source="pubmed", id=pmid, text="\n".join(item["CONTEXTS"]))

@@ -106,7 +106,7 @@ class GenerationSettings(_Section):
     )
     # MIN_SIMILARITY_NOTE
     min_similarity: float = Field(
-        0.0, ge=0.0, le=1.0,
+        0.5, ge=0.0, le=1.0,
         description="free-text evidence whose best sentence is less similar (cosine) to the question is off "
         "topic: reported insufficient, not summarised; 0 = no check",
     )

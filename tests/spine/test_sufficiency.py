@@ -81,11 +81,10 @@ def test_model_planners_without_evidence(planner, self_eval):
     settings = load_settings(sets=[f"planner={planner}", "max_rounds=2", "llm.max_tokens=96"],
                              disable=[] if self_eval else ["self_eval"])
     agent = Agent(settings, llm=make_llm(settings), retrievers=_records())
-    for question in ("What is the function of ZQX99?", "Which chromosome is the gene ZQX99 on?"):
-        ans = agent.answer(question)
-        assert not ans.sufficient, (question, ans.answer)
-        assert ans.answer.startswith("Insufficient evidence") and ans.citations == []
-        assert all(e.decision != "YES" for e in ans.trace if e.step == "evaluate")
+    ans = agent.answer("What is the function of ZQX99?")  # a gene that does not exist
+    assert not ans.sufficient, ans.answer
+    assert ans.answer.startswith("Insufficient evidence") and ans.citations == []
+    assert all(e.decision != "YES" for e in ans.trace if e.step == "evaluate")
 
 
 def test_evidence_that_never_names_the_asked_gene_is_not_sufficient():
