@@ -305,12 +305,12 @@ class Agent:
         t = time.perf_counter()
         text, used, unsupported = "", [], []
         structured = structured_answer(state.analysis, state.evidence, state.retrievers) if s.grounding else None
-        if structured is not None:
-            text, used = structured.text, structured.used
-            ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
-        elif not check.sufficient:  # no evidence, or evidence that is not about the question
+        if not check.sufficient:  # no evidence, or evidence that is not about the question
             ev.decision = "no_evidence" if not state.evidence else "insufficient"
             ev.details = {"mode": "none", "reason": check.reason, **check.figures}
+        elif structured is not None:
+            text, used = structured.text, structured.used
+            ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
         elif s.generation.mode == "llm":
             text, used, unsupported = self._generated(state, check, ranker, ev)
         else:

@@ -2,16 +2,16 @@
 (rules, llm or hybrid, self-evaluation on or off). Nothing is sufficient without evidence:
 
 1. no evidence (nothing retrieved, or every retrieval failed): never sufficient;
-2. a record holds the asked-for field (`grounding.structured_answer`): sufficient;
-3. otherwise the answer will be free text, so the evidence must be on topic:
-   - it names every entity the question names (gene, rsID, ID, disease; case, hyphen and
-     spacing variants allowed: IL6 ~ IL-6, APOE4 ~ APOE e4), and
-   - its best sentence is at least `min_similarity` similar to the question
-     (`extractive.SentenceRanker`).
+2. the evidence must name every entity the question names (gene, rsID, ID, disease; case,
+   hyphen and spacing variants allowed: IL6 ~ IL-6, APOE4 ~ APOE e4; a dictionary's
+   official name for an alias counts), or it is about something else;
+3. a record holds the asked-for field (`grounding.structured_answer`): sufficient;
+4. otherwise the answer will be free text, so the evidence must be on topic: its best
+   sentence is at least `min_similarity` similar to the question (`extractive.SentenceRanker`).
 
 A question about a gene that exists nowhere in the evidence ("What is the function of
 ZQX99?") or literature about something else ("Which chromosome is TP53 on?" answered by a
-heart-disease abstract) fails 3 and is reported insufficient instead of summarised.
+heart-disease abstract) fails 2 or 4 and is reported insufficient instead of summarised.
 """
 
 from __future__ import annotations
@@ -78,13 +78,13 @@ def check_evidence(
     """Whether `evidence` can support an answer to the analysed question, and why not."""
     if not evidence:
         return EvidenceCheck(False, "no source returned evidence")
-    if structured_answer(analysis, evidence, sources) is not None:
-        return EvidenceCheck(True, "", structured=True)
     missing = missing_entities(analysis, evidence)
-    if missing:
+    if missing:  # even a record field is no answer when the record is about something else
         return EvidenceCheck(
             False, f"no evidence mentions {', '.join(missing)}", figures={"missing_entities": missing}
         )
+    if structured_answer(analysis, evidence, sources) is not None:
+        return EvidenceCheck(True, "", structured=True)
     if ranker is None or min_similarity <= 0:
         return EvidenceCheck(True, "")
     ranked = ranker.rank(analysis.core, evidence)

@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from biorag.agent import Agent
-from biorag.errors import NotRecorded
+from biorag.errors import InputError, NotRecorded
 from biorag.grounding import supported, verify_claims
 from biorag.models import Evidence
 from biorag.planner import Rewrite, RulesPlanner, Selection, Verdict
@@ -147,12 +147,16 @@ def test_a_source_rejecting_its_input_is_a_trace_event_not_a_traceback(caplog):
             return Rewrite("BRCA2", [], "rules")
 
     settings = load_settings(sets=["tool_io.mode=replay"])
-    agent = Agent(settings, retrievers={"blast": BlastRetriever.from_settings(settings)}, planner=ToBlast())
+    blast = BlastRetriever.from_settings(settings)
+    with pytest.raises(InputError) as refused:  # what the source itself says
+        blast.search("BRCA2", 5)
+    reason = str(refused.value).removeprefix("blast: ")
+    agent = Agent(settings, retrievers={"blast": blast}, planner=ToBlast())
     with caplog.at_level(logging.DEBUG):
         ans = agent.answer("Where is BRCA2 located?")
     retrieve = [e for e in ans.trace if e.step == "retrieve"][0]
-    assert not retrieve.ok and retrieve.details["error_type"] == "InputError"
-    assert retrieve.error == "blast rejected the query: sequence is 4 letters; at least 20 are needed"
+    assert not retrieve.ok and retrieve.details["error_type"] == type(refused.value).__name__
+    assert retrieve.error == f"blast rejected the query: {reason}" and reason
     assert not [r for r in caplog.records if r.exc_info and r.levelno >= logging.WARNING]
     assert not ans.sufficient and ans.answer.startswith("Insufficient evidence")
 
