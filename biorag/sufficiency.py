@@ -2,9 +2,9 @@
 (rules, llm or hybrid, self-evaluation on or off). Nothing is sufficient without evidence:
 
 1. no evidence (nothing retrieved, or every retrieval failed): never sufficient;
-2. the evidence must name every entity the question names (gene, rsID, ID, disease; case,
+2. the evidence must name the entities the question names (gene, rsID, ID, disease; case,
    hyphen and spacing variants allowed: IL6 ~ IL-6, APOE4 ~ APOE e4; a dictionary's
-   official name for an alias counts), or it is about something else;
+   official name for an alias counts), or it is about something else (`missing_entities`);
 3. a record holds the asked-for field (`grounding.structured_answer`): sufficient;
 4. otherwise the answer will be free text, so the evidence must be on topic: its best
    sentence is at least `min_similarity` similar to the question (`extractive.SentenceRanker`).
@@ -30,6 +30,7 @@ from biorag.understanding import Analysis
 
 #: entity kinds that are names a relevant record must mention (a sequence is not quoted back)
 _NAMED = ("sequence",)
+_VERSION = re.compile(r"(?<=\d)\.\d+$")
 
 
 @dataclass
@@ -56,16 +57,25 @@ def _haystack(evidence: list[Evidence]) -> str:
 
 def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
     """Entities the question names that no evidence record mentions (under the words the
-    question used, or a name a dictionary gave them: an alias's official symbol)."""
+    question used, or a name a dictionary gave them: an alias's official symbol).
+
+    Every confidently recognised entity must be mentioned. Low-confidence ones (a bare
+    token that merely looks like a symbol) are noise next to a confident one ("what's the
+    ENSG for TP53"); alone, at least one of them must be mentioned ("function of ZQX99")."""
     hay = _haystack(evidence)
-    missing: list[str] = []
-    for e in analysis.entities:
+
+    def mentioned(e) -> bool:
         names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
-        if e.kind in _NAMED or not names:
-            continue
-        if not any(_variants(n).search(hay) for n in names) and e.text not in missing:
-            missing.append(e.text)
-    return missing
+        names += [_VERSION.sub("", n) for n in names if _VERSION.search(n)]  # ENSG...251.5 ~ ENSG...251
+        return not names or any(_variants(n).search(hay) for n in names)
+
+    named = [e for e in analysis.entities if e.kind not in _NAMED]
+    confident = [e for e in named if e.confident]
+    if confident:
+        return list(dict.fromkeys(e.text for e in confident if not mentioned(e)))
+    if named and not any(mentioned(e) for e in named):
+        return list(dict.fromkeys(e.text for e in named))
+    return []
 
 
 def check_evidence(

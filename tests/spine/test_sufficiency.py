@@ -175,3 +175,21 @@ def test_an_unexpected_crash_is_one_warning_line_and_a_debug_traceback(caplog):
     assert len(warnings) == 1 and warnings[0].exc_info is None and "\n" not in warnings[0].getMessage()
     assert [r for r in caplog.records if r.levelno == logging.DEBUG and r.exc_info]
     assert not ans.sufficient
+
+
+def test_a_low_confidence_token_beside_a_confident_entity_is_not_required():
+    ev = [g for g in GENES if g.metadata["symbol"] == "TP53"]
+    q = "what's the ENSG for TP53"
+    both = Analysis(question=q, core=q, entities=[Entity("gene", "TP53"), Entity("gene", "ENSG", confident=False)])
+    assert missing_entities(both, ev) == []
+    alone = Analysis(question=q, core=q, entities=[Entity("gene", "ENSG", confident=False)])
+    assert missing_entities(alone, ev) == ["ENSG"]
+    confident_missing = Analysis(question=q, core=q, entities=[Entity("gene", "ZQX99"), Entity("gene", "TP53")])
+    assert missing_entities(confident_missing, ev) == ["ZQX99"]
+
+
+def test_a_versioned_id_matches_the_record_without_its_version():
+    ev = [g for g in GENES if g.metadata["symbol"] == "TP53"]
+    q = "Which gene is ENSG00000141510.17?"
+    a = Analysis(question=q, core=q, entities=[Entity("ensembl", "ENSG00000141510.17")])
+    assert missing_entities(a, ev) == []
