@@ -4,11 +4,18 @@ without a traceback and exits non-zero."""
 
 from __future__ import annotations
 
+from biorag.redaction import scrub
+
 
 class BioragError(Exception):
-    """Base class for errors with a user-facing message."""
+    """Base class for errors with a user-facing message. The message is scrubbed of
+    secrets when the error is made (an upstream body may echo a key), so every place that
+    prints, logs, traces or returns it shows the clean text."""
 
     exit_code = 2
+
+    def __init__(self, *args: object):
+        super().__init__(*(scrub(a) if isinstance(a, str) else a for a in args))
 
 
 class ConfigError(BioragError):
@@ -57,3 +64,8 @@ class SourceUnavailable(ToolError):
 
 class NotRecorded(ToolError):
     """Replay mode and the request is not in the recording."""
+
+
+class NoRecord(ToolError):
+    """The source answered: it holds no record for this query (not a failure of the
+    source; the API answers 404, keeping 502 for an upstream that failed)."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_serializer
+
+from biorag.redaction import scrub_obj
 
 Step = Literal["select", "rewrite", "retrieve", "evaluate", "generate"]
 
@@ -65,6 +67,12 @@ class TraceEvent(BaseModel):
     ok: bool = True
     error: str | None = None
     details: dict[str, Any] = Field(default_factory=dict)
+
+    @field_serializer("error", "details")
+    def _scrubbed(self, value: Any) -> Any:
+        """Errors and details may carry an upstream's words (an echoed key): every dump of
+        the trace (API, SSE, --json, stored runs) is scrubbed."""
+        return scrub_obj(value)
 
 
 class Timings(BaseModel):

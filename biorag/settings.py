@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from biorag import redaction
 from biorag.errors import ConfigError
 from biorag.jsonfile import read_json_object
 
@@ -34,6 +35,23 @@ def default_data_dir() -> Path:
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def model_post_init(self, _context: Any) -> None:
+        """Secret values (keys, tokens, contact emails) are masked in every log line and
+        error from the moment settings hold them (see biorag/redaction.py)."""
+        redaction.register(_secret_values(self))
+
+
+def _secret_values(section: BaseModel) -> list[str]:
+    out: list[str] = []
+    for name in type(section).model_fields:
+        if name not in redaction.SECRET_SETTINGS:
+            continue
+        value = getattr(section, name)
+        for v in value if isinstance(value, list) else [value]:
+            if v is not None:
+                out.append(v.get_secret_value() if isinstance(v, SecretStr) else str(v))
+    return out
 
 
 class SourceSettings(_Section):
@@ -236,10 +254,14 @@ class ServeSettings(_Section):
     api_keys: list[SecretStr] = Field(default_factory=list)
     max_concurrent: int = Field(4, ge=1)
     request_timeout_s: float = Field(300.0, gt=0)
-    max_question_chars: int = Field(2000, ge=10)
     cors_origins: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(65536, ge=1024, description="larger request bodies get 413")
     retry_after_s: int = Field(5, ge=1, description="Retry-After sent with 503 when all agent slots are busy")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host header values the server answers (DNS-rebinding guard); empty: localhost, "
+        "127.0.0.1, [::1] and serve.host; [\"*\"] turns the check off",
+    )
     rebuild_roots: list[str] = Field(
         default_factory=list, description="folders rebuild jobs may read inputs from (data_dir always)"
     )
@@ -261,7 +283,9 @@ class Settings(BaseSettings):
         description="llm: the model routes and rewrites; rules: recognised entities do; hybrid: rules when confident",
     )
     max_rounds: int = Field(15, ge=1, le=50)
-    max_question_chars: int = Field(2000, ge=10)
+    max_question_chars: int = Field(
+        2000, ge=10, description="longest question or search query, for the agent, the CLI and the API"
+    )
     grounding: bool = Field(True, description="verify answer claims against gathered evidence")
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     data_dir: Path = Field(default_factory=default_data_dir)
@@ -301,8 +325,9 @@ class Settings(BaseSettings):
         return [name for name, s in self.sources.items() if s.enabled]
 
     def redacted(self) -> dict[str, Any]:
-        """Effective configuration for echoing: secrets replaced, paths as strings."""
-        return _redact(self.model_dump(mode="json"))
+        """Effective configuration for echoing: secrets and contact emails replaced (by
+        whole setting name), paths as strings."""
+        return redaction.redact_settings(self.model_dump(mode="json"))
 
     def fingerprint(self) -> str:
         import hashlib
@@ -313,21 +338,6 @@ class Settings(BaseSettings):
     @property
     def milvus_uri(self) -> str:
         return self.index.uri or str(self.data_dir / "milvus" / "pubmed.db")
-
-
-_SECRET_KEYS = ("api_key", "api_keys", "token", "password", "secret")
-
-
-def _redact(obj: Any, key: str = "") -> Any:
-    if isinstance(obj, dict):
-        return {k: _redact(v, k) for k, v in obj.items()}
-    if any(s in key.lower() for s in _SECRET_KEYS):
-        if obj in (None, [], ""):
-            return obj
-        return "**redacted**" if not isinstance(obj, list) else ["**redacted**"] * len(obj)
-    if isinstance(obj, list):
-        return [_redact(v) for v in obj]
-    return obj
 
 
 # ---- presets and overrides --------------------------------------------------------
@@ -391,6 +401,15 @@ def _check_path(path: list[str]) -> None:
             model = model[1]  # free key (e.g. a new source name), value type next
         else:
             raise ConfigError(f"setting '{'.'.join(path[:i])}' has no sub-key '{part}'")
+
+
+def is_setting(path: list[str]) -> bool:
+    """Whether a dotted path names a setting (any depth; free keys under dicts count)."""
+    try:
+        _check_path(path)
+    except ConfigError:
+        return False
+    return True
 
 
 def _deep_set(tree: dict[str, Any], path: list[str], value: Any) -> None:

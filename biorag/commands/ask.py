@@ -17,6 +17,7 @@ from biorag.commands.common import (
     print_json,
     settings_from_options,
 )
+from biorag.redaction import scrub
 
 
 @friendly_errors
@@ -77,7 +78,7 @@ def _print_event(ev) -> None:
     if ev.decision:
         parts.append(f"-> {ev.decision}")
     if not ev.ok:
-        parts.append(f"FAILED: {ev.error}")
+        parts.append(f"FAILED: {scrub(ev.error or '')}")
     parts.append(f"({ev.ms:.0f} ms)")
     typer.echo(" ".join(parts), err=True)
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from biorag.errors import BioragError
+from biorag.redaction import install_log_scrubbing, scrub, scrub_obj
 
 PresetOpt = Annotated[
     str | None,
@@ -51,18 +52,21 @@ def settings_from_options(
 
         if not Path(replay).exists():
             raise BioragError(f"--replay file {replay} does not exist")
+        if not Path(replay).is_file():
+            raise BioragError(f"--replay {replay} is not a file: give a JSONL recording")
         overrides["tool_io"] = {"mode": "replay", "cassette": replay}
     return load_settings(preset=preset, sets=sets, disable=disable, enable=enable, overrides=overrides,
                          known_sources=registered_sources())
 
 
 def fail(message: str, code: int = 2) -> None:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {scrub(message)}", err=True)
     raise typer.Exit(code)
 
 
 def friendly_errors(fn):
-    """Turn BioragError into a one-line message and a non-zero exit, no traceback."""
+    """Turn BioragError into a one-line message and a non-zero exit, no traceback. Any
+    other exception is a bug: one line saying so, the traceback only in the -vv log."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -72,14 +76,23 @@ def friendly_errors(fn):
             fail(str(e), getattr(e, "exit_code", 2))
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        except (typer.Exit, typer.Abort, SystemExit):
+            raise
+        except Exception as e:  # noqa: BLE001 - the last line of defence for users
+            logging.getLogger("biorag").debug("unexpected failure", exc_info=e)
+            fail(f"unexpected {type(e).__name__}: {e} (a bug: please report it; -vv shows the traceback)", 1)
 
     return wrapper
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
+    """Print `obj` as JSON, scrubbed of secrets (see biorag/redaction.py)."""
+    sys.stdout.write(json.dumps(scrub_obj(obj), indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def setup_logging(verbose: int) -> None:
+    """Log to stderr (-v info, -vv debug). Every record is scrubbed of secrets when it is
+    made, whichever library logs it (httpx logs full request URLs at info)."""
+    install_log_scrubbing()
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)

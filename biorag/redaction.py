@@ -1,0 +1,166 @@
+"""The one scrubber for secrets and personal data in text that leaves the process: log
+lines, error messages, trace fields, `--json` and API output all pass through `scrub`.
+
+Two nets, because neither alone is enough:
+
+- values: every secret the settings hold (API keys, tokens, the NCBI contact email, the
+  Crossref mailto) is registered when the settings are built, and any occurrence of it is
+  masked, whatever surrounds it (an NCBI error body that echoes the key, say);
+- shapes: `api_key=…`, `"api-key": "…"`, `Authorization: …`, `Bearer …`, `X-API-Key: …`
+  and `user:password@` in URLs are masked whatever the value, so a secret this process
+  never saw (a proxy's token in a URL) is caught too.
+
+Settings echoes (`biorag config`, every answer's `config`) redact by setting *name*:
+`SECRET_SETTINGS` below, matched whole, so `llm.max_tokens` stays a number.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+MASK = "**redacted**"
+
+#: setting names whose values are secret or personal data (matched whole, any depth)
+SECRET_SETTINGS = frozenset({"api_key", "api_keys", "token", "password", "secret", "email", "mailto"})
+
+#: shortest registered value that is masked wherever it appears (shorter ones would mask
+#: ordinary words); keys and addresses are far longer
+MIN_SECRET_CHARS = 6
+
+_NAMES = (
+    r"api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|id[_-]?token|token"
+    r"|password|passwd|secret|client[_-]?secret|email|mailto"
+)
+#: `api_key=VALUE` in query strings, form bodies and log lines
+_PARAM = re.compile(rf"(?i)(?<![\w-])({_NAMES})=([^&\s\"'<>#]+)")
+#: `"api-key": "VALUE"` (JSON) and `'token': 'VALUE'` (Python reprs)
+_QUOTED = re.compile(
+    rf"(?i)([\"'])({_NAMES}|authorization|proxy-authorization|x-api-key)\1(\s*[:=]\s*)([\"'])(.*?)(?<!\\)\4"
+)
+#: header lines: `Authorization: Basic …`, `X-API-Key: …` (not `<key>` placeholders)
+_HEADER = re.compile(r"(?i)\b(authorization|proxy-authorization|x-api-key)(\s*:\s*)(?![<*])([^\r\n'\",;]+)")
+#: `Bearer TOKEN` anywhere: a token of 8+ characters with a digit ("bearer mice" is prose)
+_BEARER = re.compile(r"(?i)\b(bearer)(\s+)(?=[\w.~+/-]*\d)[\w.~+/-]{8,}=*")
+#: credentials in URLs: scheme://user:password@host
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/\s:@]+):([^/\s@]+)@")
+
+_known: set[str] = set()
+_known_re: re.Pattern[str] | None = None
+_lock = threading.Lock()
+
+
+def register(values: Iterable[Any]) -> None:
+    """Mask these values wherever they appear from now on (process-wide)."""
+    global _known_re
+    fresh = {str(v).strip() for v in values if v is not None}
+    fresh = {v for v in fresh if len(v) >= MIN_SECRET_CHARS} - _known
+    if not fresh:
+        return
+    with _lock:
+        _known.update(fresh)
+        # longest first, so a key that contains another is masked whole
+        alternatives = sorted(_known, key=len, reverse=True)
+        _known_re = re.compile("|".join(re.escape(v) for v in alternatives))
+
+
+def scrub(text: str) -> str:
+    """`text` with every secret masked (see the module doc)."""
+    if not text:
+        return text
+    known = _known_re
+    if known is not None:
+        text = known.sub(MASK, text)
+    text = _QUOTED.sub(lambda m: f"{m[1]}{m[2]}{m[1]}{m[3]}{m[4]}{MASK}{m[4]}", text)
+    text = _PARAM.sub(lambda m: f"{m[1]}={MASK}", text)
+    text = _HEADER.sub(lambda m: f"{m[1]}{m[2]}{MASK}", text)
+    text = _BEARER.sub(lambda m: f"{m[1]}{m[2]}{MASK}", text)
+    return _URL_CREDENTIALS.sub(lambda m: f"{m[1]}{m[2]}:{MASK}@", text)
+
+
+def scrub_obj(obj: Any) -> Any:
+    """`scrub` applied to every string inside dicts, lists and tuples (keys included)."""
+    if isinstance(obj, str):
+        return scrub(obj)
+    if isinstance(obj, dict):
+        return {scrub_obj(k): scrub_obj(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return type(obj)(scrub_obj(v) for v in obj)
+    return obj
+
+
+def redact_settings(obj: Any, key: str = "") -> Any:
+    """A settings dump for echoing: values of `SECRET_SETTINGS` names masked (None, empty
+    and lists keep their shape, so clients still see whether a key is set)."""
+    if isinstance(obj, dict):
+        return {k: redact_settings(v, k) for k, v in obj.items()}
+    if key.lower() in SECRET_SETTINGS:
+        if obj in (None, [], ""):
+            return obj
+        return [MASK] * len(obj) if isinstance(obj, list) else MASK
+    if isinstance(obj, list):
+        return [redact_settings(v) for v in obj]
+    return obj
+
+
+# ---- logging -----------------------------------------------------------------------
+
+_PLAIN = (int, float, bool, type(None))
+
+
+def scrub_record(record: logging.LogRecord) -> logging.LogRecord:
+    """Mask secrets in a log record in place. Arguments keep their types where scrubbing
+    changes nothing (uvicorn's access formatter unpacks them; `%d` needs numbers)."""
+    if isinstance(record.msg, str):
+        record.msg = scrub(record.msg)
+    elif record.msg is not None and not isinstance(record.msg, _PLAIN):
+        record.msg = scrub(str(record.msg))
+    args = record.args
+    if isinstance(args, tuple):
+        record.args = tuple(_scrub_arg(a) for a in args)
+    elif isinstance(args, dict):
+        record.args = {k: _scrub_arg(v) for k, v in args.items()}
+    if record.exc_info and not record.exc_text:
+        record.exc_text = scrub(logging.Formatter().formatException(record.exc_info))
+    elif record.exc_text:
+        record.exc_text = scrub(record.exc_text)
+    return record
+
+
+def _scrub_arg(arg: Any) -> Any:
+    if isinstance(arg, _PLAIN):
+        return arg
+    text = str(arg)
+    cleaned = scrub(text)
+    return arg if cleaned == text else cleaned
+
+
+class ScrubFilter(logging.Filter):
+    """A logging filter that masks secrets (for handlers configured elsewhere)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        scrub_record(record)
+        return True
+
+
+_installed = False
+
+
+def install_log_scrubbing() -> None:
+    """Every log record made from now on, by any logger (ours, httpx, httpcore, uvicorn,
+    milvus), is scrubbed when it is created: one place, whatever handlers exist or are
+    configured later. Idempotent."""
+    global _installed
+    with _lock:
+        if _installed:
+            return
+        make = logging.getLogRecordFactory()
+
+        def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            return scrub_record(make(*args, **kwargs))
+
+        logging.setLogRecordFactory(factory)
+        _installed = True
