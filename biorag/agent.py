@@ -33,6 +33,7 @@ from biorag.models import Answer, Citation, Evidence, SearchFilters, Timings, Tr
 from biorag.planner import Attempt, LoopState, PlanExhausted, Planner, evidence_block, make_planner
 from biorag.sufficiency import EvidenceCheck, check_evidence
 from biorag.understanding import analyse
+from biorag.user_text import check_user_text
 
 if TYPE_CHECKING:
     from biorag.embedder import Embedder
@@ -136,12 +137,7 @@ class Agent:
 
     # ------------------------------------------------------------------------------
     def answer(self, question: str, on_event: EventSink | None = None) -> Answer:
-        question = (question or "").strip()
-        if not question:
-            raise InputError("the question is empty: ask something, e.g. 'Which chromosome is TP53 on?'")
-        limit = self.settings.max_question_chars
-        if len(question) > limit:
-            raise InputError(f"the question has {len(question)} characters; the limit is {limit} (max_question_chars)")
+        question = check_user_text(question, self.settings.max_question_chars)
 
         t0 = time.perf_counter()
         llm_ms_start = self._llm.total_ms if self._llm else 0.0

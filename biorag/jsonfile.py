@@ -13,9 +13,15 @@ def read_json_object(path: Path, what: str, fix: str = "") -> dict[str, Any]:
     """The JSON object in `path`; a ConfigError naming `what` (and the `fix`) otherwise."""
     hint = f": {fix}" if fix else ""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise ConfigError(f"{what} {path} is not valid JSON ({e}){hint}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{what} {path} is not a text file (not UTF-8): give a JSON file{hint}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{what} {path} is a directory: give a JSON file{hint}") from None
+    except OSError as e:
+        raise ConfigError(f"{what} {path} cannot be read ({e.strerror or type(e).__name__}){hint}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{what} {path} must hold a JSON object{hint}")
     return data

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from biorag.errors import InputError, ToolError
+from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from biorag.sources import AnswerField, Reading
@@ -147,7 +147,7 @@ class DbSnpRetriever(EUtilsRetriever):
             res = self.eutils.esearch("snp", query.strip(), retmax=self.retmax)
             if not res.ids:
                 if res.phrases_not_found:
-                    raise ToolError("dbsnp", f"dbSNP has no record for {query.strip()!r} (phrase not found)")
+                    raise NoRecord("dbsnp", f"dbSNP has no record for {query.strip()!r} (phrase not found)")
                 return []
             ids = res.ids
         summ = self.eutils.esummary("snp", ids[:k])

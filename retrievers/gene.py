@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import InputError, ToolError
+from biorag.errors import InputError, NoRecord, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from retrievers.base import Retriever
@@ -189,7 +189,7 @@ class GeneRetriever(GeneFields, Retriever):
             res = self.eutils.esearch("gene", q, retmax=self.retmax)
             if not res.ids:
                 if res.phrases_not_found:
-                    raise ToolError("gene", f"NCBI Gene has no record for {q!r} (phrase not found)")
+                    raise NoRecord("gene", f"NCBI Gene has no record for {q!r} (phrase not found)")
                 return []
             ids, matched = res.ids, ("ensembl" if _ENSEMBL.match(q) else "search")
             # one identifier NCBI did not find whole (it searched a piece of it, "RP11")
@@ -201,7 +201,7 @@ class GeneRetriever(GeneFields, Retriever):
         if partial:  # NCBI searched a part of the identifier: keep records carrying all of it
             hits = [h for h in hits if h.metadata["matched"] in ("symbol", "alias")]
             if not hits:
-                raise ToolError("gene", f"NCBI Gene has no record for {q!r} (it could match only part of it: "
+                raise NoRecord("gene", f"NCBI Gene has no record for {q!r} (it could match only part of it: "
                                         f"{res.translation or 'a shorter term'})")
         return rank_genes(hits, q, self.prefer_taxid)[:k]
 

@@ -29,7 +29,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,6 +134,23 @@ def safe_url(url: str) -> str:
         return url
     kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in SECRET_PARAMS]
     return parts._replace(query=urlencode(kept)).geturl()
+
+
+def _cassette_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a JSONL recording, streamed; a ConfigError (one line) when
+    `path` is not a readable text file."""
+    fix = "give a JSONL recording (one JSON object per line)"
+    if path.is_dir():
+        raise ConfigError(f"replay recording {path} is a directory: {fix}")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.strip():
+                    yield lineno, line.strip()
+    except UnicodeDecodeError:
+        raise ConfigError(f"replay recording {path} is not a text file (not UTF-8): {fix}") from None
+    except OSError as e:
+        raise ConfigError(f"replay recording {path} cannot be read ({e.strerror or type(e).__name__})") from None
 
 
 # ---- exchanges ----------------------------------------------------------------------
@@ -276,23 +293,19 @@ class HttpStore:
         for ex in self._by_key.values():
             for e in ex:
                 seen[(e.key, e.body)] = e
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    row = json.loads(line)
-                    ex = self._from_row(row)
-                except (json.JSONDecodeError, KeyError, TypeError) as e:
-                    raise ConfigError(f"{path}:{lineno}: not a cassette line ({e})") from None
-                prior = seen.get((ex.key, ex.body))
-                if prior is not None:
-                    prior.n_observed += ex.n_observed
-                    continue
-                seen[(ex.key, ex.body)] = ex
-                self._add(ex)
-                n += 1
+        for lineno, line in _cassette_lines(path):
+            try:
+                row = json.loads(line)
+                ex = self._from_row(row)
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
+                raise ConfigError(f"{path}:{lineno}: not a cassette line ({e})") from None
+            prior = seen.get((ex.key, ex.body))
+            if prior is not None:
+                prior.n_observed += ex.n_observed
+                continue
+            seen[(ex.key, ex.body)] = ex
+            self._add(ex)
+            n += 1
         log.info("loaded %d recorded exchanges from %s", n, path)
         return n
 

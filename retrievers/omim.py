@@ -38,7 +38,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import InputError, ToolError
+from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from biorag.sources import AnswerField, Reading
@@ -203,7 +203,7 @@ class OmimRetriever(EUtilsRetriever):
             res = self.eutils.esearch("omim", q, retmax=self.retmax)
             if not res.ids:
                 if res.phrases_not_found:
-                    raise ToolError("omim", f"OMIM has no entry for {q!r} (phrase not found)")
+                    raise NoRecord("omim", f"OMIM has no entry for {q!r} (phrase not found)")
                 return []
             ids = res.ids
         summ = self.eutils.esummary("omim", ids)

@@ -10,8 +10,8 @@ Routes (all /v1 routes and /metrics need an API key when keys are configured):
   GET  /healthz, /readyz, /metrics, and / (the chat page)
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: the request model is built per server
+# (answer_request_model), and FastAPI must see the real class in the route signature.
 import asyncio
 import json
 import logging
@@ -21,27 +21,49 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import FastAPI, Query, Request, Security
 from fastapi import Path as PathParam
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, PlainTextResponse, StreamingResponse
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from biorag.errors import BioragError
 from biorag.models import Answer, Evidence, SearchFilters
+from biorag.redaction import install_log_scrubbing, scrub_obj
 from biorag.settings import Components, Settings
 from serving.engine import Engine
-from serving.errors import FieldError, error_body, install_handlers, status_for
+from serving.errors import (
+    ErrorBody,
+    FieldError,
+    ScrubbedJSONResponse,
+    error_body,
+    error_json,
+    install_handlers,
+    status_for,
+)
 from serving.geneset import geneset_router
 from serving.health import readiness
 from serving.jobs import Job, JobBusy, JobManager
 from serving.metrics import Metrics
-from serving.overrides import AnswerRequest, check_question, effective_settings
+from serving.overrides import (
+    AnswerRequest,
+    answer_request_model,
+    check_question,
+    effective_settings,
+)
 from serving.rebuild import RebuildRequest, rebuild_work
 from serving.runner import DONE, AgentFactory, AgentRunner, Run, RunCancelled
-from serving.security import ApiKeyGuard, BodyLimit
+from serving.security import (
+    ApiKeyAuth,
+    BodyLimit,
+    HostGuard,
+    allowed_host_names,
+    api_key_scheme,
+    bearer_scheme,
+)
 
 log = logging.getLogger("biorag.serving")
 STATIC = Path(__file__).parent / "static"
@@ -85,7 +107,7 @@ class _HttpMetrics:
 
 
 def _sse(event: str, data: Any) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+    return f"event: {event}\ndata: {json.dumps(scrub_obj(data), ensure_ascii=False, default=str)}\n\n"
 
 
 def _failure(exc: BaseException, deadline_s: float | None = None) -> tuple[int, dict]:
@@ -93,22 +115,95 @@ def _failure(exc: BaseException, deadline_s: float | None = None) -> tuple[int, 
     if isinstance(exc, BioragError):
         return status_for(exc), error_body(exc)
     if isinstance(exc, TimeoutError):
-        return 504, {"error": "timeout", "detail": f"no answer within the {deadline_s:.0f}s request deadline"}
+        return 504, ErrorBody(error="timeout", detail=f"no answer within the {deadline_s:.0f}s request deadline").model_dump()
     log.error("agent run failed", exc_info=exc)
-    return 500, {"error": "internal error", "detail": f"the agent failed unexpectedly ({type(exc).__name__})"}
+    return 500, ErrorBody(error="internal error",
+                          detail=f"the agent failed unexpectedly ({type(exc).__name__})").model_dump()
+
+
+# ---- what the OpenAPI document declares ---------------------------------------------
+
+_WHY = {
+    400: "the Host header is not a name of this server, or the body is not UTF-8 text",
+    401: "missing or invalid API key",
+    403: "an override would leave the operator's configuration (hosts, tool I/O, a disabled source)",
+    404: "no such record or job (for a replayed source: not in the recording)",
+    409: "another job is running",
+    413: "the request body is too large",
+    422: "a request field is invalid; `fields` names it",
+    502: "an upstream (NCBI, the LLM server) failed",
+    503: "busy (see Retry-After), or a source is unavailable",
+    504: "no answer within the request deadline",
+}
+
+
+def _errors(*codes: int, **models: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for a route: each status with the one error shape."""
+    return {c: {"model": models.get(f"m{c}", ErrorBody), "description": _WHY[c]} for c in codes}
+
+
+def _errors_as_json(app: FastAPI) -> None:
+    """Error responses are JSON on every route, also where the 200 is text (/metrics):
+    FastAPI files declared error models under the route's media type, so fix the
+    document once it is generated."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = generate()
+            for item in doc.get("paths", {}).values():
+                for op in item.values():
+                    for code, resp in op.get("responses", {}).items():
+                        content = resp.get("content") or {}
+                        if code[:1] in "45" and content and "application/json" not in content:
+                            resp["content"] = {"application/json": next(iter(content.values()))}
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+class SearchResponse(BaseModel):
+    source: str
+    query: str
+    k: int
+    mesh: list[str] = Field(default_factory=list)
+    ms: float
+    hits: list[Evidence]
+
+
+class BusyBody(ErrorBody):
+    job: Job
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Check(BaseModel):
+    ok: bool
+    detail: str
+    ms: float
+
+
+class Readiness(BaseModel):
+    ready: bool
+    checks: dict[str, Check]
 
 
 def create_app(settings: Settings, agent_factory: AgentFactory | None = None) -> FastAPI:
     """Build the app. `agent_factory(settings) -> agent` replaces the real agent (tests of
     streaming mechanics); by default agents are built from the server's shared LLM and
     retrievers."""
+    install_log_scrubbing()
     serve = settings.serve
     metrics = Metrics()
     engine = Engine(settings, agent_factory)
     runner = AgentRunner(engine.agent_for, metrics, serve.max_concurrent, serve.request_timeout_s,
                          serve.retry_after_s)
     jobs = JobManager()
-    guard = ApiKeyGuard([k.get_secret_value() for k in serve.api_keys])
+    keys = [k.get_secret_value() for k in serve.api_keys]
+    limit = settings.max_question_chars
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -119,8 +214,10 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     app = FastAPI(
         title="BioRAG",
         version="0.1.0",
-        description="Answers biology and genomics questions from retrieved evidence, with a trace of every step.",
+        description="Answers biology and genomics questions from retrieved evidence, with a trace of every step. "
+        "Every error answers in one shape (ErrorBody).",
         lifespan=lifespan,
+        default_response_class=ScrubbedJSONResponse,
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -129,16 +226,22 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     app.state.metrics = metrics
     install_handlers(app)
 
-    keyed = [Depends(guard)]  # every /v1 route; routes stay flat so metrics see their templates
+    # The API-key check itself is a middleware (it runs before the body is read); these
+    # declare the schemes in the OpenAPI document, only when keys are on.
+    keyed = [Security(bearer_scheme), Security(api_key_scheme)] if keys else []
+    auth = (401,) if keys else ()
+    AnswerBody = answer_request_model(settings)
 
     def _resolve(req: AnswerRequest) -> tuple[Settings, str]:
-        question = check_question(req.question, serve.max_question_chars)
+        question = check_question(req.question, limit)
         eff = effective_settings(settings, req) if req.has_overrides() else settings
         return eff, question
 
     # ---- QA -------------------------------------------------------------------------
-    @app.post("/v1/answer", dependencies=keyed, response_model=Answer, summary="Answer a question (same object as `biorag ask --json`)")
-    async def answer(req: AnswerRequest) -> Any:
+    @app.post("/v1/answer", dependencies=keyed, response_model=Answer,
+              responses=_errors(400, *auth, 403, 413, 422, 502, 503, 504),
+              summary="Answer a question (same object as `biorag ask --json`)")
+    async def answer(req: AnswerBody) -> Any:
         eff, question = _resolve(req)
         run = runner.start(eff, question)
         try:
@@ -148,16 +251,18 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
             if isinstance(exc, asyncio.CancelledError):
                 raise
             status, body = _failure(exc, run.deadline_s)
-            return JSONResponse(body, status_code=status)
-        return JSONResponse(result.model_dump(mode="json"))
+            return ScrubbedJSONResponse(body, status_code=status)
+        return ScrubbedJSONResponse(result.model_dump(mode="json"))
 
     @app.post("/v1/answer/stream", dependencies=keyed,
         summary="Answer a question, streaming each trace step as Server-Sent Events",
         response_class=StreamingResponse,
-        responses={200: {"content": {"text/event-stream": {}},
-                         "description": "events: `trace` (one per step), then `answer` or `error`"}},
+        responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+                         "description": "events: `trace` (one per step), then `answer`, or `error` "
+                                        "(ErrorBody plus `status`)"},
+                   **_errors(400, *auth, 403, 413, 422, 503)},
     )
-    async def answer_stream(req: AnswerRequest) -> StreamingResponse:
+    async def answer_stream(req: AnswerBody) -> StreamingResponse:
         eff, question = _resolve(req)
         run = runner.start(eff, question)  # 503 here, before the stream starts
         return StreamingResponse(
@@ -193,25 +298,28 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
             if not run.future.done():
                 run.cancel()  # client went away or deadline: stop the agent at its next step
 
-    app.include_router(geneset_router(settings, keyed))  # POST /v1/geneset (serving/geneset.py)
+    # POST /v1/geneset (serving/geneset.py), declared with the one error shape like every route
+    app.include_router(geneset_router(settings, keyed), responses=_errors(400, *auth, 413, 422))
 
     # ---- search & sources -----------------------------------------------------------
-    @app.get("/v1/search/{source}", dependencies=keyed, summary="Retrieve directly from one source")
+    enabled = settings.enabled_sources()
+
+    @app.get("/v1/search/{source}", dependencies=keyed, response_model=SearchResponse,
+             responses=_errors(400, *auth, 404, 422, 502, 503, 504),
+             summary="Retrieve directly from one source")
     async def search(
-        source: Annotated[str, PathParam(description="a source name, see /v1/sources")],
-        q: Annotated[str, Query(description="the query, in the source's input format")],
+        source: Annotated[str, PathParam(description="an enabled source, see /v1/sources",
+                                         json_schema_extra={"enum": enabled})],
+        q: Annotated[str, Query(description="the query, in the source's input format",
+                                json_schema_extra={"minLength": 1, "maxLength": limit, "pattern": r"\S"})],
         k: Annotated[int | None, Query(ge=1, le=100, description="hits; default: the source's top_k")] = None,
         mesh: Annotated[list[str] | None, Query(description="MeSH descriptor filter (repeatable; PubMed)")] = None,
     ) -> Any:
         if source not in settings.sources:
             raise FieldError("path.source", f"unknown source '{source}': known sources are {', '.join(sorted(settings.sources))}")
         if not settings.sources[source].enabled:
-            raise FieldError("path.source", f"source '{source}' is disabled on this server; enabled: {', '.join(settings.enabled_sources())}")
-        query = q.strip()
-        if not query:
-            raise FieldError("query.q", "the query is empty")
-        if len(query) > serve.max_question_chars:
-            raise FieldError("query.q", f"the query has {len(query)} characters; the limit is {serve.max_question_chars}")
+            raise FieldError("path.source", f"source '{source}' is disabled on this server; enabled: {', '.join(enabled)}")
+        query = check_question(q, limit, field="query.q")
         kk = k or settings.sources[source].top_k
         filters = SearchFilters(mesh=mesh or [])
         t = time.perf_counter()
@@ -223,12 +331,17 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
         except BioragError as e:
             metrics.observe_source(source, time.perf_counter() - t, False, str(e), {"error_type": type(e).__name__})
             raise
+        except TimeoutError:
+            metrics.observe_source(source, time.perf_counter() - t, False, "timeout")
+            return error_json(504, "timeout", f"{source} gave no hits within the {serve.request_timeout_s:.0f}s "
+                              "request deadline")
         ms = (time.perf_counter() - t) * 1000
         metrics.observe_source(source, ms / 1000, True)
         return {"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
                 "hits": [h.model_dump(mode="json") for h in hits]}
 
-    @app.get("/v1/sources", dependencies=keyed, summary="Sources and components, with the manuals the agent reads")
+    @app.get("/v1/sources", dependencies=keyed, responses=_errors(400, *auth),
+             summary="Sources and components, with the manuals the agent reads")
     async def sources() -> Any:
         from retrievers.registry import REGISTRY, retriever_class
 
@@ -259,49 +372,64 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
 
     # ---- jobs -----------------------------------------------------------------------
     @app.post("/v1/jobs/index-rebuild", dependencies=keyed, status_code=202, response_model=Job,
+              responses=_errors(400, *auth, 409, 413, 422, m409=BusyBody),
               summary="Rebuild the PubMed index in the background (one job at a time)")
     async def index_rebuild(req: RebuildRequest, request: Request) -> Any:
         work = rebuild_work(engine, req)
         try:
             job = jobs.submit("index-rebuild", req.model_dump(mode="json"), work)
         except JobBusy as e:
-            return JSONResponse({"error": "busy", "detail": str(e), "job": e.running.model_dump(mode="json")},
-                                status_code=409)
-        return JSONResponse(job.model_dump(mode="json"), status_code=202,
-                            headers={"Location": str(request.url_for("get_job", job_id=job.id))})
+            body = BusyBody(error="busy", detail=str(e), job=e.running)
+            return ScrubbedJSONResponse(body.model_dump(mode="json"), status_code=409)
+        return ScrubbedJSONResponse(job.model_dump(mode="json"), status_code=202,
+                                    headers={"Location": str(request.url_for("get_job", job_id=job.id))})
 
-    @app.get("/v1/jobs/{job_id}", dependencies=keyed, response_model=Job, name="get_job", summary="A job's state and progress")
+    @app.get("/v1/jobs/{job_id}", dependencies=keyed, response_model=Job, name="get_job",
+             responses=_errors(400, *auth, 404), summary="A job's state and progress")
     async def get_job(job_id: str) -> Any:
         job = jobs.get(job_id)
         if job is None:
-            return JSONResponse({"error": "not found", "detail": f"no job '{job_id}'"}, status_code=404)
+            return error_json(404, "not found", f"no job '{job_id}': GET /v1/jobs lists the recent ones",
+                              [{"field": "path.job_id", "message": "no such job"}])
         return job
 
-    @app.get("/v1/jobs", dependencies=keyed, summary="Recent jobs, newest first")
+    @app.get("/v1/jobs", dependencies=keyed, response_model=list[Job], responses=_errors(400, *auth),
+             summary="Recent jobs, newest first")
     async def list_jobs() -> Any:
         return [j.model_dump(mode="json") for j in jobs.list()]
 
     # ---- operations -----------------------------------------------------------------
-    @app.get("/healthz", summary="Liveness: the process serves HTTP")
+    @app.get("/healthz", response_model=Health, summary="Liveness: the process serves HTTP")
     async def healthz() -> Any:
         return {"status": "ok"}
 
-    @app.get("/readyz", summary="Readiness: LLM, vector store and tools reachable")
+    @app.get("/readyz", response_model=Readiness,
+             responses={**_errors(400), 503: {"model": Readiness, "description": "not ready: the failing checks say why"}},
+             summary="Readiness: LLM, vector store and tools reachable")
     async def readyz() -> Any:
         report = await run_in_threadpool(readiness, engine)
-        return JSONResponse(report, status_code=200 if report["ready"] else 503)
+        return ScrubbedJSONResponse(report, status_code=200 if report["ready"] else 503)
 
-    @app.get("/metrics", dependencies=keyed, summary="Prometheus metrics")
-    async def prometheus() -> Response:
-        return Response(metrics.render(), media_type=metrics.content_type)
+    @app.get("/metrics", dependencies=keyed, response_class=PlainTextResponse,
+             responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
+                              "description": "Prometheus text exposition format"},
+                        **_errors(400, *auth)},
+             summary="Prometheus metrics")
+    async def prometheus() -> PlainTextResponse:
+        return PlainTextResponse(metrics.render(), media_type=metrics.content_type)
 
     @app.get("/", include_in_schema=False)
     async def chat_page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
+    # Middlewares, innermost first: size limit, key, CORS (preflights carry no key), Host,
+    # then the request metrics around everything.
+    app.add_middleware(BodyLimit, max_bytes=serve.max_body_bytes)
+    app.add_middleware(ApiKeyAuth, keys=keys)
     if serve.cors_origins:  # closed by default: no CORS headers at all
         app.add_middleware(CORSMiddleware, allow_origins=serve.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "X-API-Key", "Content-Type"])
-    app.add_middleware(BodyLimit, max_bytes=serve.max_body_bytes)
+    app.add_middleware(HostGuard, allowed=allowed_host_names(serve.allowed_hosts, serve.host))
     app.add_middleware(_HttpMetrics, metrics=metrics, routes=app.router.routes)
+    _errors_as_json(app)
     return app

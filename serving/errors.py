@@ -1,39 +1,76 @@
-"""How failures become HTTP responses. Every client error names the field at fault.
+"""How failures become HTTP responses: one error shape everywhere, `ErrorBody`.
 
-- `FieldError` (our own checks: unknown switch, out-of-range override, long question) and
-  FastAPI's `RequestValidationError` (malformed JSON, wrong types) -> 422
-  `{"error": "invalid request", "detail": [{"field": "body.top_k", "message": ...}]}`.
+    {"error": "invalid request", "detail": "body.top_k: Input should be ...", "fields": [...]}
+
+`error` is a short name, `detail` one line a person can act on, and `fields` lists each
+request field at fault (`body.top_k`, `query.q`, `header.host`), empty when no single
+field is. The middlewares (host check, auth, size limit), FastAPI's validation,
+Starlette's 404/405 and our own errors all answer in it, and the OpenAPI document
+declares it for every status a route can answer.
+
+- `FieldError` (our checks after parsing) -> 422; `OverrideRefused` -> 403;
+  `RequestValidationError` (malformed JSON, wrong types) -> 422; a body that is not
+  UTF-8 -> 400.
 - BioragError subclasses map to the status that tells a client what to do next.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from biorag.errors import (
     BioragError,
     ConfigError,
     InputError,
     LLMError,
+    NoRecord,
     NotRecorded,
     SourceUnavailable,
     ToolError,
 )
+from biorag.redaction import scrub, scrub_obj
 
 log = logging.getLogger("biorag.serving")
+
+
+class FieldIssue(BaseModel):
+    field: str = Field(..., description="dotted location: body.question, query.k, path.source, header.host")
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every error response (4xx and 5xx) of the API, and the SSE `error` event's data."""
+
+    error: str = Field(..., description="short name of the failure, e.g. 'invalid request', 'LLMError'")
+    detail: str = Field(..., description="one line: what was wrong and how to fix it")
+    fields: list[FieldIssue] = Field(default_factory=list, description="the request fields at fault")
 
 
 class FieldError(Exception):
     """A request value we reject after parsing; `field` is dotted, e.g. `query.k`."""
 
+    status = 422
+    error = "invalid request"
+
     def __init__(self, field: str, message: str):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+class OverrideRefused(FieldError):
+    """A per-request override that would leave the operator's configuration (another
+    host, another tool I/O mode, a source the operator disabled)."""
+
+    status = 403
+    error = "forbidden"
 
 
 class ServiceBusy(Exception):
@@ -44,8 +81,22 @@ class ServiceBusy(Exception):
         self.retry_after = retry_after
 
 
-def invalid(details: list[dict]) -> JSONResponse:
-    return JSONResponse({"error": "invalid request", "detail": details}, status_code=422)
+class ScrubbedJSONResponse(JSONResponse):
+    """The app's response class: every JSON body is scrubbed of secrets on the way out."""
+
+    def render(self, content: Any) -> bytes:
+        return super().render(scrub_obj(content))
+
+
+def error_json(status: int, error: str, detail: str, fields: list[dict] | None = None,
+               headers: dict[str, str] | None = None) -> ScrubbedJSONResponse:
+    body = ErrorBody(error=error, detail=detail, fields=[FieldIssue(**f) for f in fields or []])
+    return ScrubbedJSONResponse(body.model_dump(), status_code=status, headers=headers)
+
+
+def invalid(details: list[dict], status: int = 422, error: str = "invalid request") -> ScrubbedJSONResponse:
+    line = "; ".join(f"{d['field']}: {d['message']}" for d in details) or "the request is invalid"
+    return error_json(status, error, line, details)
 
 
 def _field_of(loc: tuple) -> str:
@@ -71,8 +122,8 @@ def status_for(exc: BioragError) -> int:
     """The HTTP status for an error raised by the agent or a retriever."""
     if isinstance(exc, (InputError, ConfigError)):
         return 422
-    if isinstance(exc, NotRecorded):
-        return 404  # replay mode: the recording holds no answer for this request
+    if isinstance(exc, (NotRecorded, NoRecord)):
+        return 404  # the source holds nothing for it (or, replaying, the recording does not)
     if isinstance(exc, SourceUnavailable):
         return 503
     if isinstance(exc, (ToolError, LLMError)):
@@ -81,7 +132,12 @@ def status_for(exc: BioragError) -> int:
 
 
 def error_body(exc: BioragError) -> dict:
-    return {"error": type(exc).__name__, "detail": str(exc)}
+    return ErrorBody(error=type(exc).__name__, detail=scrub(str(exc))).model_dump()
+
+
+_REASONS = {400: "bad request", 401: "unauthorized", 403: "forbidden", 404: "not found",
+            405: "method not allowed", 406: "not acceptable", 413: "request too large",
+            415: "unsupported media type"}
 
 
 def install_handlers(app) -> None:
@@ -91,19 +147,29 @@ def install_handlers(app) -> None:
 
     @app.exception_handler(FieldError)
     async def _field(_: Request, exc: FieldError):
-        return invalid([{"field": exc.field, "message": exc.message}])
+        return invalid([{"field": exc.field, "message": exc.message}], exc.status, exc.error)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        if exc.status_code == 400 and "parsing the body" in detail:
+            detail = "the body could not be read as JSON text (is it UTF-8?)"
+            return invalid([{"field": "body", "message": detail}], 400, "bad request")
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no route {request.url.path}: see /docs for the API"
+        if exc.status_code == 405:
+            detail = f"{request.method} is not allowed on {request.url.path}"
+        return error_json(exc.status_code, _REASONS.get(exc.status_code, "error"), detail,
+                          headers=getattr(exc, "headers", None))
 
     @app.exception_handler(ServiceBusy)
     async def _busy(_: Request, exc: ServiceBusy):
-        return JSONResponse(
-            {"error": "busy", "detail": "all answer slots are in use; retry later"},
-            status_code=503,
-            headers={"Retry-After": str(exc.retry_after)},
-        )
+        return error_json(503, "busy", "all answer slots are in use; retry later",
+                          headers={"Retry-After": str(exc.retry_after)})
 
     @app.exception_handler(BioragError)
     async def _biorag(_: Request, exc: BioragError):
         status = status_for(exc)
         if status >= 500:
             log.warning("request failed: %s", exc)
-        return JSONResponse(error_body(exc), status_code=status)
+        return ScrubbedJSONResponse(error_body(exc), status_code=status)

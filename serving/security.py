@@ -1,55 +1,146 @@
-"""API keys and request-size limits.
+"""The guards every request passes before any route sees it: the Host header, the API
+key, and the body size. Each is an ASGI middleware, so a request is refused before its
+body is read or parsed (an unauthenticated client learns nothing about what it sent).
 
-Keys come from `serve.api_keys` (or BIORAG_SERVE__API_KEYS='["k1","k2"]'). When any key is
-configured, every /v1 route and /metrics need `Authorization: Bearer <key>` or
-`X-API-Key: <key>`; health probes and the chat page itself stay open. Keys are compared
-in constant time against every configured key, and never logged or echoed.
+- Host: the `Host` header must name this server (`serve.allowed_hosts`; by default
+  localhost, 127.0.0.1, [::1] and `serve.host`; `["*"]` turns the check off). A page on
+  another site that rebinds its DNS name to 127.0.0.1 sends its own name, and gets 400.
+- Keys: from `serve.api_keys` (or BIORAG_SERVE__API_KEYS='["k1","k2"]'). When any key is
+  configured, every /v1 route and /metrics need `Authorization: Bearer <key>` or
+  `X-API-Key: <key>`; /healthz, /readyz and the chat page stay open. Keys are compared in
+  constant time against every configured key, and never logged or echoed.
+- Size: bodies over `serve.max_body_bytes` get 413, chunked ones included.
+
+All three answer in the API's one error shape (serving/errors.py).
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 
-from fastapi import HTTPException, Request
+from fastapi.security import APIKeyHeader, HTTPBearer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+#: paths that need a key when keys are configured
+PROTECTED_PREFIXES = ("/v1/", "/metrics")
+#: answered whatever the Host header says (a liveness probe reveals nothing)
+HOST_EXEMPT = frozenset({"/healthz"})
+DEFAULT_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+AUTH_HINT = "send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"
 
-def presented_key(request: Request) -> str | None:
-    auth = request.headers.get("authorization", "")
+#: declared in the OpenAPI document when keys are on (the middleware does the checking)
+bearer_scheme = HTTPBearer(auto_error=False, description="an API key from serve.api_keys")
+api_key_scheme = APIKeyHeader(name="X-API-Key", auto_error=False, description="an API key from serve.api_keys")
+
+
+async def send_error(send: Send, status: int, error: str, detail: str, field: str | None = None,
+                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    """An error response in the API's one shape, from a middleware (no app behind it)."""
+    fields = [{"field": field, "message": detail}] if field else []
+    body = json.dumps({"error": error, "detail": detail, "fields": fields}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()), *(headers or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for k, v in scope.get("headers", []):
+        if k.lower() == name:
+            return v.decode("latin-1")
+    return None
+
+
+# ---- Host ---------------------------------------------------------------------------
+
+
+def host_name(header: str) -> str:
+    """The name in a Host header, without the port: `[::1]:8000` -> `[::1]`."""
+    h = header.strip().lower()
+    if h.startswith("["):
+        end = h.find("]")
+        return h[: end + 1] if end > 0 else h
+    name, _, port = h.rpartition(":")
+    return name if name and port.isdigit() else h
+
+
+def allowed_host_names(configured: list[str], bind_host: str) -> frozenset[str] | None:
+    """The names the Host check accepts; None when the check is off (`*`)."""
+    if "*" in configured:
+        return None
+    names = configured or [*DEFAULT_HOSTS, bind_host]
+    out = set()
+    for n in names:
+        n = n.strip().lower()
+        out.add(f"[{n}]" if ":" in n and not n.startswith("[") else n)  # a bare IPv6 address
+    return frozenset(out)
+
+
+class HostGuard:
+    """ASGI middleware: 400 unless the Host header names this server (DNS rebinding)."""
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str] | None):
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.allowed is None or scope["path"] in HOST_EXEMPT:
+            await self.app(scope, receive, send)
+            return
+        header = _header(scope, b"host")
+        if header is None or host_name(header) not in self.allowed:
+            shown = "no Host header" if header is None else f"Host '{header[:100]}'"
+            await send_error(send, 400, "bad request",
+                             f"{shown} is not a name of this server: use one of "
+                             f"{', '.join(sorted(self.allowed))}, or add it to serve.allowed_hosts",
+                             field="header.host")
+            return
+        await self.app(scope, receive, send)
+
+
+# ---- keys ---------------------------------------------------------------------------
+
+
+def presented_key(authorization: str | None, x_api_key: str | None) -> str | None:
+    auth = authorization or ""
     if auth[:7].lower() == "bearer ":
         return auth[7:].strip()
-    return request.headers.get("x-api-key")
+    return x_api_key
 
 
 def key_matches(given: str, keys: list[bytes]) -> bool:
     """Constant-time: compares against every key, no early exit on a match."""
-    g = given.encode()
+    g = given.encode("utf-8", "surrogateescape")
     ok = False
     for k in keys:
         ok |= hmac.compare_digest(g, k)
     return ok
 
 
-class ApiKeyGuard:
-    """FastAPI dependency; a no-op when no keys are configured."""
+class ApiKeyAuth:
+    """ASGI middleware: 401 for protected paths without a valid key, before the body is
+    read. A no-op when no keys are configured."""
 
-    def __init__(self, keys: list[str]):
+    def __init__(self, app: ASGIApp, keys: list[str]):
+        self.app = app
         self._keys = [k.encode() for k in keys if k]
 
-    @property
-    def enabled(self) -> bool:
-        return bool(self._keys)
-
-    async def __call__(self, request: Request) -> None:
-        if not self._keys:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] != "http" or not self._keys or scope["method"] == "OPTIONS"
+                or not scope["path"].startswith(PROTECTED_PREFIXES)):
+            await self.app(scope, receive, send)
             return
-        given = presented_key(request)
+        given = presented_key(_header(scope, b"authorization"), _header(scope, b"x-api-key"))
         if not given or not key_matches(given, self._keys):
-            raise HTTPException(
-                status_code=401,
-                detail="missing or invalid API key: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
+            await send_error(send, 401, "unauthorized", f"missing or invalid API key: {AUTH_HINT}",
+                             field="header.authorization",
+                             headers=[(b"www-authenticate", b"Bearer")])
+            return
+        await self.app(scope, receive, send)
+
+
+# ---- size ---------------------------------------------------------------------------
 
 
 class BodyLimit:
@@ -65,8 +156,7 @@ class BodyLimit:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
-        headers = dict(scope.get("headers", []))
-        declared = headers.get(b"content-length")
+        declared = _header(scope, b"content-length")
         if declared is not None:
             try:
                 too_big = int(declared) > self.max_bytes
@@ -103,12 +193,5 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _reject(self, send: Send) -> None:
-        body = (
-            b'{"error":"request too large","detail":"the request body exceeds '
-            + str(self.max_bytes).encode()
-            + b' bytes"}'
-        )
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, 413, "request too large", f"the request body exceeds {self.max_bytes} bytes",
+                         field="body")

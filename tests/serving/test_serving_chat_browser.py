@@ -68,7 +68,7 @@ def test_chat_page_streams_steps_and_links_citations(browser):
 
 
 def test_chat_page_shows_a_clear_error_for_a_bad_request(browser):
-    with serve(settings_with("serve.max_question_chars=20")) as srv:
+    with serve(settings_with("max_question_chars=20")) as srv:
         browser.get(srv.url + "/")
         browser.find_element(By.ID, "question").send_keys("Which chromosome is the TP53 gene located on in humans?")
         browser.find_element(By.ID, "ask").click()

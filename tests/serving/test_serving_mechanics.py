@@ -95,29 +95,33 @@ def test_llm_failure_is_a_502_with_the_reason_and_an_error_event():
         assert json.loads(events[1][1])["status"] == 502
 
 
-def _fields(r: httpx.Response) -> list[str]:
-    assert r.status_code == 422, r.text
-    return [d["field"] for d in r.json()["detail"]]
+def _fields(r: httpx.Response, status: int = 422) -> list[str]:
+    """The fields an error names, after checking the status and the one error shape."""
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error", "detail", "fields"} and isinstance(body["detail"], str), body
+    return [d["field"] for d in body["fields"]]
 
 
 def test_bad_input_is_422_naming_the_field(scripted_server):
     with scripted_server.client() as c:
         bad_json = c.post("/v1/answer", content=b'{"question": "x",', headers={"content-type": "application/json"})
-        assert _fields(bad_json) == ["body"] and "malformed JSON" in bad_json.json()["detail"][0]["message"]
+        assert _fields(bad_json) == ["body"] and "malformed JSON" in bad_json.json()["detail"]
         assert _fields(c.post("/v1/answer", json={})) == ["body.question"]
         assert _fields(c.post("/v1/answer", json={"question": "x", "colour": 1})) == ["body.colour"]
         assert _fields(c.post("/v1/answer", json={"question": "   "})) == ["body.question"]
         assert _fields(c.post("/v1/answer", json={"question": "x", "top_k": 0})) == ["body.top_k"]
         assert _fields(c.post("/v1/answer", json={"question": "x", "max_rounds": 99})) == ["body.max_rounds"]
         r = c.post("/v1/answer", json={"question": "x", "disable": ["gene", "genes"]})
-        assert _fields(r) == ["body.disable.1"] and "unknown switch 'genes'" in r.json()["detail"][0]["message"]
+        assert _fields(r) == ["body.disable.1"] and "'self_eval'" in r.json()["fields"][0]["message"]
         assert _fields(c.post("/v1/answer", json={"question": "x", "enable": ["wikipedia"]})) == ["body.enable.0"]
         assert _fields(c.post("/v1/answer", json={"question": "x", "preset": "../../etc/passwd"})) == ["body.preset"]
-        # a request may not point the server at other hosts or files
+        # a request may not point the server at other hosts or files: 403, naming the field
         r = c.post("/v1/answer", json={"question": "x", "set": {"llm.base_url": "http://evil.example/v1"}})
-        assert _fields(r) == ["body.set.llm.base_url"]
-        assert _fields(c.post("/v1/answer", json={"question": "x", "set": {"tool_io.cassette": "/etc/passwd"}})) == [
-            "body.set.tool_io.cassette"]
+        assert _fields(r, 403) == ["body.set.llm.base_url"]
+        assert _fields(c.post("/v1/answer", json={"question": "x", "set": {"tool_io.cassette": "/etc/passwd"}}),
+                       403) == ["body.set.tool_io.cassette"]
+        assert _fields(c.post("/v1/answer", json={"question": "x", "set": {"colour": 1}})) == ["body.set.colour"]
         r = c.post("/v1/answer", json={"question": "x", "set": {"sources.gene.top_k": 1000}})
         assert _fields(r) == ["body.set.sources.gene.top_k"]
         # search parameters
@@ -146,10 +150,10 @@ def test_valid_overrides_reach_the_agent():
 
 
 def test_size_limits():
-    s = settings_with("serve.max_body_bytes=2048", "serve.max_question_chars=100")
+    s = settings_with("serve.max_body_bytes=2048", "max_question_chars=100")
     with serve(s, ScriptedAgent) as srv, srv.client() as c:
         r = c.post("/v1/answer", json={"question": "x" * 101})
-        assert _fields(r) == ["body.question"] and "limit is 100" in r.json()["detail"][0]["message"]
+        assert _fields(r) == ["body.question"] and "limit is 100" in r.json()["detail"]
         big = json.dumps({"question": "y" * 5000}).encode()
         assert c.post("/v1/answer", content=big, headers={"content-type": "application/json"}).status_code == 413
 
