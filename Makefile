@@ -10,12 +10,12 @@ export DO_NOT_TRACK=1
 export SCARF_NO_ANALYTICS=1
 export HF_HUB_OFFLINE=1
 
-.PHONY: setup demo test lint eval-dev clean-venv help
+.PHONY: setup browser-deps demo test lint eval-dev clean-venv help
 
 help:
 	@echo "make setup  - create .venv and install BioRAG (torch CPU build first)"
 	@echo "make demo   - set up, build the demo data, answer a sample question"
-	@echo "make test   - set up, run the whole test suite"
+	@echo "make test   - set up, install the browser tests' chromium if missing, run the whole test suite"
 	@echo "make lint   - ruff"
 	@echo "make eval-dev - full gene store + GeneTuring/GeneHop dev, full system and D1/C1/C3 (SHARED=../shared/data)"
 
@@ -41,7 +41,19 @@ demo: setup
 	$(BIN)/biorag ask "$(DEMO_QUESTION)"
 	$(BIN)/biorag ask "What is the official gene symbol of LMP10?" --quiet
 
-test: setup
+# The browser tests drive Debian's chromium through chromium-driver. Installed here when
+# missing (as root, with apt-get); otherwise make stops with one line that says how.
+CHROMIUM     ?= chromium
+CHROMEDRIVER ?= chromedriver
+BROWSER_PACKAGES := chromium chromium-driver
+EUID ?= $(shell id -u)
+BROWSER_MISSING = $(shell command -v $(CHROMIUM) >/dev/null 2>&1 && command -v $(CHROMEDRIVER) >/dev/null 2>&1 || echo yes)
+
+browser-deps:
+	$(if $(BROWSER_MISSING),$(if $(filter 0,$(EUID)),,$(error the browser tests need chromium and chromium-driver: run 'sudo apt-get install -y $(BROWSER_PACKAGES)', then 'make test' again)))
+	$(if $(BROWSER_MISSING),apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null,@:)
+
+test: browser-deps setup
 	$(BIN)/ruff check biorag retrievers indexing training serving tests benchmarks
 	$(BIN)/python -m pytest -q
 

@@ -41,8 +41,13 @@ _PARAM = re.compile(rf"(?i)(?<![\w-])({_NAMES})=([^&\s\"'<>#]+)")
 _QUOTED = re.compile(
     rf"(?i)([\"'])({_NAMES}|authorization|proxy-authorization|x-api-key)\1(\s*[:=]\s*)([\"'])(.*?)(?<!\\)\4"
 )
-#: header lines: `Authorization: Basic …`, `X-API-Key: …` (not `<key>` placeholders)
-_HEADER = re.compile(r"(?i)\b(authorization|proxy-authorization|x-api-key)(\s*:\s*)(?![<*])([^\r\n'\",;]+)")
+#: header lines: `Authorization: Basic …`, `X-API-Key: …`; the scheme word is kept, and
+#: `<key>` placeholders in help texts are left alone
+_SCHEMES = r"(?:bearer|basic|token|digest|negotiate)"
+_HEADER = re.compile(
+    rf"(?i)\b(authorization|proxy-authorization|x-api-key)(\s*:[ \t]*)((?:{_SCHEMES}[ \t]+)?)"
+    rf"(?![<*\s])(?!{_SCHEMES}\b)([^\s'\",;]+)"
+)
 #: `Bearer TOKEN` anywhere: a token of 8+ characters with a digit ("bearer mice" is prose)
 _BEARER = re.compile(r"(?i)\b(bearer)(\s+)(?=[\w.~+/-]*\d)[\w.~+/-]{8,}=*")
 #: credentials in URLs: scheme://user:password@host
@@ -76,7 +81,7 @@ def scrub(text: str) -> str:
         text = known.sub(MASK, text)
     text = _QUOTED.sub(lambda m: f"{m[1]}{m[2]}{m[1]}{m[3]}{m[4]}{MASK}{m[4]}", text)
     text = _PARAM.sub(lambda m: f"{m[1]}={MASK}", text)
-    text = _HEADER.sub(lambda m: f"{m[1]}{m[2]}{MASK}", text)
+    text = _HEADER.sub(lambda m: f"{m[1]}{m[2]}{m[3]}{MASK}", text)
     text = _BEARER.sub(lambda m: f"{m[1]}{m[2]}{MASK}", text)
     return _URL_CREDENTIALS.sub(lambda m: f"{m[1]}{m[2]}:{MASK}@", text)
 

@@ -298,7 +298,7 @@ class HttpStore:
                 row = json.loads(line)
                 ex = self._from_row(row)
             except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
-                raise ConfigError(f"{path}:{lineno}: not a cassette line ({e})") from None
+                raise ConfigError(f"replay recording {path}:{lineno}: not a cassette line ({e})") from None
             prior = seen.get((ex.key, ex.body))
             if prior is not None:
                 prior.n_observed += ex.n_observed

@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from biorag.errors import BioragError
+from biorag.errors import BioragError, NoRecord, NotRecorded
 from biorag.models import Answer, Evidence, SearchFilters
 from biorag.redaction import install_log_scrubbing, scrub_obj
 from biorag.settings import Components, Settings
@@ -330,6 +330,8 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
             )
         except BioragError as e:
             metrics.observe_source(source, time.perf_counter() - t, False, str(e), {"error_type": type(e).__name__})
+            if isinstance(e, (NoRecord, NotRecorded)):  # the answer is "nothing for this query"
+                return error_json(404, type(e).__name__, str(e), [{"field": "query.q", "message": str(e)}])
             raise
         except TimeoutError:
             metrics.observe_source(source, time.perf_counter() - t, False, "timeout")

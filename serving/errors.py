@@ -155,11 +155,14 @@ def install_handlers(app) -> None:
         if exc.status_code == 400 and "parsing the body" in detail:
             detail = "the body could not be read as JSON text (is it UTF-8?)"
             return invalid([{"field": "body", "message": detail}], 400, "bad request")
+        fields = None
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no route {request.url.path}: see /docs for the API"
+            fields = [{"field": "path", "message": "no such route"}]
         if exc.status_code == 405:
             detail = f"{request.method} is not allowed on {request.url.path}"
-        return error_json(exc.status_code, _REASONS.get(exc.status_code, "error"), detail,
+            fields = [{"field": "method", "message": detail}]
+        return error_json(exc.status_code, _REASONS.get(exc.status_code, "error"), detail, fields,
                           headers=getattr(exc, "headers", None))
 
     @app.exception_handler(ServiceBusy)

@@ -200,11 +200,11 @@ def _preset_start(base: Settings, preset: str) -> Settings:
     sources = set(base.sources)
     changed = sorted(
         key for key in set(mine) | set(theirs)
-        if mine.get(key) != theirs.get(key)
+        if key != "preset" and mine.get(key) != theirs.get(key)
         and (not _allowed(key.split("."), sources) or _enables_disabled(key, theirs.get(key), base))
     )
     if changed:
-        shown = ", ".join(changed[:8]) + (f" and {len(changed) - 8} more" if len(changed) > 8 else "")
+        shown = ", ".join(changed[:16]) + (f" and {len(changed) - 16} more" if len(changed) > 16 else "")
         raise OverrideRefused(
             "body.preset",
             f"preset '{preset}' would change {shown}, which only the operator sets on this server; "

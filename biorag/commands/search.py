@@ -42,9 +42,11 @@ def pubmed(
       biorag search pubmed "CSF biomarkers of incipient disease" --mesh "Alzheimer Disease" --year-from 2005 --json
     """
     from biorag.models import SearchFilters
+    from biorag.user_text import check_user_text
     from retrievers.pubmed import PubMedRetriever
 
     settings = settings_from_options(preset, set_)
+    query = check_user_text(query, settings.max_question_chars, "query")  # the API's limit too
     top_k = k or settings.sources["pubmed"].top_k
     retriever = PubMedRetriever.from_settings(settings)
     try:

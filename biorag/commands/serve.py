@@ -47,6 +47,8 @@ def command(
 
     API keys: --set 'serve.api_keys=["KEY"]' or BIORAG_SERVE__API_KEYS='["KEY"]'; clients send 'Authorization: Bearer KEY'.
 
+    Host names: requests must name this server in their Host header (localhost, 127.0.0.1, [::1] and --host by default; serve.allowed_hosts to add names, ["*"] for any).
+
     Example: biorag serve --port 8080 --set serve.max_concurrent=2
     """
     if log_level not in _LOG_LEVELS:
@@ -57,13 +59,25 @@ def command(
         updates["host"] = host
     if port is not None:
         updates["port"] = port
-    if updates:
-        settings.serve = settings.serve.model_copy(update=updates)
+    if updates:  # validated like every other setting (model_copy would not check them)
+        from pydantic import ValidationError
+
+        try:
+            settings.serve = type(settings.serve).model_validate({**settings.serve.model_dump(), **updates})
+        except ValidationError as e:
+            err = e.errors()[0]
+            fail(f"--{err['loc'][0]} {err.get('input')!r}: {err['msg']}")
     serve = settings.serve
     if not _loopback(serve.host) and not serve.api_keys:
         typer.echo(
             f"warning: binding {serve.host} without API keys: anyone who can reach this port can use the API "
             "(set serve.api_keys or BIORAG_SERVE__API_KEYS)",
+            err=True,
+        )
+    if not _loopback(serve.host) and not serve.allowed_hosts:
+        typer.echo(
+            f"note: clients must send Host: localhost, 127.0.0.1 or {serve.host}; to answer other names, "
+            "set serve.allowed_hosts (e.g. BIORAG_SERVE__ALLOWED_HOSTS='[\"api.lab.example\"]', or '[\"*\"]' for any)",
             err=True,
         )
 

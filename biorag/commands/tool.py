@@ -35,13 +35,12 @@ BackendOpt = Annotated[
 
 def _run(source: str, query: str, k: int | None, backend: str | None, as_json: bool,
          preset: str | None, set_: list[str] | None, replay: str | None) -> None:
-    from biorag.errors import InputError
+    from biorag.user_text import check_user_text
     from retrievers.registry import retriever_class
 
     settings = settings_from_options(preset, set_, None, None, replay)
     src = settings.sources.get(source)
-    if not query.strip():
-        raise InputError(f"{source}: empty query")
+    query = check_user_text(query, settings.max_question_chars, f"{source} query")
     chosen = backend or (src.backend if src else None)
     retriever = retriever_class(source, chosen).from_settings(settings)
     top_k = k or (src.top_k if src else 10)

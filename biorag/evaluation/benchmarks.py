@@ -65,7 +65,16 @@ def load_benchmark(benchmark: str, path: str | Path, tasks: list[str] | None = N
     p = Path(path)
     if not p.exists():
         raise InputError(f"--questions {p} does not exist: give the {benchmark} file or folder")
-    items = loaders[benchmark](p)
+    try:
+        items = loaders[benchmark](p)
+    except UnicodeDecodeError:
+        raise InputError(f"--questions {p}: a file is not UTF-8 text: give the {benchmark} file or folder") from None
+    except IsADirectoryError:
+        raise InputError(f"--questions {p} is a directory: {benchmark} questions are one file") from None
+    except OSError as e:
+        raise InputError(f"--questions {p} cannot be read ({e.strerror or type(e).__name__})") from None
+    except (KeyError, TypeError, AttributeError, ValueError) as e:  # records of another shape
+        raise InputError(f"--questions {p} is not in the {benchmark} layout ({type(e).__name__}: {e})") from None
     if not items:
         raise InputError(f"{p} holds no {benchmark} questions")
     if tasks:
