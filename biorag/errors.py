@@ -26,6 +26,11 @@ class InputError(BioragError):
     """Bad user input (empty question, invalid sequence, unknown MeSH term, ...)."""
 
 
+class UnknownTerm(InputError):
+    """A well-formed name that names nothing in a vocabulary (a MeSH descriptor that does
+    not exist): the API answers 404, as for any other thing that is not there."""
+
+
 class LLMError(BioragError):
     """The LLM backend could not be reached or failed to answer."""
 

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from biorag.errors import InputError
+from biorag.errors import InputError, UnknownTerm
 
 RESOURCE = Path(__file__).parent / "resources" / "mesh_descriptors.tsv.gz"
 UI_RE = re.compile(r"^D\d{6,9}$")
@@ -30,6 +30,8 @@ UI_RE = re.compile(r"^D\d{6,9}$")
 # brackets, operators) cannot be a MeSH name and is rejected before lookup.
 _NAME_CHARS_RE = re.compile(r"^[\w\s,.'()\-+/&:;]+$", re.UNICODE)
 _MAX_TERM_CHARS = 200
+#: the shape of an acceptable term, as JSON Schema (the API's document states it)
+TERM_SCHEMA = {"minLength": 1, "maxLength": _MAX_TERM_CHARS, "pattern": r"^[\w,.'()\-+/&:;][\w\s,.'()\-+/&:;]*$"}
 
 # Check tags and other descriptors that appear in almost every record or are plain English
 # words: useless (or harmful) as question filters, so the tagger never proposes them.
@@ -138,7 +140,7 @@ class MeshVocabulary:
         if d is None:
             hint = self.suggest(term)
             extra = f"; did you mean {', '.join(repr(h) for h in hint)}?" if hint else ""
-            raise InputError(
+            raise UnknownTerm(
                 f"unknown MeSH term {shown!r}: not a MeSH descriptor name or UI{extra}"
             )
         return d

@@ -30,7 +30,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from biorag.errors import BioragError, NoRecord, NotRecorded
+from biorag.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
+from biorag.mesh import TERM_SCHEMA
 from biorag.models import Answer, Evidence, SearchFilters
 from biorag.redaction import install_log_scrubbing, scrub_obj
 from biorag.settings import Components, Settings
@@ -38,6 +39,7 @@ from serving.engine import Engine
 from serving.errors import (
     ErrorBody,
     FieldError,
+    NothingToSearch,
     ScrubbedJSONResponse,
     error_body,
     error_json,
@@ -126,14 +128,29 @@ def _failure(exc: BaseException, deadline_s: float | None = None) -> tuple[int, 
 _WHY = {
     400: "the Host header is not a name of this server, or the body is not UTF-8 text",
     401: "missing or invalid API key",
-    403: "an override would leave the operator's configuration (hosts, tool I/O, a disabled source)",
-    404: "no such record or job (for a replayed source: not in the recording)",
-    409: "another job is running",
+    403: "outside the operator's configuration: an override changing hosts, tool I/O or a disabled source; "
+         "a rebuild input outside serve.rebuild_roots",
+    404: "no such record, MeSH descriptor, job or input file (for a replayed source: not in the recording)",
+    409: "another job is running, or the overrides leave no source to search",
     413: "the request body is too large",
     422: "a request field is invalid; `fields` names it",
     502: "an upstream (NCBI, the LLM server) failed",
     503: "busy (see Retry-After), or a source is unavailable",
     504: "no answer within the request deadline",
+}
+
+
+#: one Server-Sent Event of /v1/answer/stream (OpenAPI 3.1: the schema describes each event)
+SSE_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["trace", "answer", "error"]},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "description": "trace: a TraceEvent; answer: an Answer; error: an ErrorBody with `status`"},
+        "id": {"type": "string"},
+        "retry": {"type": "integer"},
+    },
 }
 
 
@@ -235,11 +252,15 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     def _resolve(req: AnswerRequest) -> tuple[Settings, str]:
         question = check_question(req.question, limit)
         eff = effective_settings(settings, req) if req.has_overrides() else settings
+        if not eff.enabled_sources():
+            raise NothingToSearch("body.disable" if req.disable else "body.set",
+                                  "these overrides switch off every source, leaving the agent nothing to search; "
+                                  f"keep at least one of {', '.join(settings.enabled_sources())}")
         return eff, question
 
     # ---- QA -------------------------------------------------------------------------
     @app.post("/v1/answer", dependencies=keyed, response_model=Answer,
-              responses=_errors(400, *auth, 403, 413, 422, 502, 503, 504),
+              responses=_errors(400, *auth, 403, 409, 413, 422, 502, 503, 504),
               summary="Answer a question (same object as `biorag ask --json`)")
     async def answer(req: AnswerBody) -> Any:
         eff, question = _resolve(req)
@@ -257,10 +278,10 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     @app.post("/v1/answer/stream", dependencies=keyed,
         summary="Answer a question, streaming each trace step as Server-Sent Events",
         response_class=StreamingResponse,
-        responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+        responses={200: {"content": {"text/event-stream": {"schema": SSE_EVENT}},
                          "description": "events: `trace` (one per step), then `answer`, or `error` "
                                         "(ErrorBody plus `status`)"},
-                   **_errors(400, *auth, 403, 413, 422, 503)},
+                   **_errors(400, *auth, 403, 409, 413, 422, 503)},
     )
     async def answer_stream(req: AnswerBody) -> StreamingResponse:
         eff, question = _resolve(req)
@@ -313,7 +334,9 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
         q: Annotated[str, Query(description="the query, in the source's input format",
                                 json_schema_extra={"minLength": 1, "maxLength": limit, "pattern": r"\S"})],
         k: Annotated[int | None, Query(ge=1, le=100, description="hits; default: the source's top_k")] = None,
-        mesh: Annotated[list[str] | None, Query(description="MeSH descriptor filter (repeatable; PubMed)")] = None,
+        mesh: Annotated[list[str] | None, Query(description="MeSH descriptor names or UIs (repeatable; PubMed); "
+                                                "one that names no descriptor gets 404",
+                                                json_schema_extra={"items": {"type": "string", **TERM_SCHEMA}})] = None,
     ) -> Any:
         if source not in settings.sources:
             raise FieldError("path.source", f"unknown source '{source}': known sources are {', '.join(sorted(settings.sources))}")
@@ -330,8 +353,9 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
             )
         except BioragError as e:
             metrics.observe_source(source, time.perf_counter() - t, False, str(e), {"error_type": type(e).__name__})
-            if isinstance(e, (NoRecord, NotRecorded)):  # the answer is "nothing for this query"
-                return error_json(404, type(e).__name__, str(e), [{"field": "query.q", "message": str(e)}])
+            if isinstance(e, (NoRecord, NotRecorded, UnknownTerm)):  # "nothing there", not a failure
+                at = "query.mesh" if isinstance(e, UnknownTerm) else "query.q"
+                return error_json(404, type(e).__name__, str(e), [{"field": at, "message": str(e)}])
             raise
         except TimeoutError:
             metrics.observe_source(source, time.perf_counter() - t, False, "timeout")
@@ -374,7 +398,7 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
 
     # ---- jobs -----------------------------------------------------------------------
     @app.post("/v1/jobs/index-rebuild", dependencies=keyed, status_code=202, response_model=Job,
-              responses=_errors(400, *auth, 409, 413, 422, m409=BusyBody),
+              responses=_errors(400, *auth, 403, 404, 409, 413, 422, m409=BusyBody),
               summary="Rebuild the PubMed index in the background (one job at a time)")
     async def index_rebuild(req: RebuildRequest, request: Request) -> Any:
         work = rebuild_work(engine, req)

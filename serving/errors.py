@@ -40,6 +40,11 @@ from biorag.redaction import scrub, scrub_obj
 log = logging.getLogger("biorag.serving")
 
 
+_REASONS = {400: "bad request", 401: "unauthorized", 403: "forbidden", 404: "not found",
+            405: "method not allowed", 406: "not acceptable", 413: "request too large",
+            415: "unsupported media type"}
+
+
 class FieldIssue(BaseModel):
     field: str = Field(..., description="dotted location: body.question, query.k, path.source, header.host")
     message: str
@@ -54,15 +59,20 @@ class ErrorBody(BaseModel):
 
 
 class FieldError(Exception):
-    """A request value we reject after parsing; `field` is dotted, e.g. `query.k`."""
+    """A request value we reject after parsing; `field` is dotted, e.g. `query.k`. 422 by
+    default; `status` for a value that is well-formed but names something forbidden (403)
+    or absent (404)."""
 
     status = 422
     error = "invalid request"
 
-    def __init__(self, field: str, message: str):
+    def __init__(self, field: str, message: str, status: int | None = None):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+        if status is not None:
+            self.status = status
+            self.error = _REASONS.get(status, self.error)
 
 
 class OverrideRefused(FieldError):
@@ -71,6 +81,14 @@ class OverrideRefused(FieldError):
 
     status = 403
     error = "forbidden"
+
+
+class NothingToSearch(FieldError):
+    """Valid overrides that together switch off every source: the request conflicts
+    with what this server can do for it."""
+
+    status = 409
+    error = "conflict"
 
 
 class ServiceBusy(Exception):
@@ -133,11 +151,6 @@ def status_for(exc: BioragError) -> int:
 
 def error_body(exc: BioragError) -> dict:
     return ErrorBody(error=type(exc).__name__, detail=scrub(str(exc))).model_dump()
-
-
-_REASONS = {400: "bad request", 401: "unauthorized", 403: "forbidden", 404: "not found",
-            405: "method not allowed", 406: "not acceptable", 413: "request too large",
-            415: "unsupported media type"}
 
 
 def install_handlers(app) -> None:

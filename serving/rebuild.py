@@ -33,7 +33,12 @@ if TYPE_CHECKING:
 class RebuildRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    inputs: list[str] = Field(..., min_length=1, description="PubMed XML/MEDLINE/JSONL files or folders on the server")
+    inputs: list[str] = Field(
+        ..., min_length=1, description="PubMed XML/MEDLINE/JSONL files or folders on the server: absolute, "
+        "under data_dir or serve.rebuild_roots (403 outside them, 404 when missing)",
+        # what check_inputs refuses with 422 (blank, '~', NUL), stated for clients and fuzzers
+        json_schema_extra={"items": {"type": "string", "pattern": "^[^~\\s\\x00][^\\x00]*$"}},
+    )
     mode: Literal["rebuild", "update"] = Field(
         "rebuild",
         description="rebuild: new collection, alias switched after verification; "
@@ -70,9 +75,10 @@ def check_inputs(engine: Engine, req: RebuildRequest) -> list[Path]:
                 field,
                 f"{raw} is outside the folders rebuild jobs may read ({', '.join(map(str, roots))}); "
                 "add its folder to serve.rebuild_roots",
+                status=403,
             )
         if not exists:
-            raise FieldError(field, f"{raw} does not exist on the server")
+            raise FieldError(field, f"{raw} does not exist on the server", status=404)
         out.append(p)
     return out
 

@@ -22,7 +22,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from biorag import redaction
 from biorag.errors import LLMError
 from biorag.llm.base import ChatMessage
 from biorag.llm.openai_compat import OpenAICompatLLM
@@ -33,6 +32,7 @@ NCBI_KEY = "ncbi0Key1Secret2Do3Not4Echo5"
 EMAIL = "curator.private@lab.example.org"
 MAILTO = "crossref.contact@lab.example.org"
 LLM_KEY = "sk-llm-Secret-77a1b2c3d4"
+MASK = "**redacted**"
 
 
 @contextmanager
@@ -112,8 +112,10 @@ def _no_secret(text: str, where: str) -> None:
     "token=AbC123xyz9&password=AbC123xyz9",
 ])
 def test_scrub_masks_secret_shapes_it_never_saw(text):
-    out = redaction.scrub(text)
-    assert "AbC123xyz9" not in out and "QWxhZGRpbjpvcGVuIHNlc2FtZQ==" not in out and redaction.MASK in out
+    from biorag.redaction import scrub
+
+    out = scrub(text)
+    assert "AbC123xyz9" not in out and "QWxhZGRpbjpvcGVuIHNlc2FtZQ==" not in out and MASK in out
 
 
 @pytest.mark.parametrize("text", [
@@ -121,12 +123,16 @@ def test_scrub_masks_secret_shapes_it_never_saw(text):
     "send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'", "PMID 12345678 (email the authors)",
 ])
 def test_scrub_leaves_ordinary_text_alone(text):
-    assert redaction.scrub(text) == text
+    from biorag.redaction import scrub
+
+    assert scrub(text) == text
 
 
 def test_settings_register_their_secrets_so_any_echo_is_masked():
+    from biorag.redaction import scrub
+
     load_settings(overrides={"ncbi": {"api_key": "zz-Registered-Key-42", "email": "someone@private.example"}})
-    out = redaction.scrub("NCBI said: key zz-Registered-Key-42 invalid for someone@private.example!")
+    out = scrub("NCBI said: key zz-Registered-Key-42 invalid for someone@private.example!")
     assert "zz-Registered-Key-42" not in out and "someone@private.example" not in out
 
 
@@ -138,8 +144,8 @@ def test_config_redacts_contact_emails_and_keeps_max_tokens_a_number():
     assert r.returncode == 0, r.stderr
     cfg = json.loads(r.stdout)
     assert cfg["llm"]["max_tokens"] == 512  # "token" no longer masks it by substring
-    assert cfg["ncbi"]["email"] == redaction.MASK and cfg["web"]["mailto"] == redaction.MASK
-    assert cfg["ncbi"]["api_key"] == redaction.MASK and cfg["llm"]["api_key"] == redaction.MASK
+    assert cfg["ncbi"]["email"] == MASK and cfg["web"]["mailto"] == MASK
+    assert cfg["ncbi"]["api_key"] == MASK and cfg["llm"]["api_key"] == MASK
     assert cfg["llm"]["context_size"] and cfg["index"]["token"] is None
     _no_secret(r.stdout + r.stderr, "biorag config")
 

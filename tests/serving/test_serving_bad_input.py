@@ -156,13 +156,14 @@ def _cases() -> list[Case]:
     for jid, body, fld in [("empty", {}, "body.inputs"), ("no-inputs", {"inputs": []}, "body.inputs"),
                            ("inputs-string", {"inputs": "x"}, "body.inputs"),
                            ("inputs-number", {"inputs": [5]}, "body.inputs.0"),
-                           ("outside-roots", {"inputs": ["/etc/passwd"]}, "body.inputs.0"),
-                           ("traversal", {"inputs": ["../../../../etc/passwd"]}, "body.inputs.0"),
-                           ("missing-file", {"inputs": ["no-such-file.xml"]}, "body.inputs.0"),
+
                            ("mode", {"inputs": ["x"], "mode": "sideways"}, "body.mode"),
                            ("extra", {"inputs": ["x"], "colour": 1}, "body.colour"),
                            ("malformed", b'{"inputs": [', "body")]:
         add(f"rebuild-{jid}", "POST", "/v1/jobs/index-rebuild", 422, fld, body)
+    for jid, path, status in [("outside-roots", "/etc/passwd", 403), ("traversal", "../../../../etc/passwd", 403),
+                              ("relative-path", "no-such-file.xml", 403)]:
+        add(f"rebuild-{jid}", "POST", "/v1/jobs/index-rebuild", status, "body.inputs.0", {"inputs": [path]})
 
     # -- methods and routes ---------------------------------------------------------------------
     for method, path in [("PUT", "/v1/answer"), ("DELETE", "/v1/answer"), ("GET", "/v1/answer"),

@@ -57,11 +57,12 @@ def test_rebuild_success_then_failed_rebuild_leaves_the_old_index_serving(tmp_pa
         ready = c.get("/readyz")
         assert ready.status_code == 503 and not ready.json()["checks"]["vector_store"]["ok"]
 
-        # inputs outside data_dir / serve.rebuild_roots are refused before any job exists
+        # inputs outside data_dir / serve.rebuild_roots are refused (403), missing ones not
+        # found (404), before any job exists
         r = c.post("/v1/jobs/index-rebuild", json={"inputs": [str(SAMPLE)]})
-        assert r.status_code == 422 and r.json()["fields"][0]["field"] == "body.inputs.0"
+        assert r.status_code == 403 and r.json()["fields"][0]["field"] == "body.inputs.0"
         r = c.post("/v1/jobs/index-rebuild", json={"inputs": [str(data / "nope.xml")]})
-        assert r.status_code == 422 and "does not exist" in r.json()["detail"]
+        assert r.status_code == 404 and "does not exist" in r.json()["detail"]
 
         # 1) a good rebuild: 202 + Location, one job at a time, progress, alias switched
         r = c.post("/v1/jobs/index-rebuild", json={"inputs": [str(data / "pubmed")]})
