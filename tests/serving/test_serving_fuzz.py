@@ -4,10 +4,11 @@ sample) on 127.0.0.1. Every check must pass: no 5xx, every status and body as th
 OpenAPI document declares, schema-valid requests accepted and invalid ones rejected,
 auth not ignored, the SSE stream's events as declared.
 
-Bounded: `MAX_EXAMPLES` per operation (the answer routes run the real agent, seconds per
-answer), one worker (a second would find every agent slot busy and get 503), a fixed seed
-so that a failure reproduces (BIORAG_FUZZ_SEED picks another). Schemathesis's own report
-(NDJSON) is kept under the test's tmp dir and its summary printed on failure."""
+Bounded: `MAX_EXAMPLES` per operation, and valid answer requests only in the fuzzing
+phase (each runs the real agent for seconds); one worker (a second would find every agent
+slot busy and get 503); a fixed seed so that a failure reproduces (BIORAG_FUZZ_SEED picks
+another). Schemathesis's reports (NDJSON) go under the test's tmp dir; its summary is
+printed, and shown in full on failure."""
 
 from __future__ import annotations
 
@@ -61,19 +62,33 @@ def test_schemathesis_finds_nothing(tmp_path):
     for lg in loggers:
         lg.addHandler(tracebacks)
     t0 = time.monotonic()
+    runs = []
     try:
         with serve(settings) as srv:
-            cmd = [*_schemathesis(), "run", f"{srv.url}/openapi.json", "--checks", "all", "--mode", "all",
-                   "--max-examples", str(MAX_EXAMPLES), "--workers", "1", "--request-timeout", "300",
-                   "--seed", SEED, "--generation-database", "none", "--no-color",
-                   "-H", f"Authorization: Bearer {KEY}",
-                   "--report", "ndjson", "--report-dir", str(tmp_path / "report")]
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500, cwd=tmp_path)
+            base = [*_schemathesis(), "run", f"{srv.url}/openapi.json", "--checks", "all", "--workers", "1",
+                    "--request-timeout", "300", "--max-response-time", "300", "--seed", SEED,
+                    "--generation-database", "none", "--no-color", "-H", f"Authorization: Bearer {KEY}"]
+            answer_routes = "^/v1/answer"
+            # 1) every other route: all phases (examples, coverage, fuzzing, stateful), both modes
+            # 2) the answer routes, negative data: coverage and fuzzing (fast 4xx)
+            # 3) the answer routes, valid data: fuzzing only, each case one real agent run; the
+            #    coverage phase would run the agent for every boundary value it builds
+            for name, extra in [
+                ("other routes", ["--mode", "all", "--exclude-path-regex", answer_routes]),
+                ("answers, invalid data", ["--mode", "negative", "--include-path-regex", answer_routes]),
+                ("answers, valid data", ["--mode", "positive", "--phases", "fuzzing",
+                                         "--include-path-regex", answer_routes]),
+            ]:
+                cmd = [*base, *extra, "--max-examples", str(MAX_EXAMPLES), "--report", "ndjson",
+                       "--report-dir", str(tmp_path / "report" / name.replace(" ", "-").replace(",", ""))]
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500, cwd=tmp_path)
+                runs.append((name, r))
+                print(f"schemathesis ({name}): exit {r.returncode}, {time.monotonic() - t0:.0f}s so far\n"
+                      + r.stdout[-700:])
     finally:
         for lg in loggers:
             lg.removeHandler(tracebacks)
         shutil.rmtree(data, ignore_errors=True)
-    summary = r.stdout[-6000:] + r.stderr[-2000:]
-    print(f"schemathesis: {time.monotonic() - t0:.0f}s, exit {r.returncode}\n{summary[-1500:]}")
-    assert r.returncode == 0 and "generated" in r.stdout, summary
+    for name, r in runs:
+        assert r.returncode == 0 and "generated" in r.stdout, f"{name}:\n{r.stdout[-6000:]}{r.stderr[-2000:]}"
     assert not tracebacks.found, "\n\n".join(tracebacks.found[:3])
