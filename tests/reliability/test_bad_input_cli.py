@@ -105,12 +105,12 @@ def _cases() -> list[Case]:
     add("eval-bioasq-emptydir", ["eval", "bioasq", "-q", "EMPTYDIR"], "no BioASQ")
     add("eval-report-missing", ["eval", "report", "MISSING"], "holds no results")
     add("eval-report-binary", ["eval", "report", "BIN"], "holds no results")
-    for opt, key, names in [("--gene-info", "BIN", ("UTF-8",)), ("--gene-info", "DIR", ("directory",)),
-                            ("--gene-info", "HEADERLESS", ("gene_info",)), ("--gene-info", "TRUNCGZ", ("gzip",)),
+    for opt, key, names in [("--gene-info", "BIN", ("UTF-8",)), ("--gene-info", "DIR", ("folder.json",)),
+                            ("--gene-info", "HEADERLESS", ("gene_info",)),
+                            ("--gene-info", "TRUNCGZ", ("Compressed file ended",)),
                             ("--gene-info", "MISSING", ("not found",)), ("--hgnc", "BIN", ("UTF-8",)),
-                            ("--hgnc", "HEADERLESS", ("HGNC",)), ("--hgnc", "DIR", ("directory",))]:
+                            ("--hgnc", "HEADERLESS", ("HGNC",)), ("--hgnc", "DIR", ("folder.json",))]:
         add(f"gene-store{opt}-{key}", ["data", "gene-store", "build", opt, key, "--out", "OUT/g.sqlite"], *names)
-    add("gene-store-nothing", ["data", "gene-store", "build", "--out", "OUT/g.sqlite"], "--gene-info")
     add("index-build-missing", ["index", "build", "-i", "MISSING"], "no such file")
     add("index-build-emptydir", ["index", "build", "-i", "EMPTYDIR"], "holds no PubMed files")
     add("train-prepare-binary", ["train", "prepare", "-i", "BIN", "-o", "OUT/p"], "unrecognised format")

@@ -65,7 +65,8 @@ def test_schemathesis_finds_nothing(tmp_path):
     runs = []
     try:
         with serve(settings) as srv:
-            base = [*_schemathesis(), "run", f"{srv.url}/openapi.json", "--checks", "all", "--workers", "1",
+            base = [*_schemathesis(), "--config-file", str(Path(__file__).with_name("schemathesis.toml")),
+                    "run", f"{srv.url}/openapi.json", "--checks", "all", "--workers", "1",
                     "--request-timeout", "300", "--max-response-time", "300", "--seed", SEED,
                     "--generation-database", "none", "--no-color", "-H", f"Authorization: Bearer {KEY}"]
             answer_routes = "^/v1/answer"

@@ -62,7 +62,7 @@ def test_a_source_the_operator_enabled_may_be_switched_on_again_but_not_one_it_d
     assert ok.status_code == 200 and seen["settings"].sources["web"].enabled
     assert blast.status_code == 403
     assert blast.json()["fields"][0]["field"] == "body.set.sources.blast.enabled"
-    assert "disabled source 'blast'" in blast.json()["detail"]
+    assert "has not enabled source 'blast'" in blast.json()["detail"]
 
 
 def _host(c: httpx.Client, host: str) -> int:
