@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
 KEY = "fuzz-Key-7c8d9e0f1a"
 MAX_EXAMPLES = int(os.environ.get("BIORAG_FUZZ_EXAMPLES", "5"))
+#: valid answer requests: each one a real agent run (seconds, more on a busy machine)
+ANSWER_EXAMPLES = int(os.environ.get("BIORAG_FUZZ_ANSWERS", "3"))
 SEED = os.environ.get("BIORAG_FUZZ_SEED", "20261123")
 
 pytestmark = [pytest.mark.llm, pytest.mark.milvus]
@@ -74,13 +76,13 @@ def test_schemathesis_finds_nothing(tmp_path):
             # 2) the answer routes, negative data: coverage and fuzzing (fast 4xx)
             # 3) the answer routes, valid data: fuzzing only, each case one real agent run; the
             #    coverage phase would run the agent for every boundary value it builds
-            for name, extra in [
-                ("other routes", ["--mode", "all", "--exclude-path-regex", answer_routes]),
-                ("answers, invalid data", ["--mode", "negative", "--include-path-regex", answer_routes]),
-                ("answers, valid data", ["--mode", "positive", "--phases", "fuzzing",
-                                         "--include-path-regex", answer_routes]),
+            for name, n, extra in [
+                ("other routes", MAX_EXAMPLES, ["--mode", "all", "--exclude-path-regex", answer_routes]),
+                ("answers, invalid data", MAX_EXAMPLES, ["--mode", "negative", "--include-path-regex", answer_routes]),
+                ("answers, valid data", ANSWER_EXAMPLES, ["--mode", "positive", "--phases", "fuzzing",
+                                                          "--include-path-regex", answer_routes]),
             ]:
-                cmd = [*base, *extra, "--max-examples", str(MAX_EXAMPLES), "--report", "ndjson",
+                cmd = [*base, *extra, "--max-examples", str(n), "--report", "ndjson",
                        "--report-dir", str(tmp_path / "report" / name.replace(" ", "-").replace(",", ""))]
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500, cwd=tmp_path)
                 runs.append((name, r))
