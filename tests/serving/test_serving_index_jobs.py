@@ -131,7 +131,7 @@ def test_rebuild_job_inputs_are_checked_as_text_and_every_file_is_contained(tmp_
             r = c.post("/v1/jobs/index-rebuild", json={"inputs": [raw]})
             assert r.status_code == 422, (raw, r.status_code, r.text)
             assert r.headers["content-type"].startswith("application/json")
-            assert r.json()["detail"][0]["field"] == "body.inputs.0"
+            assert r.json()["fields"][0]["field"] == "body.inputs.0"
         assert c.get("/healthz").status_code == 200  # the connection and the server are fine
 
         r = c.post("/v1/jobs/index-rebuild", json={"inputs": [str(data / "pubmed")]})
