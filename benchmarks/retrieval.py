@@ -8,10 +8,15 @@ scores where the gold PMID(s) land:
 - mesh_gold:    filter = up to 3 MeSH descriptors of the gold record (most specific first,
                 check tags such as Humans excluded) — an oracle upper bound for the filter;
 - mesh_tagger:  filter = descriptors the configured tagger (`settings.mesh.tagger`: the
-                vocabulary tagger or a trained classifier) predicts from the question;
+                vocabulary tagger or a trained classifier) predicts from the question
+                (`mesh.mode=filter`);
+- mesh_boost:   the same descriptors, as a boost (`mesh.mode=boost`: unfiltered
+                candidates re-ranked by MeSH agreement);
 - bm25:         rank-bm25 over the same cleaned corpus (title + abstract).
 
-Filter modes use the production retriever, so its widening (`index.mesh_widen`) applies.
+Filter modes use the production retriever, so its widening (`index.mesh_widen`) and its
+exact path for filters matching few rows (`index.exact_filter_rows`) apply. `dense` is
+`mesh.mode=off`.
 Reports recall@1/4/10 and MRR@10, query latency p50/p95 per mode, build throughput split
 into parse/clean/embed/load with the raw embedding rate for comparison, and index size;
 writes results.csv, summary.json and retrieval.png into the output directory.
@@ -33,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+MODES = ("dense", "mesh_gold", "mesh_tagger", "mesh_boost", "bm25")
 
 
 @dataclass
@@ -126,7 +133,7 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     from retrievers.pubmed import PubMedRetriever
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    modes = modes or ["dense", "mesh_gold", "mesh_tagger", "bm25"]
+    modes = modes or list(MODES)
     if dataset == "pubmedqa":
         qs, gold_docs = load_pubmedqa(questions[0])
     elif dataset == "bioasq":
@@ -171,8 +178,11 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     # one client for build and search: a Lite file belongs to one process, and reopening it
     # in the same process right after closing can hit pymilvus' stale connection cache
     client = ps.connect(str(store), create=True)
-    if rebuild or not client.list_collections():
+    if rebuild or ps.resolve_collection(client, alias) is None:  # none yet, or an interrupted build: resume it
         report = build_index(settings, [corpus_file], alias=alias, rebuild=rebuild, embedder=embedder, client=client)
+    from indexing.mesh_counts import ensure_counts
+
+    ensure_counts(client, ps.resolve_collection(client, alias))  # an index built before counts were kept
     # the cleaned corpus, as the build saw it: sampled for the raw embedding rate, and BM25's corpus
     cleaner = Cleaner(min_words=settings.index.min_abstract_words)
     cleaned = [rec for rec in map(cleaner, read_file(corpus_file)) if rec is not None]
@@ -181,7 +191,7 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     retriever = PubMedRetriever.from_settings(settings)
     retriever._embedder = embedder
     retriever._client = client
-    tagger = build_tagger(settings) if "mesh_tagger" in modes else None
+    tagger = build_tagger(settings) if {"mesh_tagger", "mesh_boost"} & set(modes) else None
     bm25 = bm25_ids = None
     if "bm25" in modes:
         from rank_bm25 import BM25Okapi
@@ -200,6 +210,7 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
         for mode in modes:
             t0 = time.perf_counter()
             filt = None
+            info: dict = {}
             if mode == "bm25":
                 s = bm25.get_scores(_tok(q.text))
                 ranked = [bm25_ids[i] for i in np.argsort(-s)[:10]]
@@ -207,13 +218,14 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
                 mesh = []
                 if mode == "mesh_gold":
                     mesh = gold_filter(q, depth)
-                elif mode == "mesh_tagger":
+                elif mode in ("mesh_tagger", "mesh_boost"):
                     mesh = [vocabulary().resolve(t).ui for t in tagger.tag(q.text, settings.mesh.max_terms)]
-                filt = SearchFilters(mesh=mesh)
-                ranked = [e.id for e in retriever.search(q.text, 10, filt)]
+                filt = SearchFilters(mesh=mesh, mesh_mode="boost" if mode == "mesh_boost" else "filter")
+                hits = retriever.search(q.text, 10, filt)
+                ranked, info = [e.id for e in hits], hits.info
             lat[mode].append(time.perf_counter() - t0)
             rows.append({"qid": q.qid, "mode": mode, "mesh": ";".join(filt.mesh) if filt else "",
-                         "widened": bool(retriever.last_search.get("widened")) if filt and filt.mesh else False,
+                         "widened": bool(info.get("widened")), "path": info.get("path", "") if filt and filt.mesh else "",
                          **scores(ranked, q.gold)})
     retriever.close()
 
@@ -231,6 +243,7 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
             "p95_ms": round(float(np.percentile(lat[mode], 95) * 1000), 1),
             "filtered_share": round(float(np.mean([bool(r["mesh"]) for r in mr])), 3),
             "widened_share": round(float(np.mean([r["widened"] for r in mr])), 3),
+            "exact_share": round(float(np.mean([r["path"] == "exact" for r in mr])), 3),
         }
     if report is not None:
         s = report.seconds

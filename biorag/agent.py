@@ -7,7 +7,8 @@ into `Answer.trace`. Failures of a step (tool error, unparseable model output) a
 events with `ok=False`; they never turn into invented evidence or default decisions.
 
 Switches: `self_eval` off -> one retrieval round, then answer; `query_rewrite` off -> the
-question goes to the retriever as is; `mesh_filter` off -> no MeSH filter.
+question goes to the retriever as is; `mesh_filter` off (or `mesh.mode=off`) -> no MeSH
+terms; `mesh.mode` says whether they filter or boost the PubMed search.
 
 Whatever a planner or the switches say, "sufficient" follows the evidence: one guard
 (`biorag.sufficiency.check_evidence`) vetoes a YES without evidence, or with free-text
@@ -198,7 +199,7 @@ class Agent:
             # (2) rewrite + MeSH tagging
             ev = TraceEvent(step="rewrite", round=rnd, retriever=name)
             t = time.perf_counter()
-            use_mesh = s.components.mesh_filter and retriever.supports_mesh
+            use_mesh = s.components.mesh_filter and s.mesh.mode != "off" and retriever.supports_mesh
             try:
                 if s.components.query_rewrite:
                     rw = planner.rewrite(state, name, use_mesh)
@@ -232,7 +233,7 @@ class Agent:
             k = s.sources[name].top_k
             hits: list[Evidence] = []
             try:
-                hits = retriever.search(query, k, SearchFilters(mesh=mesh) if mesh else None)
+                hits = retriever.search(query, k, SearchFilters(mesh=mesh, mesh_mode=s.mesh.mode) if mesh else None)
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
                 ev.details["error_type"] = type(e).__name__
@@ -242,7 +243,7 @@ class Agent:
                 ev.ok, ev.error = False, f"{name}: unexpected {type(e).__name__}: {e}"
                 ev.details["error_type"] = type(e).__name__
             ev.hits = [h.key for h in hits]
-            ev.details.update(getattr(retriever, "last_search_info", None) or {})
+            ev.details.update(getattr(hits, "info", None) or {})  # what the search did (SearchHits)
             ev.ms = _ms(t)
             emit(ev)
             new = [h for h in hits if h.key not in {e.key for e in state.evidence}]

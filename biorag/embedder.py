@@ -6,6 +6,9 @@
   MedCPT, the fine-tuned embedder from training/).
 - Query vs document encoders: `settings.index.query_embedder` names a separate query model
   (MedCPT-style asymmetric pairs); when unset the document model encodes both.
+- Query cache: `embed_queries` keeps the last `query_cache` query vectors (an LRU keyed by
+  the query text), so a repeated query (an agent retrying, a popular API query) skips the
+  encoder; the misses of one call are encoded together in one batch.
 - Device: "auto" picks CUDA (fp16, or bf16 where supported) when present, else Apple MPS,
   else CPU. Vectors are L2-normalised so cosine == inner product.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -123,17 +127,19 @@ def _load(name: str, device: str) -> _Encoder:
 class Embedder:
     """Document and query encoders with a recorded name and dimension."""
 
-    def __init__(self, name: str = BUNDLED, query_name: str | None = None, device: str = "auto", batch_size: int = 64):
+    def __init__(self, name: str = BUNDLED, query_name: str | None = None, device: str = "auto", batch_size: int = 64,
+                 query_cache: int = 1024):
         self.name = name
         self.query_name = query_name
         self.device = device
         self.batch_size = batch_size
         self._lock = threading.Lock()  # one encode at a time: torch already uses all cores
+        self.query_cache = QueryCache(query_cache)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
         ix = settings.index
-        return cls(ix.embedder, ix.query_embedder, ix.device, ix.batch_size)
+        return cls(ix.embedder, ix.query_embedder, ix.device, ix.batch_size, ix.query_cache)
 
     @property
     def doc_encoder(self) -> _Encoder:
@@ -166,12 +172,65 @@ class Embedder:
         return self._encode(self.doc_encoder, texts, progress)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors, one row per text: cached ones from the LRU, the rest encoded in
+        one call (duplicates within the call encoded once)."""
+        import numpy as np
+
         enc = self.query_encoder
         if enc.dim != self.dim:
             raise ConfigError(
                 f"query encoder {enc.name} has dimension {enc.dim} but document encoder {self.name} has {self.dim}"
             )
-        return self._encode(enc, texts, False)
+        found = self.query_cache.get_many(texts)
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            vecs = self._encode(enc, missing, False)
+            fresh = dict(zip(missing, vecs, strict=True))
+            self.query_cache.put_many(fresh)
+            found.update(fresh)
+        if not texts:
+            return np.zeros((0, enc.dim), dtype=np.float32)
+        return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_queries([text])[0]
+
+
+class QueryCache:
+    """A small thread-safe LRU of query vectors (text -> vector); size 0 turns it off."""
+
+    def __init__(self, size: int = 1024):
+        self.size = size
+        self.hits = 0
+        self.misses = 0
+        self._data: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_many(self, texts: list[str]) -> dict[str, np.ndarray]:
+        out = {}
+        with self._lock:
+            for t in texts:
+                v = self._data.get(t)
+                if v is None:
+                    self.misses += 1
+                    continue
+                self.hits += 1
+                self._data.move_to_end(t)
+                out[t] = v
+        return out
+
+    def put_many(self, items: dict[str, np.ndarray]) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            for t, v in items.items():
+                v = v.copy()
+                v.flags.writeable = False  # shared between callers: nobody may change it
+                self._data[t] = v
+                self._data.move_to_end(t)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()

@@ -15,8 +15,21 @@ class SearchFilters(BaseModel):
     """Optional constraints a retriever may honour (PubMed uses all; NCBI tools ignore)."""
 
     mesh: list[str] = Field(default_factory=list, description="MeSH descriptor names or UIs")
+    #: how `mesh` is used: `filter` keeps only records carrying one of the descriptors (the
+    #: BioRAG paper); `boost` searches without it and ranks records that carry them higher
+    mesh_mode: Literal["filter", "boost"] = "filter"
     year_from: int | None = None
     year_to: int | None = None
+
+
+class SearchHits(list):
+    """A retriever's hits (a list of Evidence, best first) plus `info`: what the search
+    did (e.g. the filter expression, exact or approximate path, widening, batch size), for
+    the trace. A plain list where callers only want the hits."""
+
+    def __init__(self, hits=(), info: dict[str, Any] | None = None):
+        super().__init__(hits)
+        self.info: dict[str, Any] = info or {}
 
 
 class Evidence(BaseModel):

@@ -24,10 +24,11 @@ MeSH filter design (performance target: filtered top-k p95 <= 2x unfiltered):
   descriptor still returns its nearest matching records, never an over-fetched and
   post-filtered subset that could come back short.
 - Recall under a filter: HNSW's graph walk starves when few rows pass the filter, so
-  filtered searches use a wider beam (FILTERED_EF_FACTOR). Optionally
-  (`index.exact_filter_rows`, off by default because Lite's scalar query is slow) a filter
-  that matches few rows is scored exactly instead (`retrievers.pubmed.exact_filtered_search`).
-  Figures: benchmarks/mesh_filter_latency.py.
+  filtered searches use a wider beam (FILTERED_EF_FACTOR), and a filter that matches few
+  rows is scored exactly instead (`retrievers.pubmed`). Which filters are "few rows" is
+  known without asking the store: the build keeps per-descriptor row counts in a
+  collection property (MESH_COUNTS_PROPERTY, maintained by `indexing.mesh_counts`), and
+  `index.exact_filter_rows` is the threshold. Figures: benchmarks/mesh_filter_latency.py.
 Descriptors are resolved against the bundled MeSH vocabulary first (`biorag.mesh`); only
 vocabulary UIs (which match `^D\\d+$`) are ever written into an expression, so strings like
 `"] or pmid > 0 or mesh in ["` are rejected as unknown terms, never pasted.
@@ -138,6 +139,26 @@ def make_meta(embedder: str, query_embedder: str | None, dim: int, index_type: s
 
 
 META_PROPERTY = "biorag.meta"
+#: {"rows": N, "counts": {descriptor UI: rows carrying it}} as JSON; absent on indexes
+#: built before issue 14 (the retriever then never takes the exact path)
+MESH_COUNTS_PROPERTY = "biorag.mesh_counts"
+
+
+def read_mesh_counts(described: dict[str, Any]) -> dict[str, int] | None:
+    """Per-descriptor row counts from a `describe_collection` result, or None if absent."""
+    raw = (described.get("properties") or {}).get(MESH_COUNTS_PROPERTY)
+    try:
+        data = json.loads(raw) if raw else None
+    except json.JSONDecodeError:
+        return None
+    counts = data.get("counts") if isinstance(data, dict) else None
+    return {str(k): int(v) for k, v in counts.items()} if isinstance(counts, dict) else None
+
+
+def mesh_counts_property(counts: dict[str, int], rows: int) -> dict[str, str]:
+    """The collection property that stores the counts (zero counts are left out)."""
+    kept = {u: int(n) for u, n in sorted(counts.items()) if n > 0}
+    return {MESH_COUNTS_PROPERTY: json.dumps({"rows": int(rows), "counts": kept}, separators=(",", ":"))}
 
 
 def read_meta(described: dict[str, Any]) -> dict[str, Any]:
@@ -155,9 +176,14 @@ def mesh_key(uis: list[str]) -> str:
     return "|" + "|".join(uis) + "|" if uis else ""
 
 
+def record_mesh_uis(rec) -> list[str]:
+    """The descriptor UIs a record's row carries (deduplicated, valid, capped)."""
+    return [u for u in dict.fromkeys(rec.mesh_uis) if UI_RE.match(u)][:MAX_MESH]
+
+
 def row_from_record(rec, vector) -> dict[str, Any]:
     """A loader row. `rec` is an indexing PubmedRecord (duck-typed: biorag never imports indexing)."""
-    uis = [u for u in dict.fromkeys(rec.mesh_uis) if UI_RE.match(u)][:MAX_MESH]
+    uis = record_mesh_uis(rec)
     names = [n[:256] for n in dict.fromkeys(rec.mesh_names)][:MAX_MESH]
     major = [u for u in dict.fromkeys(rec.major_mesh_uis) if UI_RE.match(u)][:MAX_MESH]
     return {

@@ -145,6 +145,7 @@ class IndexSettings(_Section):
     query_embedder: str | None = Field(None, description="separate query encoder (MedCPT-style)")
     device: str = Field("auto", description="auto | cpu | cuda | cuda:N | mps")
     batch_size: int = Field(64, ge=1)
+    query_cache: int = Field(1024, ge=0, le=1_000_000, description="query embeddings kept in an LRU (0 = off)")
     mesh_widen: Literal["none", "drop_filter"] = Field(
         "drop_filter",
         description="when a MeSH filter leaves fewer than k hits: keep them (none) or fill from unfiltered "
@@ -154,13 +155,12 @@ class IndexSettings(_Section):
         "HNSW", description="vector index built on the embedding field (see biorag/pubmed_schema.py)"
     )
     search_ef: int = Field(64, ge=8, le=4096, description="HNSW search breadth (higher: better recall, slower)")
-    # Off by default: on Milvus Lite the scalar query that finds the matching rows costs
-    # ~230-340 ms at 100k rows (vs ~85 ms p95 for a search), which breaks the filtered-latency
-    # target; filtered recall@4 at 100k rises 0.90 -> 0.99. See benchmarks/mesh_filter_latency.py --exact-rows.
+    # Chosen from benchmarks/mesh_filter_latency.py (issue 14; see benchmarks/results/).
     exact_filter_rows: int = Field(
-        0, ge=0, le=16000,  # Milvus caps a query's limit at 16,384
-        description="a MeSH filter matching at most this many rows is scored exactly instead of searched by "
-        "HNSW (selective filters starve the graph walk): better recall, slower on Milvus Lite; 0 = off",
+        2048, ge=0, le=16000,  # Milvus caps a query's limit at 16,384
+        description="a MeSH filter matching at most this many rows (per the descriptor counts the build keeps) "
+        "is scored exactly instead of searched by HNSW, whose graph walk starves under selective filters; "
+        "0 = always HNSW",
     )
     min_abstract_words: int = Field(40, ge=0, description="cleaning: shorter abstracts are dropped (too_short)")
     checkpoint_seconds: float = Field(
@@ -178,6 +178,17 @@ class IndexSettings(_Section):
 class MeshSettings(_Section):
     tagger: str = Field("vocabulary", description="vocabulary, or a path to a trained MeSH classifier adapter dir")
     max_terms: int = Field(3, ge=0, le=20, description="at most this many MeSH terms per question")
+    mode: Literal["filter", "boost", "off"] = Field(
+        "filter",
+        description="how the agent uses tagged MeSH terms in PubMed searches: filter (only records carrying one, "
+        "the BioRAG paper), boost (search without the filter and rank records carrying them higher) or off; "
+        "components.mesh_filter=false turns MeSH off whatever this says",
+    )
+    boost_weight: float = Field(
+        0.05, ge=0, le=1,
+        description="boost mode: added to a record's cosine score times the share of the requested descriptors it carries",
+    )
+    boost_pool: int = Field(5, ge=1, le=50, description="boost mode: re-rank this many times k unfiltered candidates")
 
 
 class NCBISettings(_Section):

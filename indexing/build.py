@@ -48,7 +48,8 @@ from biorag.errors import BioragError, InputError, ToolError
 from indexing.clean import Cleaner
 from indexing.gene_mesh_counts import build_gene_mesh_counts
 from indexing.ledger import PmidLedger
-from indexing.loader import MilvusLoader, mark_replaced, switch_alias
+from indexing.loader import mark_replaced, switch_alias
+from indexing.mesh_counts import CountingLoader
 from indexing.reader import expand_inputs, read_file, within_roots
 from indexing.records import DeleteCitations, PubmedRecord
 
@@ -341,7 +342,7 @@ def build_index(
         skip = {f: int(job.file_state(f).get("items", 0)) for f in todo}
         prod = _Producer(todo, skip, cleaner, queue.Queue(maxsize=4), batch_size)
         prod.start()
-        loader = MilvusLoader(client, target, backend)
+        loader = CountingLoader(client, target, backend, recount=resume)  # + per-descriptor row counts
         dim = model_ready.result()
         if not loader.exists():
             loader.create(dim, ps.make_meta(embedder.name, embedder.query_name, dim, settings.index.index_type,

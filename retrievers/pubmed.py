@@ -6,76 +6,121 @@ against the bundled MeSH vocabulary; unknown terms raise InputError, nothing is 
 into the filter expression) and by year bounds. The filter expression comes from
 `biorag.pubmed_schema.build_filter` (see its docstring for the design).
 
-When the MeSH filter leaves fewer than k hits:
-1. the filtered search is retried with a wider HNSW beam (a very selective filter can
-   starve HNSW's graph walk), then
-2. with `index.mesh_widen = "drop_filter"` (default) the list is filled from the same
-   search without the MeSH condition (year bounds still apply) and the combined list is
-   ordered by similarity; `"none"` keeps the short list.
+Concurrency (issue 14): every search goes through one micro-batcher per retriever
+(`biorag.microbatch`): searches that arrive together share one query-embedding call (the
+embedder also keeps an LRU of query vectors) and one Milvus call per filter expression.
+`search` blocks; `submit` returns a Future (the API awaits it without holding a thread).
 
-How the agent learns what happened (two places, same facts):
-- each Evidence's `metadata`: `mesh_filter` (UIs requested), `mesh_match` (True if the
-  record carries one of them), `widened` (True for a fill-in hit from the unfiltered
-  search); plus `pmid`, `year`, `journal`, `mesh` (names), `mesh_ui`, `mesh_major`;
-- `retriever.last_search`: a dict with `filter` (the expression), `mesh` (UIs),
-  `filtered_hits`, `widened` (bool), `widen_mode`, `note` (one sentence for the trace,
-  e.g. "MeSH filter [D000544] matched 2 of 4; filled 2 from unfiltered search").
+How a MeSH filter is searched (`SearchFilters.mesh_mode`):
+- `filter`: the build keeps per-descriptor row counts in the collection's metadata. A
+  filter matching at most `index.exact_filter_rows` rows is scored exactly (the matching
+  rows' vectors are fetched from Milvus by the filter and scored in numpy: HNSW's graph walk
+  starves when few rows pass); a broader one is searched by HNSW with the filter pushed
+  down and a wider beam. When fewer than k hits come back, the ANN search is retried with a
+  much wider beam, then with `index.mesh_widen = "drop_filter"` (default) the list is filled
+  from the same search without the MeSH condition (year bounds still apply), the combined
+  list ordered by similarity; `"none"` keeps the short list.
+- `boost`: no MeSH condition; `mesh.boost_pool` x k nearest records are re-ranked by
+  cosine + `mesh.boost_weight` x (share of the requested descriptors the record carries).
+
+What the search did is returned with the hits (`SearchHits.info`): `filter` (the
+expression), `mesh` (UIs), `mesh_mode`, `path` (`exact`, `ann`, or `none` when the counts
+say nothing matches), `matching_rows` (from the counts), `filtered_hits`, `widened`,
+`widen_mode`, `batch` (searches that shared the embedding call), `note` (one sentence for
+the trace). Each Evidence's `metadata` carries `mesh_filter` (UIs requested), `mesh_match`
+(the record carries one of them), `widened` (a fill-in hit from the unfiltered search);
+plus `pmid`, `year`, `journal`, `mesh` (names), `mesh_ui`, `mesh_major`.
 """
 
 from __future__ import annotations
 
 import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from biorag import pubmed_schema as ps
-from biorag.errors import SourceUnavailable, ToolError
-from biorag.models import Evidence, SearchFilters
+from biorag.errors import InputError, SourceUnavailable, ToolError
+from biorag.microbatch import MicroBatcher
+from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.prompts import MANUALS
 from biorag.sources import PASSAGES
 from biorag.vector_store import open_store
 from retrievers.base import Retriever
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from biorag.embedder import Embedder
     from biorag.settings import Settings
 
 BUILD_HINT = "build it with `biorag index build --input FILES_OR_DIRS` (e.g. the bundled sample: `biorag index build --input {sample}`)"
 
 MANUAL = MANUALS["pubmed"]  # the text lives with every other prompt
+#: HNSW beam for the retry of a filtered search that came back short
+RETRY_EF = 512
 
+
+def _hit(h: dict) -> dict:
+    ent = dict(h.get("entity") or {})
+    pmid = ent.get("pmid", h.get("pmid", h.get("id")))
+    return {"id": int(pmid), "distance": float(h.get("distance", 0.0)), "entity": ent}
+
+
+def exact_search_many(client, collection: str, vecs: np.ndarray, k: int, expr: str, max_rows: int,
+                      output_fields: list[str] | None = None) -> list[list[dict]] | None:
+    """Exact cosine top-k, for each query vector, over the rows `expr` matches; None if it
+    matches more than `max_rows` rows (then ANN search is the right tool).
+
+    One scalar query fetches the matching rows' ids and vectors (never the collection),
+    numpy scores them against every query of the batch at once, and one primary-key fetch
+    brings the full records of the winners."""
+    import numpy as np
+
+    rows = client.query(collection, filter=expr, output_fields=["pmid", ps.VECTOR_FIELD], limit=max_rows + 1)
+    if len(rows) > max_rows:
+        return None
+    if not rows:
+        return [[] for _ in range(len(vecs))]
+    mat = np.asarray([r[ps.VECTOR_FIELD] for r in rows], dtype=np.float32)
+    mat /= np.linalg.norm(mat, axis=1, keepdims=True) + 1e-12  # COSINE, as the index
+    q = np.asarray(vecs, dtype=np.float32)
+    q = q / (np.linalg.norm(q, axis=1, keepdims=True) + 1e-12)
+    sims = q @ mat.T  # (queries, matching rows)
+    kk = min(k, len(rows))
+    tops = [np.argsort(-s)[:kk] for s in sims]
+    ids = sorted({int(rows[i]["pmid"]) for top in tops for i in top})
+    fields = output_fields or ps.OUTPUT_FIELDS
+    ents = {int(e["pmid"]): e for e in client.get(collection, ids=ids, output_fields=fields)} if ids else {}
+    return [[{"id": int(rows[i]["pmid"]), "distance": float(s[i]), "entity": ents.get(int(rows[i]["pmid"]), {"pmid": int(rows[i]["pmid"])})}
+             for i in top] for s, top in zip(sims, tops, strict=True)]
 
 
 def exact_filtered_search(client, collection: str, vec: list[float], k: int, expr: str, max_rows: int,
                           output_fields: list[str] | None = None) -> list[dict] | None:
-    """Exact cosine top-k over the rows a selective filter matches, or None if it matches
-    more than `max_rows` rows (then ANN search is the right tool).
-
-    Why: HNSW walks a graph; when a filter allows only a few rows in a thousand, most of
-    the walk lands on excluded nodes and recall drops (measured at 100k rows with the
-    default beam: recall@4 0.50 for descriptors on <0.1% of rows vs 0.99 on >=10%,
-    benchmarks/mesh_filter_latency.py).
-    Those are exactly the filters whose matching rows are few enough to score directly:
-    one scalar query for at most max_rows+1 ids, one primary-key fetch of their vectors, a
-    dot product. Works the same on Milvus Lite and on a server; on Lite the scalar query is
-    slow (~230-340 ms at 100k rows, whatever the descriptor), hence opt-in
-    (`index.exact_filter_rows`). On a server the INVERTED index on mesh_ui serves it."""
+    """`exact_search_many` for one query vector."""
     import numpy as np
 
-    ids = [r["pmid"] for r in client.query(collection, filter=expr, output_fields=["pmid"], limit=max_rows + 1)]
-    if len(ids) > max_rows:
-        return None
-    if not ids:
-        return []
-    rows = client.get(collection, ids=ids, output_fields=["pmid", ps.VECTOR_FIELD])
-    mat = np.asarray([r[ps.VECTOR_FIELD] for r in rows], dtype=np.float32)
-    q = np.asarray(vec, dtype=np.float32)
-    sims = (mat @ q) / (np.linalg.norm(mat, axis=1) * np.linalg.norm(q) + 1e-12)  # COSINE, as the index
-    top = np.argsort(-sims)[:k]
-    top_ids = [int(rows[i]["pmid"]) for i in top]
-    fields = output_fields or ps.OUTPUT_FIELDS
-    ents = {int(e["pmid"]): e for e in client.get(collection, ids=top_ids, output_fields=fields)}
-    return [{"id": pid, "distance": float(sims[i]), "entity": ents.get(pid, {"pmid": pid})}
-            for pid, i in zip(top_ids, top, strict=True)]
+    res = exact_search_many(client, collection, np.asarray([vec], dtype=np.float32), k, expr, max_rows, output_fields)
+    return None if res is None else res[0]
+
+
+@dataclass
+class _Request:
+    """One search, planned in the caller's thread (bad input fails there, at once)."""
+
+    query: str
+    k: int
+    mesh_uis: set[str]
+    mode: str  # "filter", "boost" or "plain"
+    expr: str  # the whole filter (MeSH and years) for "filter"; the years only otherwise
+    base_expr: str  # the years only: the widened / boosted search
+    path: str  # "exact", "ann" or "none" (the counts say no row matches)
+    matching_rows: int | None
+    info: dict[str, Any] = field(default_factory=dict)
+    vec: Any = None
+    hits: list[dict] = field(default_factory=list)
 
 
 def sample_dir() -> str:
@@ -95,7 +140,8 @@ class PubMedRetriever(Retriever):
 
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
-                 ef: int = 64, exact_filter_rows: int = 0, client=None):
+                 ef: int = 64, exact_filter_rows: int = 2048, client=None, boost_weight: float = 0.05,
+                 boost_pool: int = 5, batch_workers: int | None = None, max_batch: int = 32):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
         self.backend = ps.backend_of(uri)
@@ -103,13 +149,19 @@ class PubMedRetriever(Retriever):
         self.index_type = index_type
         self.ef = ef
         self.exact_filter_rows = exact_filter_rows
+        self.boost_weight = boost_weight
+        self.boost_pool = boost_pool
         self._token = token
         self._embedder = embedder
         self._client = client
         self._collection: str | None = None
         self._lock = threading.Lock()
         self.meta: dict[str, Any] = {}
-        self.last_search: dict[str, Any] = {}
+        #: per-descriptor row counts from the build (None: an index built before they were kept)
+        self.mesh_counts: dict[str, int] | None = None
+        self._batch_workers = batch_workers
+        self._max_batch = max_batch
+        self._batcher: MicroBatcher | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PubMedRetriever:
@@ -120,6 +172,7 @@ class PubMedRetriever(Retriever):
             uri=settings.milvus_uri, collection=ix.collection, embedder=Embedder.from_settings(settings),
             token=ix.token.get_secret_value() if ix.token else None, widen=ix.mesh_widen,
             index_type=ix.index_type, ef=ix.search_ef, exact_filter_rows=ix.exact_filter_rows,
+            boost_weight=settings.mesh.boost_weight, boost_pool=settings.mesh.boost_pool,
         )
 
     # ---- connection ----------------------------------------------------------------
@@ -141,7 +194,9 @@ class PubMedRetriever(Retriever):
             if target is None:
                 raise self._unavailable(f"the index at {self.uri} has no collection '{self.alias}'")
             self._client.load_collection(target)
-            self.meta = ps.read_meta(self._client.describe_collection(target))
+            described = self._client.describe_collection(target)
+            self.meta = ps.read_meta(described)
+            self.mesh_counts = ps.read_mesh_counts(described)
             emb = self.embedder
             dim = ps.vector_dim(self._client, target)
             if dim is not None and dim != emb.dim:
@@ -167,79 +222,208 @@ class PubMedRetriever(Retriever):
             self._embedder = Embedder()
         return self._embedder
 
+    @property
+    def batcher(self) -> MicroBatcher:
+        with self._lock:
+            if self._batcher is None:
+                self._batcher = MicroBatcher(self._run_batch, max_batch=self._max_batch,
+                                             workers=self._batch_workers, name="pubmed-search")
+            return self._batcher
+
     def close(self) -> None:
+        with self._lock:
+            batcher, self._batcher = self._batcher, None
+        if batcher is not None:
+            batcher.close()  # finishes what is queued
         with self._lock:
             if self._client is not None:
                 self._client.close()
             self._client, self._collection = None, None
 
     # ---- search ----------------------------------------------------------------------
-    def _search(self, client, collection: str, vec, k: int, expr: str, ef: int) -> list[dict]:
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> SearchHits:
+        return self.submit(query, k, filters).result()
+
+    def submit(self, query: str, k: int, filters: SearchFilters | None = None) -> Future:
+        """Queue a search; the Future's result is `SearchHits`. Bad input and a missing
+        index raise here, in the caller's thread."""
+        req = self._plan(query, k, filters or SearchFilters())
+        return self.batcher.submit(req)
+
+    def _plan(self, query: str, k: int, filters: SearchFilters) -> _Request:
+        query = (query or "").strip()
+        if not query:
+            raise InputError("empty PubMed query: give a natural-language question or statement")
+        descriptors = ps.resolve_mesh(filters.mesh) if filters.mesh else []  # InputError on bad terms
+        mesh_uis = {d.ui for d in descriptors}
+        years = SearchFilters(year_from=filters.year_from, year_to=filters.year_to)
+        base_expr = ps.build_filter(years, self.backend)
+        self._open()
+        if not mesh_uis:
+            return _Request(query, k, mesh_uis, "plain", base_expr, base_expr, "ann", None)
+        if filters.mesh_mode == "boost":
+            return _Request(query, k, mesh_uis, "boost", base_expr, base_expr, "ann", None)
+        expr = ps.build_filter(filters, self.backend, descriptors)
+        matching = None
+        path = "ann"
+        if self.mesh_counts is not None:
+            # an upper bound: a record carrying two of the descriptors is counted twice
+            matching = sum(self.mesh_counts.get(u, 0) for u in mesh_uis)
+            if matching == 0:
+                path = "none"
+            elif matching <= self.exact_filter_rows:
+                path = "exact"
+        return _Request(query, k, mesh_uis, "filter", expr, base_expr, path, matching)
+
+    def _run_batch(self, reqs: list[_Request]) -> list[SearchHits | BaseException]:
+        """One embedding call for the whole batch, then one Milvus call per filter
+        expression and kind of search."""
+        import numpy as np
+
+        t0 = time.perf_counter()
+        client, collection = self._open()
+        vecs = self.embedder.embed_queries([r.query for r in reqs])
+        embed_ms = (time.perf_counter() - t0) * 1000
+        for r, v in zip(reqs, vecs, strict=True):
+            r.vec = v
+        failed: dict[int, BaseException] = {}
+
+        def grouped(items: list[_Request], key) -> dict[Any, list[_Request]]:
+            groups: dict[Any, list[_Request]] = {}
+            for r in items:
+                if id(r) not in failed:
+                    groups.setdefault(key(r), []).append(r)
+            return groups
+
+        def ann(group: list[_Request], expr: str, limit: int, ef: int, filtered: bool) -> list[list[dict]] | None:
+            try:
+                return self._search(client, collection, np.stack([r.vec for r in group]), limit, expr, ef, filtered)
+            except ToolError as e:
+                for r in group:
+                    failed[id(r)] = e
+                return None
+
+        # 1. the main search: exact over few matching rows, else HNSW (filter pushed down)
+        # (a boosted and a plain search with the same year bounds share one call)
+        for (path, expr, filtered), group in grouped(reqs, lambda r: (r.path, r.expr, r.mode == "filter")).items():
+            if path == "none":
+                continue
+            if path == "exact":
+                try:
+                    res = exact_search_many(client, collection, np.stack([r.vec for r in group]),
+                                            max(r.k for r in group), expr, self.exact_filter_rows)
+                except Exception as e:  # noqa: BLE001
+                    res, err = None, ToolError("pubmed", f"filtered search failed: {e}")
+                    for r in group:
+                        failed[id(r)] = err
+                    continue
+                if res is None:  # the counts were stale: more rows match than they said
+                    for r in group:
+                        r.path = "ann"
+                    res = ann(group, expr, max(r.k for r in group), self.ef, True)
+            else:
+                limit = max(self._pool(r) for r in group)
+                res = ann(group, expr, limit, self.ef, filtered)
+            for r, hits in zip(group, res or [], strict=False):
+                r.hits = hits[: self._pool(r)]
+
+        # 2. a filtered HNSW search that came back short: retry with a much wider beam
+        short = [r for r in reqs if r.mode == "filter" and r.path == "ann" and len(r.hits) < r.k]
+        for expr, group in grouped(short, lambda r: r.expr).items():
+            res = ann(group, expr, max(r.k for r in group), max(self.ef * 8, RETRY_EF), True)
+            for r, hits in zip(group, res or [], strict=False):
+                r.hits = hits[: r.k]
+        for r in reqs:
+            if r.mode == "filter":
+                r.info["filtered_hits"] = len(r.hits)
+
+        # 3. still short: fill from the same search without the MeSH condition
+        if self.widen == "drop_filter":
+            short = [r for r in reqs if r.mode == "filter" and len(r.hits) < r.k]
+            for expr, group in grouped(short, lambda r: r.base_expr).items():
+                res = ann(group, expr, max(r.k + len(r.hits) for r in group), self.ef, False)
+                for r, extra in zip(group, res or [], strict=False):
+                    seen = {h["id"] for h in r.hits}
+                    extra = [h for h in extra if h["id"] not in seen][: r.k - len(r.hits)]
+                    # every filtered hit stays; the combined list is ordered by similarity, so
+                    # a weak filtered match does not outrank a better unfiltered one (measured on
+                    # PubMedQA with tagger MeSH: widened questions had R@1 0.65 with filtered
+                    # hits first, while R@10 was 0.99)
+                    r.hits = sorted(r.hits + extra, key=lambda h: -h["distance"])
+                    r.info["widened"] = bool(extra)
+
+        total_ms = (time.perf_counter() - t0) * 1000
+        out: list[SearchHits | BaseException] = []
+        for r in reqs:
+            if id(r) in failed:
+                out.append(failed[id(r)])
+                continue
+            if r.mode == "boost":
+                r.hits = self._boosted(r)
+            out.append(self._result(r, collection, len(reqs), embed_ms, total_ms))
+        return out
+
+    def _pool(self, r: _Request) -> int:
+        """How many candidates the main search fetches for a request."""
+        return max(r.k * self.boost_pool, r.k + 16) if r.mode == "boost" else r.k
+
+    def _boosted(self, r: _Request) -> list[dict]:
+        """Boost mode: cosine + weight x share of the requested descriptors the record carries."""
+        for h in r.hits:
+            share = len(r.mesh_uis & set(h["entity"].get("mesh_ui") or [])) / len(r.mesh_uis)
+            h["similarity"] = h["distance"]
+            h["distance"] = h["distance"] + self.boost_weight * share
+        return sorted(r.hits, key=lambda h: -h["distance"])[: r.k]
+
+    def _result(self, r: _Request, collection: str, batch: int, embed_ms: float, total_ms: float) -> SearchHits:
+        info = r.info
+        info.update({"collection": collection, "filter": r.expr, "batch": batch,
+                     "embed_ms": round(embed_ms, 1), "batch_ms": round(total_ms, 1)})
+        if r.mesh_uis:
+            terms = ", ".join(sorted(r.mesh_uis))
+            info.update({"mesh": sorted(r.mesh_uis), "mesh_mode": r.mode})
+            if r.mode == "boost":
+                matched = sum(1 for h in r.hits if r.mesh_uis & set(h["entity"].get("mesh_ui") or []))
+                info.update({"path": "ann", "boost_weight": self.boost_weight, "candidates": self._pool(r)})
+                info["note"] = (f"MeSH boost [{terms}]: {matched} of {len(r.hits)} hits carry a requested "
+                                f"descriptor (re-ranked from {self._pool(r)} unfiltered candidates)")
+            else:
+                info.setdefault("widened", False)
+                info.update({"path": r.path, "matching_rows": r.matching_rows, "widen_mode": self.widen,
+                             "exact_filter_rows": self.exact_filter_rows})
+                note = f"MeSH filter [{terms}] matched {info['filtered_hits']} of {r.k}"
+                if r.path == "exact":
+                    note += f" (at most {r.matching_rows} matching rows: searched exactly)"
+                elif r.path == "none":
+                    note += " (no indexed record carries it)"
+                elif r.matching_rows is None:
+                    note += " (HNSW; this index keeps no descriptor counts, rebuild it to enable exact search)"
+                else:
+                    note += f" (HNSW over about {r.matching_rows} matching rows)"
+                if info["widened"]:
+                    note += f"; filled {len(r.hits) - info['filtered_hits']} from unfiltered search"
+                elif info["filtered_hits"] < r.k:
+                    note += "; not widened (index.mesh_widen=none)" if self.widen == "none" else "; nothing more to add"
+                info["note"] = note
+        else:
+            info["path"] = "ann"
+        filter_uis = r.mesh_uis if r.mode == "filter" else set()
+        hits = [self._evidence(h, r.mesh_uis, filter_uis) for h in r.hits]
+        return SearchHits(hits, info)
+
+    def _search(self, client, collection: str, vecs, k: int, expr: str, ef: int, filtered: bool) -> list[list[dict]]:
         try:
             res = client.search(
-                collection, data=[vec], limit=k, filter=expr, anns_field=ps.VECTOR_FIELD,
-                output_fields=ps.OUTPUT_FIELDS, search_params=ps.search_params(self.index_type, ef, k, filtered="mesh_" in expr),
+                collection, data=[v.tolist() for v in vecs], limit=k, filter=expr, anns_field=ps.VECTOR_FIELD,
+                output_fields=ps.OUTPUT_FIELDS, search_params=ps.search_params(self.index_type, ef, k, filtered=filtered),
             )
         except Exception as e:  # noqa: BLE001
             raise ToolError("pubmed", f"search failed: {e}") from None
-        out = []
-        for h in (res[0] if res else []):
-            ent = dict(h.get("entity") or {})
-            pmid = ent.get("pmid", h.get("pmid", h.get("id")))
-            out.append({"id": int(pmid), "distance": float(h.get("distance", 0.0)), "entity": ent})
-        return out
-
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
-        query = (query or "").strip()
-        if not query:
-            from biorag.errors import InputError
-
-            raise InputError("empty PubMed query: give a natural-language question or statement")
-        filters = filters or SearchFilters()
-        descriptors = ps.resolve_mesh(filters.mesh) if filters.mesh else []  # InputError on bad terms
-        mesh_uis = {d.ui for d in descriptors}
-        expr = ps.build_filter(filters, self.backend, descriptors)
-        client, collection = self._open()
-        vec = self.embedder.embed_query(query).tolist()
-
-        exact = None
-        if mesh_uis and self.exact_filter_rows:
-            try:
-                exact = exact_filtered_search(client, collection, vec, k, expr, self.exact_filter_rows)
-            except Exception as e:  # noqa: BLE001
-                raise ToolError("pubmed", f"filtered search failed: {e}") from None
-        hits = exact if exact is not None else self._search(client, collection, vec, k, expr, self.ef)
-        info: dict[str, Any] = {"filter": expr, "mesh": sorted(mesh_uis), "widen_mode": self.widen,
-                                "widened": False, "filtered_hits": len(hits), "collection": collection,
-                                "search": "exact" if exact is not None else "ann"}
-        if mesh_uis and len(hits) < k:
-            if exact is None:  # an exact search already found every matching row
-                hits = self._search(client, collection, vec, k, expr, max(self.ef * 8, 512))
-                info["filtered_hits"] = len(hits)
-            if len(hits) < k and self.widen == "drop_filter":
-                rest = ps.build_filter(SearchFilters(year_from=filters.year_from, year_to=filters.year_to), self.backend)
-                seen = {h["id"] for h in hits}
-                extra = [h for h in self._search(client, collection, vec, k + len(hits), rest, self.ef) if h["id"] not in seen]
-                # every filtered hit stays; the combined list is ordered by similarity, so a
-                # weak filtered match does not outrank a better unfiltered one (measured on
-                # PubMedQA with tagger MeSH: widened questions had R@1 0.65 with filtered hits
-                # first, while R@10 was 0.99)
-                hits = sorted(hits + extra[: k - len(hits)], key=lambda h: -h["distance"])
-                info["widened"] = bool(extra)
-        if mesh_uis:
-            note = f"MeSH filter [{', '.join(sorted(mesh_uis))}] matched {info['filtered_hits']} of {k}"
-            if exact is not None:
-                note += " (few matching rows: searched exactly)"
-            if info["widened"]:
-                note += f"; filled {len(hits) - info['filtered_hits']} from unfiltered search"
-            elif info["filtered_hits"] < k:
-                note += "; not widened (index.mesh_widen=none)" if self.widen == "none" else "; nothing more to add"
-            info["note"] = note
-        self.last_search = info
-        return [self._evidence(h, mesh_uis) for h in hits]
+        return [[_hit(h) for h in (res[i] if res and i < len(res) else [])] for i in range(len(vecs))]
 
     @staticmethod
-    def _evidence(hit: dict, mesh_uis: set[str]) -> Evidence:
+    def _evidence(hit: dict, mesh_uis: set[str], filter_uis: set[str]) -> Evidence:
+        """`widened` marks a hit outside an active MeSH filter (never set in boost mode)."""
         e = hit["entity"]
         pmid = str(hit["id"])
         uis = list(e.get("mesh_ui") or [])
@@ -260,6 +444,7 @@ class PubMedRetriever(Retriever):
                 "mesh_major": list(e.get("mesh_major") or []),
                 "mesh_filter": sorted(mesh_uis),
                 "mesh_match": match,
-                "widened": bool(mesh_uis) and not match,
+                "widened": bool(filter_uis) and not match,
+                **({"similarity": hit["similarity"]} if "similarity" in hit else {}),
             },
         )

@@ -32,13 +32,13 @@ def retrieval(
     out: Annotated[Path, typer.Option("--out", help="Output directory (index, results.csv, summary.json, retrieval.png).")] = Path("eval-retrieval"),
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
     corpus_limit: Annotated[int | None, typer.Option("--corpus-limit", help="At most N distractor records.")] = None,
-    mode: Annotated[list[str] | None, typer.Option("--mode", help="dense, mesh_gold, mesh_tagger, bm25 (default: all). Repeatable.")] = None,
+    mode: Annotated[list[str] | None, typer.Option("--mode", help="dense, mesh_gold, mesh_tagger (filter), mesh_boost, bm25 (default: all). Repeatable.")] = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the benchmark index even if OUT already has one.")] = False,
     preset: PresetOpt = None,
     set_: SetOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Recall@1/4/10 and MRR of gold PMIDs: dense, MeSH-filtered (gold / tagger), and BM25.
+    """Recall@1/4/10 and MRR of gold PMIDs: dense, MeSH-filtered (gold / tagger), MeSH-boosted, and BM25.
 
     Also prints build throughput (parse/clean/embed/load vs the raw embedding rate), query
     latency p50/p95 and index size. Example:
@@ -54,7 +54,7 @@ def retrieval(
     root = str(Path(__file__).resolve().parents[2])
     if root not in sys.path:
         sys.path.insert(0, root)
-    from benchmarks.retrieval import run
+    from benchmarks.retrieval import MODES, run
 
     if dataset not in ("pubmedqa", "bioasq"):
         raise InputError(f"unknown dataset '{dataset}': choose pubmedqa or bioasq")
@@ -62,9 +62,9 @@ def retrieval(
         if not p.exists():
             raise InputError(f"{p} does not exist")
     modes = list(mode or [])
-    bad = [m for m in modes if m not in ("dense", "mesh_gold", "mesh_tagger", "bm25")]
+    bad = [m for m in modes if m not in MODES]
     if bad:
-        raise InputError(f"unknown --mode {bad[0]}: choose dense, mesh_gold, mesh_tagger or bm25")
+        raise InputError(f"unknown --mode {bad[0]}: choose one of {', '.join(MODES)}")
     settings = settings_from_options(preset, set_)
     summary = run(settings, dataset, list(questions), list(corpus or []), out, limit=limit,
                   corpus_limit=corpus_limit, modes=modes or None, rebuild=rebuild)
@@ -73,10 +73,10 @@ def retrieval(
         return
     typer.echo(f"{summary['dataset']}: {summary['questions']} questions over {summary['corpus_gold']} gold + "
                f"{summary['corpus_distractors']} distractor documents")
-    typer.echo(f"{'mode':<12} {'R@1':>6} {'R@4':>6} {'R@10':>6} {'MRR':>6} {'p50 ms':>8} {'p95 ms':>8} {'widened':>8}")
+    typer.echo(f"{'mode':<12} {'R@1':>6} {'R@4':>6} {'R@10':>6} {'MRR':>6} {'p50 ms':>8} {'p95 ms':>8} {'widened':>8} {'exact':>6}")
     for m, v in summary["modes"].items():
         typer.echo(f"{m:<12} {v['recall@1']:>6.3f} {v['recall@4']:>6.3f} {v['recall@10']:>6.3f} {v['mrr@10']:>6.3f} "
-                   f"{v['p50_ms']:>8.1f} {v['p95_ms']:>8.1f} {v['widened_share']:>8.2f}")
+                   f"{v['p50_ms']:>8.1f} {v['p95_ms']:>8.1f} {v['widened_share']:>8.2f} {v['exact_share']:>6.2f}")
     if "build" in summary:
         b = summary["build"]
         typer.echo(f"build: {b['kept']} records in {b['wall_s']}s = {b['records_per_s']}/s (start-up {b['startup_s']}s; parse "

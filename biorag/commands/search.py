@@ -51,7 +51,7 @@ def pubmed(
     retriever = PubMedRetriever.from_settings(settings)
     try:
         hits = retriever.search(query, top_k, SearchFilters(mesh=list(mesh or []), year_from=year_from, year_to=year_to))
-        info = retriever.last_search
+        info = hits.info
     finally:
         retriever.close()
     if as_json:

@@ -97,7 +97,8 @@ def test_mesh_filter_every_hit_carries_a_requested_descriptor(built, embedder):
         assert len(hits) == 4
         assert all(wanted & set(h.metadata["mesh_ui"]) for h in hits), terms
         assert all(h.metadata["mesh_match"] and not h.metadata["widened"] for h in hits)
-    assert r.last_search["widened"] is False and "matched 4 of 4" in r.last_search["note"]
+    assert hits.info["widened"] is False and "matched 4 of 4" in hits.info["note"]
+    assert hits.info["filter"] and hits.info["mesh"] == sorted(wanted) and hits.info["batch"] >= 1
     r.close()
 
 
@@ -107,15 +108,16 @@ def test_selective_filter_is_searched_exactly_and_agrees_with_hnsw(built, embedd
     mid = next(u for u, c in sorted(counts.items()) if 5 <= c < len(rows) and ps.vocabulary().by_ui.get(u))
     r = PubMedRetriever.from_settings(settings)
     r._embedder = embedder
-    assert r.exact_filter_rows == 0  # opt-in
-    r.exact_filter_rows = 2048
+    assert r.exact_filter_rows > 0  # automatic: on by default
     query = "memory decline and treatment"
     exact = r.search(query, 4, SearchFilters(mesh=[mid]))
-    assert r.last_search["search"] == "exact" and "searched exactly" in r.last_search["note"]
+    assert r.mesh_counts is not None and r.mesh_counts[mid] == counts[mid]  # kept by the build
+    assert exact.info["path"] == "exact" and "searched exactly" in exact.info["note"]
+    assert exact.info["matching_rows"] == counts[mid]
     assert all(mid in h.metadata["mesh_ui"] for h in exact)
     r.exact_filter_rows = counts[mid] - 1  # more matching rows than the exact path takes
     ann = r.search(query, 4, SearchFilters(mesh=[mid]))
-    assert r.last_search["search"] == "ann"
+    assert ann.info["path"] == "ann" and "HNSW" in ann.info["note"]
     # on a few rows HNSW is exact too: same records, same order, same cosine scores
     assert [h.id for h in exact] == [h.id for h in ann]
     assert [h.score for h in exact] == pytest.approx([h.score for h in ann], abs=1e-4)
@@ -136,10 +138,10 @@ def test_widening_reported_when_filter_is_short(built, embedder):
     assert len(matched) == 1 and rare in matched[0].metadata["mesh_ui"] and not matched[0].metadata["widened"]
     assert all(h.metadata["widened"] and not h.metadata["mesh_match"] for h in hits if h is not matched[0])
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)  # one list, by similarity
-    assert r.last_search["widened"] and "filled 3 from unfiltered search" in r.last_search["note"]
+    assert hits.info["widened"] and "filled 3 from unfiltered search" in hits.info["note"]
     r.widen = "none"
-    assert len(r.search("brain pathology", 4, SearchFilters(mesh=[rare]))) == 1
-    assert "not widened" in r.last_search["note"]
+    short = r.search("brain pathology", 4, SearchFilters(mesh=[rare]))
+    assert len(short) == 1 and "not widened" in short.info["note"]
     r.close()
 
 

@@ -1,0 +1,144 @@
+"""Micro-batching: concurrent callers share one call of an expensive batch function.
+
+Why (issue 14): a query embedding and a Milvus search cost little more for 16 inputs than
+for one (the fixed cost per call is Python, torch dispatch and an RPC), so under
+concurrency one call for many beats one call each. Measured before: 4 threads searching
+one at a time were *slower* (75 q/s) than one thread (86 q/s).
+
+How: `submit(item)` queues the item and returns a Future. A fixed pool of worker threads
+(sized to the cores; this is also the bound on concurrent work) takes what is queued:
+everything waiting when a worker frees up goes into one batch, up to `max_batch`. A worker
+waits for companions (at most `max_wait_s` after the oldest item arrived) only while
+another batch is in flight, so a lone caller never waits and single-thread latency stays
+what it was.
+
+`run(items)` returns one result per item, in order; an item's result may be an exception
+instance, which fails that item's Future only (one bad query does not fail its batch). If
+`run` itself raises, every item of the batch fails with that error.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def default_workers() -> int:
+    """Worker threads: the cores, at least 2 (one embeds while another waits on the store)."""
+    return max(2, min(8, os.cpu_count() or 2))
+
+
+@dataclass
+class BatchStats:
+    batches: int = 0
+    items: int = 0
+    largest: int = 0
+    sizes: list[int] = field(default_factory=list)  # the last 1,000 batch sizes
+
+    def record(self, n: int) -> None:
+        self.batches += 1
+        self.items += n
+        self.largest = max(self.largest, n)
+        self.sizes.append(n)
+        del self.sizes[:-1000]
+
+
+class MicroBatcher(Generic[T, R]):
+    def __init__(self, run: Callable[[list[T]], list[R | BaseException]], *, max_batch: int = 32,
+                 max_wait_s: float = 0.003, workers: int | None = None, name: str = "microbatch"):
+        if max_batch < 1:
+            raise ValueError("max_batch must be at least 1")
+        self._run = run
+        self.max_batch = max_batch
+        self.max_wait_s = max_wait_s
+        self.workers = workers or default_workers()
+        self.name = name
+        self.stats = BatchStats()
+        self._cond = threading.Condition()
+        self._pending: list[tuple[float, T, Future]] = []
+        self._in_flight = 0  # batches being run right now
+        self._threads: list[threading.Thread] = []
+        self._closed = False
+
+    def submit(self, item: T) -> Future:
+        fut: Future = Future()
+        with self._cond:
+            if self._closed:
+                raise RuntimeError(f"{self.name} is closed")
+            if not self._threads:
+                self._start()
+            self._pending.append((time.monotonic(), item, fut))
+            self._cond.notify()
+        return fut
+
+    def __call__(self, item: T) -> R:
+        return self.submit(item).result()
+
+    def _start(self) -> None:
+        for i in range(self.workers):
+            t = threading.Thread(target=self._work, name=f"{self.name}-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def _take(self) -> list[tuple[float, T, Future]] | None:
+        with self._cond:
+            while True:
+                while not self._pending and not self._closed:
+                    self._cond.wait()
+                if not self._pending:
+                    return None  # closed and drained
+                # companions are likely only while other work is in flight: wait for them,
+                # bounded from the oldest item's arrival; a lone caller runs at once
+                deadline = self._pending[0][0] + self.max_wait_s
+                while (self._pending and len(self._pending) < self.max_batch and self._in_flight
+                       and not self._closed and time.monotonic() < deadline):
+                    self._cond.wait(max(0.0, deadline - time.monotonic()))
+                if not self._pending:
+                    continue  # another worker took them while this one waited
+                batch = self._pending[: self.max_batch]
+                del self._pending[: self.max_batch]
+                self._in_flight += 1
+                self.stats.record(len(batch))
+                return batch
+
+    def _work(self) -> None:
+        while True:
+            batch = self._take()
+            if batch is None:
+                return
+            try:
+                live = [(item, fut) for _, item, fut in batch if fut.set_running_or_notify_cancel()]
+                if live:
+                    try:
+                        results = self._run([item for item, _ in live])
+                        if len(results) != len(live):
+                            raise RuntimeError(f"{self.name}: {len(results)} results for {len(live)} items")
+                    except BaseException as e:  # noqa: BLE001 - the callers get it
+                        results = [e] * len(live)
+                    for (_, fut), res in zip(live, results, strict=True):
+                        if isinstance(res, BaseException):
+                            fut.set_exception(res)
+                        else:
+                            fut.set_result(res)
+            finally:
+                with self._cond:
+                    self._in_flight -= 1
+                    self._cond.notify_all()
+
+    def close(self) -> None:
+        """Finish what is queued, then stop the workers."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+            threads, self._threads = self._threads, []
+        for t in threads:
+            if t is not threading.current_thread():
+                t.join(timeout=30)

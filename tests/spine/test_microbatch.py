@@ -1,0 +1,124 @@
+"""The micro-batcher behind concurrent searches, and the query-embedding LRU (issue 14)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from biorag.embedder import Embedder, QueryCache
+from biorag.microbatch import MicroBatcher
+
+
+class SlowSquare:
+    """A batch function with a fixed cost per call (like an embedding or a Milvus call)."""
+
+    def __init__(self, cost_s: float = 0.03):
+        self.cost_s = cost_s
+        self.calls: list[list[int]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, items: list[int]) -> list:
+        time.sleep(self.cost_s)
+        with self.lock:
+            self.calls.append(list(items))
+        return [ValueError(f"bad item {x}") if x < 0 else x * x for x in items]
+
+
+def _hammer(batcher: MicroBatcher, items: list[int]) -> dict[int, object]:
+    out: dict[int, object] = {}
+    start = threading.Barrier(len(items))
+
+    def one(x: int) -> None:
+        start.wait()
+        try:
+            out[x] = batcher(x)
+        except ValueError as e:
+            out[x] = e
+
+    threads = [threading.Thread(target=one, args=(x,)) for x in items]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return out
+
+
+def test_concurrent_callers_share_calls_and_get_their_own_results():
+    fn = SlowSquare()
+    b = MicroBatcher(fn, workers=2, max_wait_s=0.005)
+    items = list(range(1, 17))
+    out = _hammer(b, items)
+    b.close()
+    assert out == {x: x * x for x in items}  # same results as one at a time
+    assert sum(len(c) for c in fn.calls) == 16
+    assert len(fn.calls) < 16 and max(len(c) for c in fn.calls) > 1  # it really batched
+    assert b.stats.items == 16 and b.stats.batches == len(fn.calls)
+
+
+def test_one_bad_item_fails_only_its_caller():
+    fn = SlowSquare()
+    b = MicroBatcher(fn, workers=1)
+    out = _hammer(b, [3, -1, 4, 5])
+    b.close()
+    assert isinstance(out[-1], ValueError) and out[3] == 9 and out[4] == 16 and out[5] == 25
+
+
+def test_batch_function_crash_fails_every_item_of_the_batch():
+    def boom(items):
+        raise RuntimeError("store down")
+
+    b = MicroBatcher(boom, workers=1)
+    with pytest.raises(RuntimeError, match="store down"):
+        b(1)
+    b.close()
+
+
+def test_a_lone_caller_does_not_wait_for_companions():
+    fn = SlowSquare(cost_s=0.0)
+    b = MicroBatcher(fn, workers=2, max_wait_s=0.5)  # a wait would be obvious
+    t = time.perf_counter()
+    for x in range(5):
+        assert b(x) == x * x
+    b.close()
+    assert time.perf_counter() - t < 0.5  # five calls, none waited 0.5 s
+    assert [len(c) for c in fn.calls] == [1] * 5
+
+
+def test_closed_batcher_refuses_new_work():
+    b = MicroBatcher(SlowSquare(0.0), workers=1)
+    assert b(2) == 4
+    b.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        b.submit(3)
+
+
+def test_query_cache_evicts_least_recently_used():
+    c = QueryCache(2)
+    c.put_many({"a": np.ones(3, np.float32), "b": np.zeros(3, np.float32)})
+    assert set(c.get_many(["a"])) == {"a"}  # a is now the most recent
+    c.put_many({"c": np.ones(3, np.float32)})
+    assert set(c.get_many(["a", "b", "c"])) == {"a", "c"}
+    assert c.hits == 3 and c.misses == 1
+
+
+def test_repeated_queries_hit_the_embedding_cache():
+    emb = Embedder(query_cache=8)
+    calls: list[list[str]] = []
+    real = emb._encode
+
+    def counting(enc, texts, progress):
+        calls.append(list(texts))
+        return real(enc, texts, progress)
+
+    emb._encode = counting
+    first = emb.embed_queries(["amyloid plaques", "tau tangles", "amyloid plaques"])
+    assert calls == [["amyloid plaques", "tau tangles"]]  # one call, a duplicate encoded once
+    again = emb.embed_query("tau tangles")
+    assert len(calls) == 1 and emb.query_cache.hits >= 1  # served from the cache
+    np.testing.assert_array_equal(again, first[1])
+    np.testing.assert_array_equal(first[0], first[2])
+    fresh = Embedder(query_cache=0).embed_query("tau tangles")  # the same vector, computed anew
+    np.testing.assert_allclose(fresh, again, atol=1e-5)
