@@ -1,19 +1,24 @@
-"""Load benchmark for the HTTP API: throughput and latency percentiles on loopback.
+"""Load benchmark: the PubMed retriever in process against the same searches over HTTP.
 
     .venv/bin/python -m benchmarks.load_serving [--search-requests 300] [--answer-requests 100]
         [--concurrency 4] [--max-concurrent 4] [--duration 60] [--question "..."]... [--json]
 
-What it does:
-1. starts `biorag serve` (embedded preset, NCBI tools in replay mode from the bundled
-   recording) on a free 127.0.0.1 port with a private data dir;
-2. builds the PubMed index from the bundled sample through the server's own rebuild job
-   (the server owns the Milvus Lite store), and reports how long that took;
-3. from a second process, drives `GET /v1/search/pubmed` and then `POST /v1/answer` with
-   `--concurrency` client threads, each phase bounded by a request count and `--duration`
-   seconds;
+What it does, in one run on one index:
+1. builds the PubMed index from the bundled sample (`biorag index build`, a subprocess, into
+   a private data dir) and reports how long that took;
+2. raw: in a second process, opens the retriever once (as the CLI and the agent do) and runs
+   the search queries one at a time (single thread), then with `--concurrency` threads;
+3. API: starts `biorag serve` (embedded preset, NCBI tools in replay mode from the bundled
+   recording) on that data dir and a free 127.0.0.1 port; from a third process drives
+   `GET /v1/search/pubmed`, then `POST /v1/answer`, with `--concurrency` client threads,
+   each phase bounded by a request count and `--duration` seconds;
 4. prints, per phase: requests, successes, other statuses (503 = refused when every agent
-   slot is busy), wall time, throughput (successful requests/s) and p50/p95/p99 latency.
-Latencies are measured by the client (request sent -> full response read).
+   slot is busy), wall time, throughput (successful requests/s) and p50/p95/p99 latency,
+   then the issue-14 ratios: API search throughput / raw single-thread throughput (target
+   >= 1.5) and API p99 / raw p99 at the same concurrency (target <= 2).
+Search queries are the titles of the bundled sample records, each asked once per phase, so
+the query-embedding cache does not flatter either side. Latencies are measured by the
+caller (request sent -> full response read; for raw, call -> hits returned).
 """
 
 from __future__ import annotations
@@ -35,17 +40,16 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
-#: generic literature queries over the sample's topic (Alzheimer's disease papers)
-SEARCH_QUERIES = [
-    "amyloid beta aggregation and neurotoxicity",
-    "tau phosphorylation in neurodegeneration",
-    "APOE genotype and risk of late-onset dementia",
-    "microglia and neuroinflammation in Alzheimer disease",
-    "cognitive decline biomarkers in cerebrospinal fluid",
-    "acetylcholinesterase inhibitors treatment outcomes",
-    "synaptic loss and memory impairment",
-    "oxidative stress and mitochondrial dysfunction in neurons",
-]
+TITLES = ROOT / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
+
+
+def search_queries() -> list[str]:
+    """Distinct literature queries on the sample's topic: the sample records' titles."""
+    import gzip
+
+    with gzip.open(TITLES, "rt") as f:
+        titles = [json.loads(line).get("title", "").strip() for line in f]
+    return list(dict.fromkeys(t for t in titles if t))
 #: questions whose tool calls are all in the bundled recording (a replay miss would send the
 #: small embedded model into slow LLM planning and measure that instead of the service)
 DEFAULT_QUESTIONS = [
@@ -60,6 +64,7 @@ DEFAULT_QUESTIONS = [
 
 
 def _drive(url: str, phase: str, n: int, concurrency: int, duration: float, questions: list[str]) -> dict:
+    queries = search_queries()
     lock = threading.Lock()
     issued = 0
     latencies: list[float] = []
@@ -80,7 +85,7 @@ def _drive(url: str, phase: str, n: int, concurrency: int, duration: float, ques
                 t = time.perf_counter()
                 try:
                     if phase == "search":
-                        r = client.get("/v1/search/pubmed", params={"q": SEARCH_QUERIES[i % len(SEARCH_QUERIES)], "k": 4})
+                        r = client.get("/v1/search/pubmed", params={"q": queries[i % len(queries)], "k": 4})
                     else:
                         r = client.post("/v1/answer", json={"question": questions[i % len(questions)]})
                     status = str(r.status_code)
@@ -98,6 +103,54 @@ def _drive(url: str, phase: str, n: int, concurrency: int, duration: float, ques
                 pool.submit(worker)
         wall = time.perf_counter() - t0
     return {"phase": phase, "wall_s": wall, "statuses": dict(statuses), "latencies_ms": latencies}
+
+
+def _raw(data_dir: str, n: int, concurrency: int, duration: float) -> dict:
+    """The retriever in this process, opened once: n searches one at a time, then n with
+    `concurrency` threads (the same queries, in two halves of the list so neither phase
+    meets a query the other already put in the embedding cache)."""
+    import os
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from biorag.settings import load_settings
+    from retrievers.pubmed import PubMedRetriever
+
+    settings = load_settings("embedded", sets=[f"data_dir={data_dir}"])
+    retriever = PubMedRetriever.from_settings(settings)
+    queries = search_queries()
+    retriever.search("warm-up: amyloid", 4)  # open the store and load the model outside the timings
+    half = len(queries) // 2
+    out = []
+    for label, threads, qs in (("raw 1 thread", 1, queries[:half]), (f"raw {concurrency} threads", concurrency, queries[half:])):
+        lock = threading.Lock()
+        issued = 0
+        lat: list[float] = []
+        stop_at = time.monotonic() + duration
+
+        def worker(qs=qs, lat=lat, lock=lock, stop_at=stop_at) -> None:
+            nonlocal issued
+            while True:
+                with lock:
+                    if issued >= n or time.monotonic() >= stop_at:
+                        return
+                    i = issued
+                    issued += 1
+                t = time.perf_counter()
+                retriever.search(qs[i % len(qs)], 4)
+                ms = (time.perf_counter() - t) * 1000
+                with lock:
+                    lat.append(ms)
+
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(threads) as pool:
+            for _ in range(threads):
+                pool.submit(worker)
+        out.append({"phase": label, "wall_s": time.perf_counter() - t0, "statuses": {"200": len(lat)},
+                    "latencies_ms": lat})
+        issued = 0
+    stats = retriever.batcher.stats
+    retriever.close()
+    return {"phases": out, "batches": stats.batches, "batched_items": stats.items, "largest_batch": stats.largest}
 
 
 # ---- orchestration --------------------------------------------------------------------------
@@ -123,22 +176,15 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 180) -> Non
     raise SystemExit(f"error: the server did not answer /healthz within {timeout:.0f}s")
 
 
-def _build_index(url: str, data_dir: Path) -> tuple[float, int]:
-    target = data_dir / "pubmed"
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copy(SAMPLE, target / SAMPLE.name)
+def _build_index(data_dir: Path) -> tuple[float, int]:
+    """`biorag index build` over the sample, in its own process (the Lite file is free after)."""
     t = time.perf_counter()
-    r = httpx.post(f"{url}/v1/jobs/index-rebuild", json={"inputs": [str(target)]}, timeout=30)
-    if r.status_code != 202:
-        raise SystemExit(f"error: rebuild job refused: {r.status_code} {r.text}")
-    job_id = r.json()["id"]
-    while True:
-        job = httpx.get(f"{url}/v1/jobs/{job_id}", timeout=30).json()
-        if job["state"] == "succeeded":
-            return time.perf_counter() - t, job["result"]["rows"]
-        if job["state"] == "failed":
-            raise SystemExit(f"error: index build failed: {job['error']}")
-        time.sleep(0.5)
+    out = subprocess.run([sys.executable, "-m", "biorag.cli", "index", "build", "--input", str(SAMPLE),
+                          "--set", f"data_dir={data_dir}", "--json"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=1800)
+    if out.returncode != 0:
+        raise SystemExit(f"error: index build failed:\n{out.stderr[-2000:]}")
+    return time.perf_counter() - t, int(json.loads(out.stdout)["rows"])
 
 
 def _percentile(sorted_ms: list[float], p: float) -> float:
@@ -161,11 +207,14 @@ def summarise(res: dict) -> dict:
 
 
 def _run_client(url: str, phase: str, n: int, args) -> dict:
-    cmd = [sys.executable, "-m", "benchmarks.load_serving", "--client", url, "--phase", phase, "--n", str(n),
+    """Run this module in another process as an HTTP client (`url`) or the raw retriever
+    (phase "raw", `url` = the data dir); its JSON result."""
+    flag = "--raw" if phase == "raw" else "--client"
+    cmd = [sys.executable, "-m", "benchmarks.load_serving", flag, url, "--phase", phase, "--n", str(n),
            "--concurrency", str(args.concurrency), "--duration", str(args.duration)]
     for q in args.question or []:
         cmd += ["--question", q]
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=args.duration + 120)
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=3 * args.duration + 300)
     if out.returncode != 0:
         raise SystemExit(f"error: the load client failed:\n{out.stderr}")
     return json.loads(out.stdout)
@@ -184,17 +233,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--keep", action="store_true", help="keep the temporary data dir and server log")
     # client mode (internal: the orchestrator runs itself in a second process)
     ap.add_argument("--client", help=argparse.SUPPRESS)
-    ap.add_argument("--phase", choices=["search", "answer"], help=argparse.SUPPRESS)
+    ap.add_argument("--raw", help=argparse.SUPPRESS)
+    ap.add_argument("--phase", choices=["search", "answer", "raw"], help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
+    if args.raw:
+        sys.stdout.write(json.dumps(_raw(args.raw, args.n, args.concurrency, args.duration)))
+        return
     if args.client:
         res = _drive(args.client, args.phase, args.n, args.concurrency, args.duration,
                      args.question or DEFAULT_QUESTIONS)
         sys.stdout.write(json.dumps(res))
         return
 
-    for name in ("search_requests", "answer_requests", "concurrency", "max_concurrent"):
+    for name in ("search_requests", "concurrency", "max_concurrent"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
     tmp = Path(tempfile.mkdtemp(prefix="biorag-load-"))
@@ -205,45 +258,66 @@ def main(argv: list[str] | None = None) -> None:
     cmd = [sys.executable, "-m", "biorag.cli", "serve", "--port", str(port), "--preset", "embedded",
            "--set", f"data_dir={data_dir}", "--set", f"serve.max_concurrent={args.max_concurrent}",
            "--log-level", "warning"]
-    print(f"starting the server on {url} (log: {log_path})", file=sys.stderr)
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    results = []
+    proc = None
     try:
+        print("building the PubMed sample index (biorag index build)...", file=sys.stderr)
+        build_s, rows = _build_index(data_dir)
+        print(f"raw: the retriever in process, 1 then {args.concurrency} threads...", file=sys.stderr)
+        raw = _run_client(str(data_dir), "raw", args.search_requests, args)
+        results += [summarise(r) for r in raw["phases"]]
+        print(f"starting the server on {url} (log: {log_path})", file=sys.stderr)
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         _wait_healthy(url, proc)
-        print("building the PubMed sample index through the server's rebuild job...", file=sys.stderr)
-        build_s, rows = _build_index(url, data_dir)
-        # warm-up: load the embedder and the model once, outside the measurements
-        httpx.get(f"{url}/v1/search/pubmed", params={"q": SEARCH_QUERIES[0]}, timeout=120).raise_for_status()
-        httpx.post(f"{url}/v1/answer", json={"question": (args.question or DEFAULT_QUESTIONS)[0]},
-                   timeout=300).raise_for_status()
-        results = []
-        for phase, n in (("search", args.search_requests), ("answer", args.answer_requests)):
+        # warm-up: open the store, load the embedder (and the model) once, outside the measurements
+        httpx.get(f"{url}/v1/search/pubmed", params={"q": "warm-up: amyloid"}, timeout=300).raise_for_status()
+        phases = [("search", args.search_requests)]
+        if args.answer_requests:
+            httpx.post(f"{url}/v1/answer", json={"question": (args.question or DEFAULT_QUESTIONS)[0]},
+                       timeout=300).raise_for_status()
+            phases.append(("answer", args.answer_requests))
+        for phase, n in phases:
             print(f"phase {phase}: up to {n} requests, {args.concurrency} client threads, "
                   f"at most {args.duration:.0f}s...", file=sys.stderr)
             results.append(summarise(_run_client(url, phase, n, args)))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    by = {r["phase"]: r for r in results}
+    single, api, raw_c = by["raw 1 thread"], by["search"], by[f"raw {args.concurrency} threads"]
+    ratios = {
+        "api_throughput_over_raw_single_thread": _ratio(api["throughput_rps"], single["throughput_rps"]),
+        f"api_p99_over_raw_p99_at_{args.concurrency}": _ratio(api["p99_ms"], raw_c["p99_ms"]),
+    }
     report = {"index": {"rows": rows, "build_s": round(build_s, 1)}, "concurrency": args.concurrency,
-              "max_concurrent": args.max_concurrent, "phases": results}
+              "max_concurrent": args.max_concurrent, "phases": results, "ratios": ratios,
+              "raw_batches": {k: raw[k] for k in ("batches", "batched_items", "largest_batch")}}
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"index: {rows} rows built through POST /v1/jobs/index-rebuild in {build_s:.1f}s")
+    print(f"index: {rows} rows built by `biorag index build` in {build_s:.1f}s")
     print(f"client threads {args.concurrency}, server agent slots {args.max_concurrent}")
-    print(f"{'endpoint':<22}{'requests':>9}{'ok':>6}{'other':>14}{'wall s':>8}{'req/s':>8}"
+    print(f"{'path':<22}{'requests':>9}{'ok':>6}{'other':>14}{'wall s':>8}{'req/s':>8}"
           f"{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
     names = {"search": "GET /v1/search/pubmed", "answer": "POST /v1/answer"}
     for r in results:
         other = ",".join(f"{k}x{v}" for k, v in sorted(r["statuses"].items()) if k != "200") or "-"
-        print(f"{names[r['phase']]:<22}{r['requests']:>9}{r['ok']:>6}{other:>14}{r['wall_s']:>8.1f}"
+        print(f"{names.get(r['phase'], r['phase']):<22}{r['requests']:>9}{r['ok']:>6}{other:>14}{r['wall_s']:>8.1f}"
               f"{r['throughput_rps']:>8.1f}{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['p99_ms']:>9.1f}")
+    for k, v in ratios.items():
+        print(f"{k}: {v}")
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return round(a / b, 2) if b else None
 
 
 if __name__ == "__main__":

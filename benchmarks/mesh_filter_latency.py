@@ -9,10 +9,14 @@ the real distribution). The collection uses the production schema and index
 (`biorag.pubmed_schema`). Queries: noisy copies of random rows; each filtered query asks
 for one descriptor drawn from the real heading distribution (common and rare alike).
 
-Reports p50/p95 for unfiltered and filtered top-k (the production `mesh_key like` filter),
-their ratio (target: filtered p95 <= 2x unfiltered p95), filter exactness (every hit
-carries the descriptor), recall@k of the filtered search against exact numpy search over
-the matching rows, and optionally the naive `array_contains_any` on the ARRAY field.
+Searches go through the production retriever (`PubMedRetriever.search_vector`): the
+descriptor counts are stored in the collection as the build stores them, and the retriever
+picks the exact path (filters matching at most `--exact-rows` rows) or HNSW with the filter
+pushed down. Reports p50/p95 for unfiltered and filtered top-k, their ratio (target:
+filtered p95 <= 2x unfiltered p95), filter exactness (k filtered hits, each carrying the
+descriptor, or every matching row when fewer), recall@k of the filtered search against
+exact numpy search over the matching rows, the share of each path and its p95, and
+optionally the naive `array_contains_any` on the ARRAY field.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import json
 import shutil
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -118,38 +123,48 @@ def main(argv=None) -> dict:
     queries = vecs[q_rows] + 0.3 * rng.normal(size=(a.queries, a.dim)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     from biorag.settings import IndexSettings
-    from retrievers.pubmed import exact_filtered_search
+    from indexing.mesh_counts import save_counts
+    from retrievers.pubmed import PubMedRetriever
 
+    # the per-descriptor row counts the build keeps, so the retriever picks its path as in production
+    counts = Counter(u for ml in row_mesh for u in {x for x in ml if ps.UI_RE.match(x)})
+    postings: dict[str, set[int]] = {}
+    for i, ml in enumerate(row_mesh):
+        for u in {x for x in ml if ps.UI_RE.match(x)}:
+            if counts[u] <= ps.POSTINGS_MAX_ROWS:
+                postings.setdefault(u, set()).add(i)
+    save_counts(client, name, counts, a.rows, postings)
     exact_rows = IndexSettings().exact_filter_rows if a.exact_rows is None else a.exact_rows
+    retriever = PubMedRetriever(str(tmp), collection=name, client=client, exact_filter_rows=exact_rows)
+    paths: list[str] = []
 
-    def run(q, expr, fields=("pmid", "mesh_ui")):
+    def run(q, filters: SearchFilters | None):
+        """The production search path (exact or HNSW, chosen from the counts), one query."""
         t = time.perf_counter()
-        if expr and exact_rows and "mesh_key" in expr:  # the retriever's path for MeSH filters
-            hits = exact_filtered_search(client, name, q.tolist(), a.k, expr, exact_rows, list(fields))
-            if hits is not None:
-                return time.perf_counter() - t, hits
-        res = client.search(name, data=[q.tolist()], limit=a.k, filter=expr, anns_field=ps.VECTOR_FIELD,
-                            output_fields=list(fields), search_params=ps.search_params("HNSW", 64, a.k, bool(expr)))
-        return time.perf_counter() - t, res[0]
+        hits = retriever.search_vector(q, a.k, filters)
+        dt = time.perf_counter() - t
+        if filters is not None:
+            paths.append(hits.info["path"])
+        return dt, [{"entity": {"pmid": int(h.id), "mesh_ui": h.metadata["mesh_ui"]}} for h in hits]
 
     for q in queries[:5]:  # warm-up
-        run(q, "")
+        run(q, None)
     unf, fil, exact_ok, recall, selectivity, unf_recall = [], [], 0, [], [], []
     has = {}
     for qi, (q, ui) in enumerate(zip(queries, q_uis, strict=True)):
-        dt, hits = run(q, "")
+        dt, hits = run(q, None)
         unf.append(dt)
         # the index's own recall, for context: filtered recall cannot beat it
         truth_all = set(np.argpartition(-(vecs @ q), a.k)[: a.k].tolist())
         unf_recall.append(len(truth_all & {int(h["entity"]["pmid"]) for h in hits}) / a.k)
-        expr = ps.build_filter(SearchFilters(mesh=[ui]), "lite")
-        dt, hits = run(q, expr)
+        dt, hits = run(q, SearchFilters(mesh=[ui]))
+        hits = [h for h in hits if ui in h["entity"]["mesh_ui"]]  # widened fill-ins are not filtered hits
         fil.append(dt)
         if ui not in has:
             has[ui] = np.fromiter((ui in m for m in row_mesh), bool, a.rows)
         mask = has[ui]
         selectivity.append(mask.mean())
-        exact_ok += all(ui in h["entity"]["mesh_ui"] for h in hits)
+        exact_ok += len(hits) == min(a.k, int(mask.sum()))  # every filtered hit carries it, none missing
         idx = np.flatnonzero(mask)
         truth = set(idx[np.argsort(-(vecs[idx] @ q))[: a.k]].tolist())
         got = {int(h["entity"]["pmid"]) for h in hits}
@@ -158,8 +173,10 @@ def main(argv=None) -> dict:
     print()
     naive = []
     for q, ui in list(zip(queries, q_uis, strict=True))[: a.naive]:
-        dt, _ = run(q, f'array_contains_any(mesh_ui, ["{ui}"])')
-        naive.append(dt)
+        t = time.perf_counter()
+        client.search(name, data=[q.tolist()], limit=a.k, filter=f'array_contains_any(mesh_ui, ["{ui}"])',
+                      anns_field=ps.VECTOR_FIELD, output_fields=["pmid"], search_params=ps.search_params("HNSW", 64, a.k, True))
+        naive.append(time.perf_counter() - t)
 
     size_mb = sum(f.stat().st_size for f in tmp.rglob("*") if f.is_file()) / 1e6
     out = {
@@ -174,6 +191,9 @@ def main(argv=None) -> dict:
         "ef_factor": ps.FILTERED_EF_FACTOR,
         "exact_filter_rows": exact_rows,
         "filtered_recall_by_selectivity": _by_selectivity(selectivity, recall, fil),
+        "path_share": {p: round(paths.count(p) / len(paths), 3) for p in sorted(set(paths))},
+        "filtered_p95_ms_by_path": {p: round(pct([fil[i] for i, x in enumerate(paths) if x == p], 95), 1)
+                                    for p in sorted(set(paths))},
         "selectivity_median": round(float(np.median(selectivity)), 4),
         "selectivity_min": round(float(np.min(selectivity)), 6),
     }
@@ -182,7 +202,7 @@ def main(argv=None) -> dict:
     print(json.dumps(out, indent=2))
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(out, indent=2))
-    client.close()
+    retriever.close()
     if not a.db:
         shutil.rmtree(tmp.parent, ignore_errors=True)
     return out

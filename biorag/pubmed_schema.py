@@ -144,6 +144,30 @@ META_PROPERTY = "biorag.meta"
 MESH_COUNTS_PROPERTY = "biorag.mesh_counts"
 
 
+#: Milvus Lite only: {descriptor UI: [PMIDs]} as JSON for descriptors carried by at most
+#: POSTINGS_MAX_ROWS rows. Lite evaluates a scalar query row by row in Python (~230-340 ms at
+#: 100k rows whatever the filter), while a primary-key `get` of a few hundred rows takes a
+#: few ms, so the exact path reads the matching rows by PMID. A server needs none: its
+#: INVERTED index on `mesh_ui` serves the query by filter.
+MESH_POSTINGS_PROPERTY = "biorag.mesh_postings"
+POSTINGS_MAX_ROWS = 1024
+
+
+def read_mesh_postings(described: dict[str, Any]) -> dict[str, list[int]]:
+    """The PMIDs of rows carrying each rare descriptor (empty when not kept)."""
+    raw = (described.get("properties") or {}).get(MESH_POSTINGS_PROPERTY)
+    try:
+        data = json.loads(raw) if raw else {}
+    except json.JSONDecodeError:
+        return {}
+    return {str(k): [int(x) for x in v] for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def mesh_postings_property(postings: dict[str, Any]) -> dict[str, str]:
+    kept = {u: sorted(int(x) for x in ids) for u, ids in sorted(postings.items()) if ids}
+    return {MESH_POSTINGS_PROPERTY: json.dumps(kept, separators=(",", ":"))}
+
+
 def read_mesh_counts(described: dict[str, Any]) -> dict[str, int] | None:
     """Per-descriptor row counts from a `describe_collection` result, or None if absent."""
     raw = (described.get("properties") or {}).get(MESH_COUNTS_PROPERTY)

@@ -69,16 +69,24 @@ def _hit(h: dict) -> dict:
 
 
 def exact_search_many(client, collection: str, vecs: np.ndarray, k: int, expr: str, max_rows: int,
-                      output_fields: list[str] | None = None) -> list[list[dict]] | None:
+                      output_fields: list[str] | None = None, ids: list[int] | None = None,
+                      years: tuple[int | None, int | None] = (None, None)) -> list[list[dict]] | None:
     """Exact cosine top-k, for each query vector, over the rows `expr` matches; None if it
     matches more than `max_rows` rows (then ANN search is the right tool).
 
-    One scalar query fetches the matching rows' ids and vectors (never the collection),
+    The matching rows' ids and vectors come from one scalar query by `expr` or, when the
+    caller knows their PMIDs (`ids`, Milvus Lite: see pubmed_schema.MESH_POSTINGS_PROPERTY),
+    one primary-key fetch, with the year bounds applied here. Never the whole collection.
     numpy scores them against every query of the batch at once, and one primary-key fetch
     brings the full records of the winners."""
     import numpy as np
 
-    rows = client.query(collection, filter=expr, output_fields=["pmid", ps.VECTOR_FIELD], limit=max_rows + 1)
+    if ids is not None:
+        rows = client.get(collection, ids=list(ids), output_fields=["pmid", "year", ps.VECTOR_FIELD]) if ids else []
+        lo, hi = years
+        rows = [r for r in rows if (lo is None or (r.get("year") or 0) >= lo) and (hi is None or (r.get("year") or 0) <= hi)]
+    else:
+        rows = client.query(collection, filter=expr, output_fields=["pmid", ps.VECTOR_FIELD], limit=max_rows + 1)
     if len(rows) > max_rows:
         return None
     if not rows:
@@ -90,11 +98,12 @@ def exact_search_many(client, collection: str, vecs: np.ndarray, k: int, expr: s
     sims = q @ mat.T  # (queries, matching rows)
     kk = min(k, len(rows))
     tops = [np.argsort(-s)[:kk] for s in sims]
-    ids = sorted({int(rows[i]["pmid"]) for top in tops for i in top})
+    pmids = [int(r["pmid"]) for r in rows]
+    wanted = sorted({pmids[i] for top in tops for i in top})
     fields = output_fields or ps.OUTPUT_FIELDS
-    ents = {int(e["pmid"]): e for e in client.get(collection, ids=ids, output_fields=fields)} if ids else {}
-    return [[{"id": int(rows[i]["pmid"]), "distance": float(s[i]), "entity": ents.get(int(rows[i]["pmid"]), {"pmid": int(rows[i]["pmid"])})}
-             for i in top] for s, top in zip(sims, tops, strict=True)]
+    ents = {int(e["pmid"]): e for e in client.get(collection, ids=wanted, output_fields=fields)} if wanted else {}
+    return [[{"id": pmids[i], "distance": float(s[i]), "entity": ents.get(pmids[i], {"pmid": pmids[i]})} for i in top]
+            for s, top in zip(sims, tops, strict=True)]
 
 
 def exact_filtered_search(client, collection: str, vec: list[float], k: int, expr: str, max_rows: int,
@@ -118,6 +127,8 @@ class _Request:
     base_expr: str  # the years only: the widened / boosted search
     path: str  # "exact", "ann" or "none" (the counts say no row matches)
     matching_rows: int | None
+    ids: list[int] | None = None  # the exact path's rows by PMID (Lite postings), else by filter
+    years: tuple[int | None, int | None] = (None, None)
     info: dict[str, Any] = field(default_factory=dict)
     vec: Any = None
     hits: list[dict] = field(default_factory=list)
@@ -159,6 +170,8 @@ class PubMedRetriever(Retriever):
         self.meta: dict[str, Any] = {}
         #: per-descriptor row counts from the build (None: an index built before they were kept)
         self.mesh_counts: dict[str, int] | None = None
+        #: Lite: PMIDs of the rows carrying each rare descriptor (the exact path reads them by id)
+        self.mesh_postings: dict[str, list[int]] = {}
         self._batch_workers = batch_workers
         self._max_batch = max_batch
         self._batcher: MicroBatcher | None = None
@@ -197,6 +210,7 @@ class PubMedRetriever(Retriever):
             described = self._client.describe_collection(target)
             self.meta = ps.read_meta(described)
             self.mesh_counts = ps.read_mesh_counts(described)
+            self.mesh_postings = ps.read_mesh_postings(described)
             emb = self.embedder
             dim = ps.vector_dim(self._client, target)
             if dim is not None and dim != emb.dim:
@@ -250,6 +264,15 @@ class PubMedRetriever(Retriever):
         req = self._plan(query, k, filters or SearchFilters())
         return self.batcher.submit(req)
 
+    def search_vector(self, vec, k: int, filters: SearchFilters | None = None) -> SearchHits:
+        """The same search for a query vector (benchmarks/mesh_filter_latency.py), unbatched."""
+        req = self._plan("(vector)", k, filters or SearchFilters())
+        req.vec = vec
+        res = self._run_batch([req])[0]
+        if isinstance(res, BaseException):
+            raise res
+        return res
+
     def _plan(self, query: str, k: int, filters: SearchFilters) -> _Request:
         query = (query or "").strip()
         if not query:
@@ -273,7 +296,11 @@ class PubMedRetriever(Retriever):
                 path = "none"
             elif matching <= self.exact_filter_rows:
                 path = "exact"
-        return _Request(query, k, mesh_uis, "filter", expr, base_expr, path, matching)
+        ids = None
+        if path == "exact" and all(u in self.mesh_postings or not self.mesh_counts.get(u) for u in mesh_uis):
+            ids = sorted({i for u in mesh_uis for i in self.mesh_postings.get(u, ())})
+        return _Request(query, k, mesh_uis, "filter", expr, base_expr, path, matching, ids,
+                        (filters.year_from, filters.year_to))
 
     def _run_batch(self, reqs: list[_Request]) -> list[SearchHits | BaseException]:
         """One embedding call for the whole batch, then one Milvus call per filter
@@ -282,10 +309,11 @@ class PubMedRetriever(Retriever):
 
         t0 = time.perf_counter()
         client, collection = self._open()
-        vecs = self.embedder.embed_queries([r.query for r in reqs])
+        todo = [r for r in reqs if r.vec is None]
+        if todo:
+            for r, v in zip(todo, self.embedder.embed_queries([r.query for r in todo]), strict=True):
+                r.vec = v
         embed_ms = (time.perf_counter() - t0) * 1000
-        for r, v in zip(reqs, vecs, strict=True):
-            r.vec = v
         failed: dict[int, BaseException] = {}
 
         def grouped(items: list[_Request], key) -> dict[Any, list[_Request]]:
@@ -311,7 +339,8 @@ class PubMedRetriever(Retriever):
             if path == "exact":
                 try:
                     res = exact_search_many(client, collection, np.stack([r.vec for r in group]),
-                                            max(r.k for r in group), expr, self.exact_filter_rows)
+                                            max(r.k for r in group), expr, self.exact_filter_rows,
+                                            ids=group[0].ids, years=group[0].years)
                 except Exception as e:  # noqa: BLE001
                     res, err = None, ToolError("pubmed", f"filtered search failed: {e}")
                     for r in group:
@@ -394,6 +423,7 @@ class PubMedRetriever(Retriever):
                 note = f"MeSH filter [{terms}] matched {info['filtered_hits']} of {r.k}"
                 if r.path == "exact":
                     note += f" (at most {r.matching_rows} matching rows: searched exactly)"
+                    info["exact_by"] = "pmid" if r.ids is not None else "filter"
                 elif r.path == "none":
                     note += " (no indexed record carries it)"
                 elif r.matching_rows is None:

@@ -17,6 +17,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -32,6 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from biorag.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
 from biorag.mesh import TERM_SCHEMA
+from biorag.microbatch import default_workers
 from biorag.models import Answer, Evidence, SearchFilters
 from biorag.redaction import install_log_scrubbing, scrub_obj
 from biorag.settings import Components, Settings
@@ -186,6 +188,7 @@ class SearchResponse(BaseModel):
     k: int
     mesh: list[str] = Field(default_factory=list)
     ms: float
+    search: dict[str, Any] = Field(default_factory=dict, description="what the search did (filter, path, widening, batch)")
     hits: list[Evidence]
 
 
@@ -221,11 +224,13 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     jobs = JobManager()
     keys = [k.get_secret_value() for k in serve.api_keys]
     limit = settings.max_question_chars
+    search_pool = ThreadPoolExecutor(max_workers=default_workers(), thread_name_prefix="biorag-search")
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         yield
         runner.shutdown()
+        search_pool.shutdown(wait=False, cancel_futures=True)
         await run_in_threadpool(engine.close)
 
     app = FastAPI(
@@ -346,11 +351,19 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
         kk = k or settings.sources[source].top_k
         filters = SearchFilters(mesh=mesh or [])
         t = time.perf_counter()
+        loop = asyncio.get_running_loop()
         try:
-            retriever = await run_in_threadpool(engine.retriever, source)
-            hits: list[Evidence] = await asyncio.wait_for(
-                run_in_threadpool(retriever.search, query, kk, filters), serve.request_timeout_s
-            )
+            # the retriever is built and opened once per process (engine); a batching one
+            # (PubMed) takes the search from the pool thread and hands back a future at once,
+            # so concurrent requests share its embedding and store calls; others search on the
+            # bounded pool (sized to the cores), never one thread per request
+            retriever = await loop.run_in_executor(search_pool, engine.retriever, source)
+            submit = getattr(retriever, "submit", None)
+            if submit is not None:
+                pending = asyncio.wrap_future(await loop.run_in_executor(search_pool, submit, query, kk, filters))
+            else:
+                pending = loop.run_in_executor(search_pool, retriever.search, query, kk, filters)
+            hits: list[Evidence] = await asyncio.wait_for(pending, serve.request_timeout_s)
         except BioragError as e:
             metrics.observe_source(source, time.perf_counter() - t, False, str(e), {"error_type": type(e).__name__})
             if isinstance(e, (NoRecord, NotRecorded, UnknownTerm)):  # "nothing there", not a failure
@@ -364,7 +377,7 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
         ms = (time.perf_counter() - t) * 1000
         metrics.observe_source(source, ms / 1000, True)
         return {"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
-                "hits": [h.model_dump(mode="json") for h in hits]}
+                "search": getattr(hits, "info", {}), "hits": [h.model_dump(mode="json") for h in hits]}
 
     @app.get("/v1/sources", dependencies=keyed, responses=_errors(400, *auth),
              summary="Sources and components, with the manuals the agent reads")

@@ -67,6 +67,7 @@ class Engine:
         self._llms: dict[str, LLM] = {}
         self._retrievers: dict[str, Retriever] = {}
         self._lexicons: dict[str, StoreLexicon | None] = {}
+        self._default: dict[str, Retriever] = {}  # name -> retriever for the server's own settings
 
     # ---- shared parts ---------------------------------------------------------------
     def llm(self, settings: Settings | None = None) -> LLM:
@@ -81,6 +82,10 @@ class Engine:
 
     def retriever(self, name: str, settings: Settings | None = None) -> Retriever:
         """The shared retriever for `name` (built on first use). Raises ToolError/ConfigError."""
+        if settings is None or settings is self.settings:
+            r = self._default.get(name)  # the common case, without building the cache key per request
+            if r is not None:
+                return r
         s = settings or self.settings
         backend = s.sources[name].backend if name in s.sources else None
         key = _key(s, _HEAVY, [name, backend])
@@ -89,6 +94,8 @@ class Engine:
             if r is None:
                 r = retriever_class(name, backend).from_settings(s)
                 self._retrievers[key] = r
+            if s is self.settings:
+                self._default[name] = r
             return r
 
     def lexicon(self, settings: Settings | None = None) -> StoreLexicon | None:
@@ -116,6 +123,7 @@ class Engine:
         with self._lock:
             for key in [k for k, r in self._retrievers.items() if r.name == name]:
                 del self._retrievers[key]
+            self._default.pop(name, None)
 
     # ---- agents ---------------------------------------------------------------------
     def agent_for(self, settings: Settings) -> AgentLike:
@@ -138,3 +146,4 @@ class Engine:
                 if lexicon is not None:
                     lexicon.close()
             self._lexicons.clear()
+            self._default.clear()

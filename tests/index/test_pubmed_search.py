@@ -134,10 +134,15 @@ def _descriptor(rows, wanted) -> str:
 
 def test_build_keeps_descriptor_counts_in_the_collection(index):
     settings, rows, keeper, collection = index
-    stored = ps.read_mesh_counts(keeper.describe_collection(collection))
+    described = keeper.describe_collection(collection)
+    stored = ps.read_mesh_counts(described)
     assert stored == {u: n for u, n in mesh_counts(rows).items() if ps.UI_RE.match(u)}
-    counted, n = count_collection(keeper, collection)
+    counted, n, ids = count_collection(keeper, collection, postings=True)
     assert dict(counted) == stored and n == len(rows)
+    # Lite: every descriptor here is rare enough to keep the PMIDs of its rows
+    postings = ps.read_mesh_postings(described)
+    assert postings == {u: sorted(v) for u, v in ids.items()}
+    assert postings[AD] == sorted(int(r["pmid"]) for r in rows if AD in {m["ui"] for m in r["mesh"]})
 
 
 def test_rare_descriptor_searched_exactly_broad_one_by_hnsw(index, embedder):
@@ -148,6 +153,7 @@ def test_rare_descriptor_searched_exactly_broad_one_by_hnsw(index, embedder):
     r = retriever(settings, embedder, keeper, exact_filter_rows=10)
     exact = r.search("memory decline", 4, SearchFilters(mesh=[rare]))
     assert exact.info["path"] == "exact" and exact.info["matching_rows"] == 2
+    assert exact.info["exact_by"] == "pmid"  # Lite: the rows read by id from the kept postings
     assert len(exact) == 4 and sum(h.metadata["mesh_match"] for h in exact) == 2  # both matches, then filled
     assert exact.info["filtered_hits"] == 2 and exact.info["widened"] and "searched exactly" in exact.info["note"]
     broad = r.search("memory decline", 4, SearchFilters(mesh=[AD]))
@@ -233,8 +239,11 @@ def test_counts_follow_update_files(tmp_path, embedder):
         expected = Counter(u for row in [newer, *rows[2:]] for u in {m["ui"] for m in row["mesh"]})
         assert stored == dict(expected)
         assert stored["D009369"] == 1
-        counted, n = count_collection(client, first.collection)
+        counted, n, ids = count_collection(client, first.collection, postings=True)
         assert dict(counted) == stored and n == 7
+        postings = ps.read_mesh_postings(client.describe_collection(first.collection))
+        assert postings == {u: sorted(v) for u, v in ids.items()}  # PMIDs follow deletes and re-upserts
+        assert postings["D009369"] == [int(newer["pmid"])] and all(int(rows[0]["pmid"]) not in v for v in postings.values())
         # an index without counts (built before they were kept) is counted once
         client.alter_collection_properties(first.collection, properties={ps.MESH_COUNTS_PROPERTY: ""})
         assert ps.read_mesh_counts(client.describe_collection(first.collection)) is None
