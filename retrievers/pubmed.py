@@ -229,6 +229,11 @@ class PubMedRetriever(Retriever):
             return self._client, target
 
     @property
+    def is_open(self) -> bool:
+        """Store connected and model loaded: `submit` no longer blocks on set-up."""
+        return self._collection is not None
+
+    @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
             from biorag.embedder import Embedder

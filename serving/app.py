@@ -357,9 +357,11 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
             # (PubMed) takes the search from the pool thread and hands back a future at once,
             # so concurrent requests share its embedding and store calls; others search on the
             # bounded pool (sized to the cores), never one thread per request
-            retriever = await loop.run_in_executor(search_pool, engine.retriever, source)
+            retriever = engine.opened(source) or await loop.run_in_executor(search_pool, engine.retriever, source)
             submit = getattr(retriever, "submit", None)
-            if submit is not None:
+            if submit is not None and getattr(retriever, "is_open", False):
+                pending = asyncio.wrap_future(submit(query, kk, filters))  # queues and returns at once
+            elif submit is not None:  # the first search opens the store and loads the model: off the loop
                 pending = asyncio.wrap_future(await loop.run_in_executor(search_pool, submit, query, kk, filters))
             else:
                 pending = loop.run_in_executor(search_pool, retriever.search, query, kk, filters)
@@ -376,8 +378,9 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
                               "request deadline")
         ms = (time.perf_counter() - t) * 1000
         metrics.observe_source(source, ms / 1000, True)
-        return {"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
-                "search": getattr(hits, "info", {}), "hits": [h.model_dump(mode="json") for h in hits]}
+        # a plain JSONResponse: the hits are JSON-ready, FastAPI's encoder would walk them again
+        return JSONResponse({"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
+                             "search": getattr(hits, "info", {}), "hits": [h.model_dump(mode="json") for h in hits]})
 
     @app.get("/v1/sources", dependencies=keyed, responses=_errors(400, *auth),
              summary="Sources and components, with the manuals the agent reads")

@@ -108,6 +108,10 @@ class Engine:
                 self._lexicons[key] = build_lexicon(s)
             return self._lexicons[key]
 
+    def opened(self, name: str) -> Retriever | None:
+        """The server's retriever for `name` if it was built already (no waiting, no building)."""
+        return self._default.get(name)
+
     def _retriever_or_broken(self, name: str, settings: Settings) -> Retriever:
         try:
             return self.retriever(name, settings)
