@@ -156,6 +156,10 @@ def test_rare_descriptor_searched_exactly_broad_one_by_hnsw(index, embedder):
     assert exact.info["exact_by"] == "pmid"  # Lite: the rows read by id from the kept postings
     assert len(exact) == 4 and sum(h.metadata["mesh_match"] for h in exact) == 2  # both matches, then filled
     assert exact.info["filtered_hits"] == 2 and exact.info["widened"] and "searched exactly" in exact.info["note"]
+    years = sorted(int(row["year"]) for row in rows if rare in {m["ui"] for m in row["mesh"]})
+    late = r.search("memory decline", 4, SearchFilters(mesh=[rare], year_from=years[-1]))  # bounds apply too
+    assert late.info["path"] == "exact" and all(h.metadata["year"] >= years[-1] for h in late)
+    assert late.info["filtered_hits"] == sum(1 for y in years if y >= years[-1])
     broad = r.search("memory decline", 4, SearchFilters(mesh=[AD]))
     assert broad.info["path"] == "ann" and broad.info["matching_rows"] == counts[AD]
     assert all(h.metadata["mesh_match"] for h in broad) and not broad.info["widened"]
