@@ -155,9 +155,13 @@ class IndexSettings(_Section):
         "HNSW", description="vector index built on the embedding field (see biorag/pubmed_schema.py)"
     )
     search_ef: int = Field(64, ge=8, le=4096, description="HNSW search breadth (higher: better recall, slower)")
-    # Chosen from benchmarks/mesh_filter_latency.py (issue 14; see benchmarks/results/).
+    # Chosen from benchmarks/mesh_filter_latency.py at 100k rows (benchmarks/results/2026-11-23):
+    # 1,024 gives filtered recall@4 0.991 with filtered/unfiltered p95 1.35 (HNSW alone 0.921 /
+    # 1.79); on Lite the exact path reads rows by PMID, kept by the build up to
+    # pubmed_schema.POSTINGS_MAX_ROWS (= this default); past that Lite's query by filter costs
+    # 8x an unfiltered search (2,048: recall 0.993, p95 ratio 8.2).
     exact_filter_rows: int = Field(
-        2048, ge=0, le=16000,  # Milvus caps a query's limit at 16,384
+        1024, ge=0, le=16000,  # Milvus caps a query's limit at 16,384
         description="a MeSH filter matching at most this many rows (per the descriptor counts the build keeps) "
         "is scored exactly instead of searched by HNSW, whose graph walk starves under selective filters; "
         "0 = always HNSW",
