@@ -38,6 +38,7 @@ def count_collection(client, collection: str, postings: bool = False) -> tuple[C
     counts: Counter = Counter()
     ids: dict[str, set[int]] = {}
     rows = 0
+    client.load_collection(collection)  # a resumed build finds it released
     it = client.query_iterator(collection, batch_size=PAGE, filter="", output_fields=["pmid", "mesh_ui"])
     try:
         while True:

@@ -29,7 +29,7 @@ def test_retrieval_benchmark_small_run(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads(proc.stdout)
     assert summary["questions"] == 6 and summary["corpus_gold"] == 6 and summary["corpus_distractors"] == 30
-    assert set(summary["modes"]) == {"dense", "mesh_gold", "mesh_tagger", "bm25"}
+    assert set(summary["modes"]) == {"dense", "mesh_gold", "mesh_tagger", "mesh_boost", "bm25"}
     # each question's own context is in a 36-document index: dense search must find it
     assert summary["modes"]["dense"]["recall@10"] == 1.0
     for mode in summary["modes"].values():
@@ -43,6 +43,9 @@ def test_retrieval_benchmark_small_run(tmp_path):
     assert build["build_vs_raw_embed_rate"] == pytest.approx(build["records_per_s"] / summary["raw_embed_rate_per_s"], rel=0.02)
     with open(out / "results.csv") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 6 * 4
+    assert len(rows) == 6 * 5
+    # 36 documents: every gold-MeSH filter matches few rows, so it is scored exactly; a boost never widens
+    assert summary["modes"]["mesh_gold"]["exact_share"] == 1.0
+    assert summary["modes"]["mesh_boost"]["widened_share"] == 0.0 and summary["modes"]["mesh_boost"]["exact_share"] == 0.0
     assert all(r["mesh"] for r in rows if r["mode"] == "mesh_gold")  # the oracle filter is never empty
     assert (out / "retrieval.png").stat().st_size > 1000
