@@ -12,6 +12,10 @@ waits for companions (at most `max_wait_s` after the oldest item arrived) only w
 another batch is in flight, so a lone caller never waits and single-thread latency stays
 what it was.
 
+A bound method `run` is held weakly: the batcher's threads never keep its owner alive (an
+index rebuild drops the server's retriever, whose store client closes when it is collected),
+and they end once the owner is gone.
+
 `run(items)` returns one result per item, in order; an item's result may be an exception
 instance, which fails that item's Future only (one bad query does not fail its batch). If
 `run` itself raises, every item of the batch fails with that error.
@@ -19,14 +23,18 @@ instance, which fails that item's Future only (one bad query does not fail its b
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+#: how often an idle worker checks whether the batch function's owner still exists
+IDLE_CHECK_S = 5.0
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -56,7 +64,7 @@ class MicroBatcher(Generic[T, R]):
                  max_wait_s: float = 0.003, workers: int | None = None, name: str = "microbatch"):
         if max_batch < 1:
             raise ValueError("max_batch must be at least 1")
-        self._run = run
+        self._run = weakref.WeakMethod(run) if inspect.ismethod(run) else (lambda: run)
         self.max_batch = max_batch
         self.max_wait_s = max_wait_s
         self.workers = workers or default_workers()
@@ -92,7 +100,8 @@ class MicroBatcher(Generic[T, R]):
         with self._cond:
             while True:
                 while not self._pending and not self._closed:
-                    self._cond.wait()
+                    if not self._cond.wait(IDLE_CHECK_S) and self._run() is None:
+                        return None  # the owner is gone: nothing will ever be submitted
                 if not self._pending:
                     return None  # closed and drained
                 # companions are likely only while other work is in flight: wait for them,
@@ -118,7 +127,7 @@ class MicroBatcher(Generic[T, R]):
                 live = [(item, fut) for _, item, fut in batch if fut.set_running_or_notify_cancel()]
                 if live:
                     try:
-                        results = self._run([item for item, _ in live])
+                        results = self._call([item for item, _ in live])
                         if len(results) != len(live):
                             raise RuntimeError(f"{self.name}: {len(results)} results for {len(live)} items")
                     except BaseException as e:  # noqa: BLE001 - the callers get it
@@ -132,6 +141,14 @@ class MicroBatcher(Generic[T, R]):
                 with self._cond:
                     self._in_flight -= 1
                     self._cond.notify_all()
+
+    def _call(self, items: list[T]) -> list:
+        """The batch function on items (its owner is referenced only during the call, so
+        an idle worker's frame holds nothing)."""
+        run = self._run()
+        if run is None:
+            raise RuntimeError(f"{self.name}: its owner was closed")
+        return run(items)
 
     def close(self) -> None:
         """Finish what is queued, then stop the workers."""

@@ -188,8 +188,10 @@ class MeshSettings(_Section):
         "the BioRAG paper), boost (search without the filter and rank records carrying them higher) or off; "
         "components.mesh_filter=false turns MeSH off whatever this says",
     )
+    # 0.02 from `biorag eval retrieval` (benchmarks/results/2026-11-23): R@1 PubMedQA 0.970 (dense 0.967),
+    # BioASQ first 300 questions 0.870 (= dense); 0.03-0.05 cost one BioASQ question
     boost_weight: float = Field(
-        0.05, ge=0, le=1,
+        0.02, ge=0, le=1,
         description="boost mode: added to a record's cosine score times the share of the requested descriptors it carries",
     )
     boost_pool: int = Field(5, ge=1, le=50, description="boost mode: re-rank this many times k unfiltered candidates")

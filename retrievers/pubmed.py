@@ -151,7 +151,7 @@ class PubMedRetriever(Retriever):
 
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
-                 ef: int = 64, exact_filter_rows: int = 1024, client=None, boost_weight: float = 0.05,
+                 ef: int = 64, exact_filter_rows: int = 1024, client=None, boost_weight: float = 0.02,
                  boost_pool: int = 5, batch_workers: int | None = None, max_batch: int = 32):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)

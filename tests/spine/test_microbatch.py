@@ -122,3 +122,32 @@ def test_repeated_queries_hit_the_embedding_cache():
     np.testing.assert_array_equal(first[0], first[2])
     fresh = Embedder(query_cache=0).embed_query("tau tangles")  # the same vector, computed anew
     np.testing.assert_allclose(fresh, again, atol=1e-5)
+
+
+def test_workers_do_not_keep_the_owner_alive():
+    import gc
+    import weakref
+
+    import biorag.microbatch as mb
+
+    class Owner:
+        def __init__(self):
+            self.batcher = MicroBatcher(self.run, workers=2)
+
+        def run(self, items):
+            return [x + 1 for x in items]
+
+    old, mb.IDLE_CHECK_S = mb.IDLE_CHECK_S, 0.05
+    try:
+        owner = Owner()
+        assert owner.batcher(1) == 2
+        threads = list(owner.batcher._threads)
+        gone = weakref.ref(owner)
+        del owner
+        gc.collect()
+        assert gone() is None  # the worker threads did not hold it
+        for t in threads:
+            t.join(5)
+        assert not any(t.is_alive() for t in threads)  # and they ended
+    finally:
+        mb.IDLE_CHECK_S = old
