@@ -378,8 +378,8 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
                               "request deadline")
         ms = (time.perf_counter() - t) * 1000
         metrics.observe_source(source, ms / 1000, True)
-        # a plain JSONResponse: the hits are JSON-ready, FastAPI's encoder would walk them again
-        return JSONResponse({"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
+        # a response object: the hits are JSON-ready, FastAPI's encoder would walk them again
+        return ScrubbedJSONResponse({"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
                              "search": getattr(hits, "info", {}), "hits": [h.model_dump(mode="json") for h in hits]})
 
     @app.get("/v1/sources", dependencies=keyed, responses=_errors(400, *auth),
