@@ -28,8 +28,9 @@ from biorag.models import Evidence
 from biorag.sources import Source
 from biorag.understanding import Analysis
 
-#: entity kinds that are names a relevant record must mention (a sequence is not quoted back)
-_NAMED = ("sequence",)
+#: entity kinds a relevant record need not mention: a sequence is not quoted back, and an
+#: organism is context ("in Alzheimer mice"), never what the question is about
+_NOT_REQUIRED = ("sequence", "organism")
 _VERSION = re.compile(r"(?<=\d)\.\d+$")
 
 
@@ -69,7 +70,7 @@ def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
         names += [_VERSION.sub("", n) for n in names if _VERSION.search(n)]  # ENSG...251.5 ~ ENSG...251
         return not names or any(_variants(n).search(hay) for n in names)
 
-    named = [e for e in analysis.entities if e.kind not in _NAMED]
+    named = [e for e in analysis.entities if e.kind not in _NOT_REQUIRED]
     confident = [e for e in named if e.confident]
     if confident:
         return list(dict.fromkeys(e.text for e in confident if not mentioned(e)))
