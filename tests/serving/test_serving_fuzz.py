@@ -51,10 +51,15 @@ class _Tracebacks(logging.Handler):
             self.found.append(logging.Formatter().format(record))
 
 
-def test_schemathesis_finds_nothing(tmp_path):
+def test_schemathesis_finds_nothing(tmp_path, full_gene_store_path, hpo_store_path):
     from indexing.build import build_index
 
+    # a server set up as the README says: the gene and HPO stores built, the PubMed index
+    # built; a source whose data is missing answers 503, which is the truth but not this test
     data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(full_gene_store_path, data / "gene_store.sqlite")
+    shutil.copy(hpo_store_path, data / "hpo_store.sqlite")
     settings = settings_with(f"data_dir={data}", f'serve.api_keys=["{KEY}"]', "serve.request_timeout_s=240",
                              "max_rounds=2")
     report = build_index(settings, [SAMPLE], progress=False)
