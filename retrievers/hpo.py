@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import InputError, SourceUnavailable, ToolError
+from biorag.errors import InputError, NoRecord, SourceUnavailable
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words as words
 from biorag.phenotype_names import term_number as _term_number
@@ -589,7 +589,7 @@ class HpoRetriever(Retriever):
             return out
         if genes:
             return self.gene_disease_records(genes[:k])
-        raise ToolError(SOURCE, f"no HPO phenotype, disease or gene found in '{query[:80]}'")
+        raise NoRecord(SOURCE, f"no HPO phenotype, disease or gene found in '{query[:80]}'")
 
     # ---- evidence builders ----------------------------------------------------------------
     def ranked_gene_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
