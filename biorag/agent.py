@@ -237,6 +237,7 @@ class Agent:
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
                 ev.details["error_type"] = type(e).__name__
+                ev.details.update(getattr(e, "info", None) or {})  # what the search did before failing
             except Exception as e:  # a broken tool degrades the answer, it does not end the run
                 log.warning("retriever %s failed: %s: %s", name, type(e).__name__, e)
                 log.debug("retriever %s traceback", name, exc_info=True)

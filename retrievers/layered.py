@@ -2,9 +2,10 @@
 
 `LayeredRetriever` asks its layers in order and returns the first non-empty answer; a layer
 that fails (not recorded, no network, no record) is noted and the next one is asked. Every
-hit carries ``metadata["backend"]`` (the layer that answered), and ``last_search_info``
-(which the agent copies into the retrieve step of the trace) lists what each layer did, so a
-user sees whether the offline store or E-utilities answered.
+hit carries ``metadata["backend"]`` (the layer that answered), and what each layer did is
+returned with the hits (``SearchHits.info``; on failure, the raised error's ``info``), which
+the agent copies into the retrieve step of the trace, so a user sees whether the offline
+store or E-utilities answered. ``last_search_info`` keeps the same for direct callers.
 
 Registered backends (retrievers/registry.py):
 
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import ToolError
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.sources import AnswerField, Reading
 from retrievers import gene, omim
 from retrievers.base import Retriever
@@ -44,9 +45,10 @@ class LayeredRetriever(Retriever):
         self.missing = missing or {}  # layer label -> why it is not there (e.g. no store built)
         self.last_search_info: dict[str, Any] = {}
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> SearchHits:
         tried: list[dict[str, Any]] = [{"backend": label, "skipped": why} for label, why in self.missing.items()]
-        self.last_search_info = {"backend": None, "layers": tried}
+        info: dict[str, Any] = {"backend": None, "layers": tried}
+        self.last_search_info = info
         error: ToolError | None = None
         for label, layer in self.layers:
             try:
@@ -59,15 +61,17 @@ class LayeredRetriever(Retriever):
             if hits:
                 for h in hits:
                     h.metadata["backend"] = label
-                self.last_search_info["backend"] = label
-                self.complete(label, hits, query)
-                return hits
+                info["backend"] = label
+                self.complete(label, hits, query, info)
+                return SearchHits(hits, info)
         if error is not None:
+            error.info = info  # what each layer did travels with the failure
             raise error
-        return []
+        return SearchHits([], info)
 
-    def complete(self, answered_by: str, hits: list[Evidence], query: str) -> None:  # noqa: B027
-        """Hook: let later layers fill fields the answering layer lacks. Default: nothing."""
+    def complete(self, answered_by: str, hits: list[Evidence], query: str, info: dict[str, Any]) -> None:  # noqa: B027
+        """Hook: let later layers fill fields the answering layer lacks, noting it in this
+        search's `info` (never in shared state: a server shares the retriever). Default: nothing."""
 
     def close(self) -> None:
         for _, layer in self.layers:
@@ -102,12 +106,12 @@ class LayeredGeneRetriever(GeneFields, LayeredRetriever):
             return cls([("eutils", remote)], {"local": why})
         return cls([("local", LocalGeneRetriever(store, settings.ncbi.prefer_taxid)), ("eutils", remote)])
 
-    def complete(self, answered_by: str, hits: list[Evidence], query: str) -> None:
+    def complete(self, answered_by: str, hits: list[Evidence], query: str, info: dict[str, Any]) -> None:
         remote = dict(self.layers).get("eutils")
         if answered_by != "local" or remote is None:
             return
         why_not = remote.fill_summaries(hits[:1], query)
-        self.last_search_info["summary"] = "filled from eutils" if why_not is None else f"not filled: {why_not}"
+        info["summary"] = "filled from eutils" if why_not is None else f"not filled: {why_not}"
 
 
 class LayeredOmimRetriever(LayeredRetriever):
