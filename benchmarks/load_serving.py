@@ -25,6 +25,7 @@ caller (request sent -> full response read; for raw, call -> hits returned).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shutil
 import socket
@@ -34,6 +35,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -74,48 +76,57 @@ DEFAULT_QUESTIONS = [
 # ---- client side (the second process) ------------------------------------------------------
 
 
+def _closed_loop(n: int, threads: int, duration: float, call: Callable[[int], None]) -> float:
+    """Closed-loop load: `threads` workers each take the next index i and run `call(i)`,
+    until n calls were issued or `duration` seconds passed. Returns the wall time."""
+    lock = threading.Lock()
+    issued = itertools.count()
+    stop_at = time.monotonic() + duration
+
+    def worker() -> None:
+        while True:
+            with lock:
+                i = next(issued)
+            if i >= n or time.monotonic() >= stop_at:
+                return
+            call(i)
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in range(threads):
+            pool.submit(worker)
+    return time.perf_counter() - t0
+
+
 def _drive(url: str, phase: str, n: int, concurrency: int, duration: float, questions: list[str]) -> dict:
     queries = search_queries(2)
     lock = threading.Lock()
-    issued = 0
     latencies: list[float] = []
     inside: list[float] = []
     statuses: Counter = Counter()
-    stop_at = time.monotonic() + duration
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
 
     with httpx.Client(base_url=url, timeout=max(duration, 30) + 30, limits=limits) as client:
 
-        def worker() -> None:
-            nonlocal issued
-            while True:
-                with lock:
-                    if issued >= n or time.monotonic() >= stop_at:
-                        return
-                    i = issued
-                    issued += 1
-                t = time.perf_counter()
-                try:
-                    if phase == "search":
-                        r = client.get("/v1/search/pubmed", params={"q": queries[i % len(queries)], "k": 4})
-                    else:
-                        r = client.post("/v1/answer", json={"question": questions[i % len(questions)]})
-                    status = str(r.status_code)
-                except httpx.HTTPError as e:
-                    status = type(e).__name__
-                ms = (time.perf_counter() - t) * 1000
-                with lock:
-                    statuses[status] += 1
-                    if status == "200":
-                        latencies.append(ms)
-                        if phase == "search":  # the route's own time: the rest is HTTP and scheduling
-                            inside.append(r.json()["ms"])
+        def call(i: int) -> None:
+            t = time.perf_counter()
+            try:
+                if phase == "search":
+                    r = client.get("/v1/search/pubmed", params={"q": queries[i % len(queries)], "k": 4})
+                else:
+                    r = client.post("/v1/answer", json={"question": questions[i % len(questions)]})
+                status = str(r.status_code)
+            except httpx.HTTPError as e:
+                status = type(e).__name__
+            ms = (time.perf_counter() - t) * 1000
+            with lock:
+                statuses[status] += 1
+                if status == "200":
+                    latencies.append(ms)
+                    if phase == "search":  # the route's own time: the rest is HTTP and scheduling
+                        inside.append(r.json()["ms"])
 
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(concurrency) as pool:
-            for _ in range(concurrency):
-                pool.submit(worker)
-        wall = time.perf_counter() - t0
+        wall = _closed_loop(n, concurrency, duration, call)
     return {"phase": phase, "wall_s": wall, "statuses": dict(statuses), "latencies_ms": latencies,
             "route_ms": inside}
 
@@ -134,32 +145,15 @@ def _raw(data_dir: str, n: int, concurrency: int, duration: float) -> dict:
     retriever.search("warm-up: amyloid", 4)  # open the store and load the model outside the timings
     out = []
     for label, threads, qs in (("raw 1 thread", 1, search_queries(0)), (f"raw {concurrency} threads", concurrency, search_queries(1))):
-        lock = threading.Lock()
-        issued = 0
         lat: list[float] = []
-        stop_at = time.monotonic() + duration
 
-        def worker(qs=qs, lat=lat, lock=lock, stop_at=stop_at) -> None:
-            nonlocal issued
-            while True:
-                with lock:
-                    if issued >= n or time.monotonic() >= stop_at:
-                        return
-                    i = issued
-                    issued += 1
-                t = time.perf_counter()
-                retriever.search(qs[i % len(qs)], 4)
-                ms = (time.perf_counter() - t) * 1000
-                with lock:
-                    lat.append(ms)
+        def call(i: int, qs=qs, lat=lat) -> None:
+            t = time.perf_counter()
+            retriever.search(qs[i % len(qs)], 4)
+            lat.append((time.perf_counter() - t) * 1000)  # list.append is atomic
 
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(threads) as pool:
-            for _ in range(threads):
-                pool.submit(worker)
-        out.append({"phase": label, "wall_s": time.perf_counter() - t0, "statuses": {"200": len(lat)},
-                    "latencies_ms": lat})
-        issued = 0
+        wall = _closed_loop(n, threads, duration, call)
+        out.append({"phase": label, "wall_s": wall, "statuses": {"200": len(lat)}, "latencies_ms": lat})
     stats = retriever.batcher.stats
     retriever.close()
     return {"phases": out, "batches": stats.batches, "batched_items": stats.items, "largest_batch": stats.largest}
