@@ -35,9 +35,15 @@ def bundled_sample() -> Path:
 @app.command("build")
 @friendly_errors
 def build(
+    paths_given: Annotated[
+        list[str] | None,
+        typer.Argument(help="More input files or directories (a shell glob such as pubmed25n*.xml.gz).",
+                       show_default=False, metavar="[PATHS]..."),
+    ] = None,
     inputs: Annotated[
         list[str] | None,
-        typer.Option("--input", "-i", help="PubMed/MEDLINE XML (.xml/.xml.gz), MEDLINE text or JSONL files or directories. Repeatable."),
+        typer.Option("--input", "-i", help="PubMed/MEDLINE XML (.xml/.xml.gz), MEDLINE text or JSONL files or "
+                     "directories. Repeatable, and takes several paths: --input a.xml.gz b.xml.gz."),
     ] = None,
     sample: Annotated[bool, typer.Option("--sample", help="Index the bundled real PubMed sample (demo).")] = False,
     collection: CollectionOpt = None,
@@ -66,12 +72,15 @@ def build(
 
       biorag index build --input pubmed25n0001.xml.gz --input updates/ --rebuild
 
+      biorag index build --input baseline/pubmed25n000*.xml.gz --rebuild
+
       biorag index build -i records.jsonl --set index.embedder=/models/medcpt-article --set index.query_embedder=/models/medcpt-query
     """
     from biorag.errors import InputError
     from indexing.build import build_index, format_report
 
-    paths = list(inputs or [])
+    # `--input a b c` (a shell glob) leaves b and c as positional paths: both are inputs
+    paths = list(inputs or []) + list(paths_given or [])
     if sample:
         paths.append(str(bundled_sample()))
     if not paths:
