@@ -138,7 +138,7 @@ class Agent:
 
     # ------------------------------------------------------------------------------
     def answer(self, question: str, on_event: EventSink | None = None) -> Answer:
-        question = check_user_text(question, self.settings.max_question_chars)
+        question = check_user_text(question, self.settings)
 
         t0 = time.perf_counter()
         llm_ms_start = self._llm.total_ms if self._llm else 0.0

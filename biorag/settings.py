@@ -429,7 +429,8 @@ def is_setting(path: list[str]) -> bool:
     return True
 
 
-def _deep_set(tree: dict[str, Any], path: list[str], value: Any) -> None:
+def deep_set(tree: dict[str, Any], path: list[str], value: Any) -> None:
+    """Set `tree[path[0]][path[1]]...` to `value`, making (or replacing with) dicts on the way."""
     node = tree
     for part in path[:-1]:
         nxt = node.get(part)
@@ -457,9 +458,9 @@ def apply_switches(
     for names, value in ((disable, False), (enable, True)):
         for name in names:
             if name in comp:
-                _deep_set(overrides, ["components", name], value)
+                deep_set(overrides, ["components", name], value)
             elif name in known_sources:
-                _deep_set(overrides, ["sources", name, "enabled"], value)
+                deep_set(overrides, ["sources", name, "enabled"], value)
             else:
                 raise ConfigError(
                     f"unknown switch '{name}': sources are {', '.join(sorted(known_sources))}; "
@@ -488,7 +489,7 @@ def load_settings(
     for item in sets or []:
         path, value = parse_set_option(item)
         _check_path(path)
-        _deep_set(cli, path, value)
+        deep_set(cli, path, value)
     if overrides:
         cli = deep_merge(cli, overrides)
 

@@ -4,6 +4,9 @@ happen, so a scrape during a long answer already shows its finished steps."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable, Iterator
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -12,6 +15,8 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from starlette.routing import BaseRoute, Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from biorag.models import Answer, TraceEvent
 
@@ -77,3 +82,52 @@ class Metrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+def _leaf_routes(routes: Iterable[BaseRoute]) -> Iterator[BaseRoute]:
+    """The app's routes with included routers opened up (FastAPI keeps an included router
+    as one wrapper route that has no path; the routers are included without a prefix)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _leaf_routes(inner.routes)
+        else:
+            yield route
+
+
+class HttpMetrics:
+    """ASGI middleware: request count and latency by route template (not raw path), also
+    for requests refused before routing (host, key, size), which name the route they
+    were for."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, routes: list[BaseRoute]):
+        self.app = app
+        self.metrics = metrics
+        self.routes = routes
+
+    def _route(self, scope: Scope) -> str:
+        for route in _leaf_routes(self.routes):
+            match, _ = route.matches(scope)
+            if match == Match.FULL:
+                return getattr(route, "path", "other")
+        return "unmatched"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        route = self._route(scope)
+        status = 500
+        t = time.perf_counter()
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            self.metrics.requests.labels(scope["method"], route, str(status)).inc()
+            self.metrics.request_seconds.labels(route).observe(time.perf_counter() - t)

@@ -28,10 +28,11 @@ from biorag.settings import (
     apply_switches,
     available_presets,
     deep_merge,
+    deep_set,
     is_setting,
     load_settings,
 )
-from biorag.user_text import check_user_text
+from biorag.user_text import check_user_text, user_text_schema
 from retrievers.registry import registered_sources
 from serving.errors import FieldError, OverrideRefused
 
@@ -111,14 +112,11 @@ def answer_request_model(settings: Settings) -> type[AnswerRequest]:
     names = sorted(set(settings.switch_names()) | set(registered_sources()))
     switches = Literal[tuple(names)]  # type: ignore[valid-type]
     limit = settings.max_question_chars
-    # length and blankness are checked by check_question (one message for API and CLI);
-    # the document states them so that generated clients and fuzzers know
-    question_schema = {"minLength": 1, "maxLength": limit, "pattern": r"\S"}
     return create_model(
         "AnswerRequest",
         __base__=AnswerRequest,
         question=(str, Field(..., description=f"the question, plain text (at most {limit} characters)",
-                             json_schema_extra=question_schema)),
+                             json_schema_extra=user_text_schema(settings))),
         preset=(presets | None, Field(None, description="named preset; default: the server's")),
         disable=(list[switches], Field(default_factory=list, description="sources/components to switch off")),
         enable=(list[switches], Field(default_factory=list,
@@ -128,9 +126,11 @@ def answer_request_model(settings: Settings) -> type[AnswerRequest]:
     )
 
 
-def check_question(question: str, max_chars: int, field: str = "body.question") -> str:
+def check_question(question: str, settings: Settings, field: str = "body.question") -> str:
+    """`check_user_text` (the agent's and the CLI's check), its refusal as a 422 naming
+    the request field."""
     try:
-        return check_user_text(question, max_chars)
+        return check_user_text(question, settings)
     except InputError as e:
         raise FieldError(field, str(e)) from None
 
@@ -154,13 +154,6 @@ def _allowed(path: list[str], sources: set[str]) -> bool:
         if ok:
             return True
     return False
-
-
-def _tree_set(tree: dict[str, Any], path: list[str], value: Any) -> None:
-    node = tree
-    for part in path[:-1]:
-        node = node.setdefault(part, {})
-    node[path[-1]] = value
 
 
 def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
@@ -233,10 +226,10 @@ def effective_settings(base: Settings, req: AnswerRequest) -> Settings:
             )
         if _enables_disabled(key, value, base):
             raise OverrideRefused(f"body.set.{key}", f"the operator has not enabled source '{path[1]}' on this server")
-        _tree_set(tree, path, value)
+        deep_set(tree, path, value)
     if req.top_k is not None:
         for name in sources:
-            _tree_set(tree, ["sources", name, "top_k"], req.top_k)
+            deep_set(tree, ["sources", name, "top_k"], req.top_k)
     if req.max_rounds is not None:
         tree["max_rounds"] = req.max_rounds
 

@@ -46,7 +46,7 @@ def pubmed(
     from retrievers.pubmed import PubMedRetriever
 
     settings = settings_from_options(preset, set_)
-    query = check_user_text(query, settings.max_question_chars, "query")  # the API's limit too
+    query = check_user_text(query, settings, "query")  # the API's limit too
     top_k = k or settings.sources["pubmed"].top_k
     retriever = PubMedRetriever.from_settings(settings)
     try:

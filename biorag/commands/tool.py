@@ -40,7 +40,7 @@ def _run(source: str, query: str, k: int | None, backend: str | None, as_json: b
 
     settings = settings_from_options(preset, set_, None, None, replay)
     src = settings.sources.get(source)
-    query = check_user_text(query, settings.max_question_chars, f"{source} query")
+    query = check_user_text(query, settings, f"{source} query")
     chosen = backend or (src.backend if src else None)
     retriever = retriever_class(source, chosen).from_settings(settings)
     top_k = k or (src.top_k if src else 10)

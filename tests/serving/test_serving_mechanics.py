@@ -199,6 +199,24 @@ def test_health_metrics_and_chat_page(scripted_server):
     assert "biorag_answer_rounds_count 1.0" in text
 
 
+def test_request_metrics_name_the_route_template_in_every_router():
+    """Each area of the API is its own router; the request metrics still label a request by
+    its route's template, in every router, also when it was refused before routing (no key)."""
+    key = "metrics-Key-123456"
+    with serve(settings_with(f'serve.api_keys=["{key}"]'), ScriptedAgent) as srv, srv.client() as c:
+        keyed = {"Authorization": f"Bearer {key}"}
+        assert c.get("/v1/jobs/nojob", headers=keyed).status_code == 404
+        assert c.post("/v1/geneset", json={"genes": 5}, headers=keyed).status_code == 422
+        assert c.get("/v1/search/gene", params={"q": "x"}).status_code == 401
+        assert c.get("/readyz-typo").status_code == 404
+        text = c.get("/metrics", headers=keyed).text
+    for labels in ('method="GET",route="/v1/jobs/{job_id}",status="404"',
+                   'method="POST",route="/v1/geneset",status="422"',
+                   'method="GET",route="/v1/search/{source}",status="401"',
+                   'method="GET",route="unmatched",status="404"'):
+        assert f"biorag_http_requests_total{{{labels}}} 1.0" in text, labels
+
+
 def test_a_client_leaving_mid_stream_stops_the_run_and_frees_its_slot():
     gate = threading.Event()
     runs = []

@@ -105,8 +105,14 @@ def test_cli_search_and_api_share_one_query_limit():
     limit = 50
     with serve(settings_with(f"max_question_chars={limit}"), ScriptedAgent) as srv, srv.client() as c:
         api = c.get("/v1/search/gene", params={"q": "x" * (limit + 1)})
+        ans = c.post("/v1/answer", json={"question": "x" * (limit + 1)})
         doc = c.get("/openapi.json").json()
+        page = c.get("/").text
     assert api.status_code == 422 and f"limit is {limit}" in api.json()["detail"]
+    assert ans.status_code == 422 and f"limit is {limit} (max_question_chars)" in ans.json()["detail"]
+    assert ans.json()["fields"][0]["field"] == "body.question"
+    # the chat page caps nothing of its own (a maxlength would cut a pasted question silently)
+    assert 'id="question"' in page and "maxlength" not in page
     q_schema = next(p for p in doc["paths"]["/v1/search/{source}"]["get"]["parameters"] if p["name"] == "q")
     assert q_schema["schema"]["maxLength"] == limit
     assert doc["components"]["schemas"]["AnswerRequest"]["properties"]["question"]["maxLength"] == limit

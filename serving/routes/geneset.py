@@ -9,9 +9,11 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from biorag.errors import InputError
 from biorag.settings import Settings
-from retrievers.geneset import LIBRARY_ORDER
+from retrievers.geneset import LIBRARY_ORDER, GeneSetInterpreter
 from serving.errors import FieldError
+from serving.routes.openapi import Guard, errors
 
 Library = Literal[LIBRARY_ORDER]  # type: ignore[valid-type]
 
@@ -25,17 +27,15 @@ class GeneSetRequest(BaseModel):
     exclude: list[Library] = Field(default_factory=list, description="term libraries to leave out")
 
 
-def geneset_router(settings: Settings, dependencies: list) -> APIRouter:
+def geneset_router(settings: Settings, guard: Guard) -> APIRouter:
     """The router, guarded like every /v1 route. Stores are opened per request (the term
     libraries themselves are read once per process)."""
     router = APIRouter()
 
-    @router.post("/v1/geneset", dependencies=dependencies,
+    @router.post("/v1/geneset", dependencies=guard.dependencies,
+                 responses=errors(400, *guard.auth, 413, 422),
                  summary="What do these genes do together? (same object as `biorag geneset --json`)")
     async def geneset(req: GeneSetRequest) -> Any:
-        from biorag.errors import InputError
-        from retrievers.geneset import GeneSetInterpreter
-
         if isinstance(req.genes, str) and len(req.genes) > settings.serve.max_body_bytes:
             raise FieldError("body.genes", "the gene list is too long")
 

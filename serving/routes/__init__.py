@@ -1,0 +1,13 @@
+"""The API's routes, one router per area. Each module's `*_router(settings, guard)` builds
+its router for one server: what the OpenAPI document declares (enums of this server's
+sources and presets, the question limit, whether keys are needed) is fixed when the router
+is built; the live objects (engine, runner, jobs, metrics) are read per request from
+`app.state` through the dependencies in `serving.routes.state`.
+
+  answer      POST /v1/answer, POST /v1/answer/stream
+  search      GET /v1/search/{source}, GET /v1/sources
+  geneset     POST /v1/geneset
+  jobs        POST /v1/jobs/index-rebuild, GET /v1/jobs/{job_id}, GET /v1/jobs
+  operations  GET /healthz, /readyz, /metrics
+  page        GET / (the chat page)
+"""

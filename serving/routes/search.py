@@ -1,0 +1,129 @@
+"""GET /v1/search/{source}: retrieval from one source, without the agent; GET /v1/sources:
+the sources and components, with the manuals the agent reads."""
+
+# No `from __future__ import annotations`: the parameters' schemas name this server's
+# sources and question limit, which FastAPI must see as values, not strings.
+import asyncio
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi import Path as PathParam
+from pydantic import BaseModel, Field
+
+from biorag.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
+from biorag.mesh import TERM_SCHEMA
+from biorag.models import Evidence, SearchFilters
+from biorag.prompts import MANUALS
+from biorag.settings import Components, Settings, SourceSettings
+from biorag.user_text import user_text_schema
+from retrievers.registry import REGISTRY, retriever_class
+from serving.errors import FieldError, ScrubbedJSONResponse, error_json
+from serving.overrides import check_question
+from serving.routes.openapi import Guard, errors
+from serving.routes.state import EngineDep, MetricsDep, SearchPoolDep
+
+
+class SearchResponse(BaseModel):
+    source: str
+    query: str
+    k: int
+    mesh: list[str] = Field(default_factory=list)
+    ms: float
+    search: dict[str, Any] = Field(default_factory=dict, description="what the search did (filter, path, widening, batch)")
+    hits: list[Evidence]
+
+
+def _check_source(settings: Settings, source: str) -> None:
+    if source not in settings.sources:
+        raise FieldError("path.source", f"unknown source '{source}': known sources are {', '.join(sorted(settings.sources))}")
+    if not settings.sources[source].enabled:
+        raise FieldError("path.source", f"source '{source}' is disabled on this server; "
+                         f"enabled: {', '.join(settings.enabled_sources())}")
+
+
+def _source_entry(name: str, src: SourceSettings) -> dict[str, Any]:
+    """One source as /v1/sources lists it: its settings, whether it is built in, and how
+    it is queried (from its retriever class)."""
+    entry: dict[str, Any] = {"name": name, "enabled": src.enabled, "top_k": src.top_k,
+                             "backend": src.backend, "implemented": name in REGISTRY}
+    manual = MANUALS.get(name, "")
+    if name in REGISTRY:
+        try:
+            cls = retriever_class(name, src.backend)
+            manual = cls.manual or manual
+            entry["query_format"] = cls.query_format
+            entry["supports_mesh"] = cls.supports_mesh
+        except BioragError as e:
+            entry["error"] = str(e)
+    entry["manual"] = manual
+    return entry
+
+
+def search_router(settings: Settings, guard: Guard) -> APIRouter:
+    router = APIRouter()
+    enabled = settings.enabled_sources()
+    timeout_s = settings.serve.request_timeout_s
+
+    @router.get("/v1/search/{source}", dependencies=guard.dependencies, response_model=SearchResponse,
+                responses=errors(400, *guard.auth, 404, 422, 502, 503, 504),
+                summary="Retrieve directly from one source")
+    async def search(
+        source: Annotated[str, PathParam(description="an enabled source, see /v1/sources",
+                                         json_schema_extra={"enum": enabled})],
+        q: Annotated[str, Query(description="the query, in the source's input format",
+                                json_schema_extra=user_text_schema(settings))],
+        engine: EngineDep,
+        metrics: MetricsDep,
+        pool: SearchPoolDep,
+        k: Annotated[int | None, Query(ge=1, le=100, description="hits; default: the source's top_k")] = None,
+        mesh: Annotated[list[str] | None, Query(description="MeSH descriptor names or UIs (repeatable; PubMed); "
+                                                "one that names no descriptor gets 404",
+                                                json_schema_extra={"items": {"type": "string", **TERM_SCHEMA}})] = None,
+    ) -> Any:
+        _check_source(settings, source)
+        query = check_question(q, settings, field="query.q")
+        kk = k or settings.sources[source].top_k
+        filters = SearchFilters(mesh=mesh or [])
+        t = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        try:
+            # the retriever is built and opened once per process (engine); a batching one
+            # (PubMed) takes the search from the pool thread and hands back a future at once,
+            # so concurrent requests share its embedding and store calls; others search on the
+            # bounded pool (sized to the cores), never one thread per request
+            retriever = engine.opened(source) or await loop.run_in_executor(pool, engine.retriever, source)
+            submit = getattr(retriever, "submit", None)
+            if submit is not None and getattr(retriever, "is_open", False):
+                pending = asyncio.wrap_future(submit(query, kk, filters))  # queues and returns at once
+            elif submit is not None:  # the first search opens the store and loads the model: off the loop
+                pending = asyncio.wrap_future(await loop.run_in_executor(pool, submit, query, kk, filters))
+            else:
+                pending = loop.run_in_executor(pool, retriever.search, query, kk, filters)
+            hits: list[Evidence] = await asyncio.wait_for(pending, timeout_s)
+        except BioragError as e:
+            metrics.observe_source(source, time.perf_counter() - t, False, str(e), {"error_type": type(e).__name__})
+            if isinstance(e, (NoRecord, NotRecorded, UnknownTerm)):  # "nothing there", not a failure
+                at = "query.mesh" if isinstance(e, UnknownTerm) else "query.q"
+                return error_json(404, type(e).__name__, str(e), [{"field": at, "message": str(e)}])
+            raise
+        except TimeoutError:
+            metrics.observe_source(source, time.perf_counter() - t, False, "timeout")
+            return error_json(504, "timeout", f"{source} gave no hits within the {timeout_s:.0f}s request deadline")
+        ms = (time.perf_counter() - t) * 1000
+        metrics.observe_source(source, ms / 1000, True)
+        # a response object: the hits are JSON-ready, FastAPI's encoder would walk them again
+        return ScrubbedJSONResponse({"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
+                                     "search": getattr(hits, "info", {}), "hits": [h.model_dump(mode="json") for h in hits]})
+
+    @router.get("/v1/sources", dependencies=guard.dependencies, responses=errors(400, *guard.auth),
+                summary="Sources and components, with the manuals the agent reads")
+    async def sources() -> Any:
+        comps = [{"name": n, "enabled": getattr(settings.components, n),
+                  "description": (Components.model_fields[n].description or "")}
+                 for n in Components.model_fields]
+        return {"preset": settings.preset, "planner": settings.planner, "max_rounds": settings.max_rounds,
+                "sources": [_source_entry(name, src) for name, src in settings.sources.items()],
+                "components": comps}
+
+    return router
