@@ -17,10 +17,11 @@ All three answer in the API's one error shape (serving/errors.py).
 from __future__ import annotations
 
 import hmac
-import json
 
 from fastapi.security import APIKeyHeader, HTTPBearer
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from serving.errors import ErrorBody, FieldIssue
 
 #: paths that need a key when keys are configured
 PROTECTED_PREFIXES = ("/v1/", "/metrics")
@@ -37,8 +38,8 @@ api_key_scheme = APIKeyHeader(name="X-API-Key", auto_error=False, description="a
 async def send_error(send: Send, status: int, error: str, detail: str, field: str | None = None,
                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """An error response in the API's one shape, from a middleware (no app behind it)."""
-    fields = [{"field": field, "message": detail}] if field else []
-    body = json.dumps({"error": error, "detail": detail, "fields": fields}).encode()
+    fields = [FieldIssue(field=field, message=detail)] if field else []
+    body = ErrorBody(error=error, detail=detail, fields=fields).model_dump_json().encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()), *(headers or [])]})
