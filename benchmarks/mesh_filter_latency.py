@@ -69,6 +69,7 @@ def main(argv=None) -> dict:
 
     from biorag import pubmed_schema as ps
     from biorag.models import SearchFilters
+    from biorag.vector_store import open_store
 
     if a.ef_factor:
         ps.FILTERED_EF_FACTOR = a.ef_factor
@@ -78,7 +79,7 @@ def main(argv=None) -> dict:
     vocab = ps.vocabulary()
     tmp = Path(a.db) if a.db else Path(tempfile.mkdtemp(prefix="meshbench-")) / "bench.db"
     tmp.parent.mkdir(parents=True, exist_ok=True)
-    client = ps.connect(str(tmp), create=True)
+    client = open_store(str(tmp), create=True)
     name = "meshbench"
     reuse = a.reuse and client.has_collection(name) and client.get_collection_stats(name).get("row_count") == a.rows
     if client.has_collection(name) and not reuse:

@@ -124,7 +124,7 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
         limit: int | None = None, corpus_limit: int | None = None, modes: list[str] | None = None,
         rebuild: bool = False) -> dict[str, Any]:
     from biorag.embedder import Embedder
-    from biorag.mesh import build_tagger
+    from biorag.mesh_classifier import build_tagger
     from biorag.models import SearchFilters
     from indexing.build import build_index
     from indexing.clean import Cleaner
@@ -174,10 +174,11 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     report = None
     store = out_dir / "store" / "milvus" / "pubmed.db"
     from biorag import pubmed_schema as ps
+    from biorag.vector_store import open_store
 
     # one client for build and search: a Lite file belongs to one process, and reopening it
     # in the same process right after closing can hit pymilvus' stale connection cache
-    client = ps.connect(str(store), create=True)
+    client = open_store(str(store), create=True)
     if rebuild or ps.resolve_collection(client, alias) is None:  # none yet, or an interrupted build: resume it
         report = build_index(settings, [corpus_file], alias=alias, rebuild=rebuild, embedder=embedder, client=client)
     from indexing.mesh_counts import ensure_counts

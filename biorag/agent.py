@@ -113,7 +113,8 @@ class Agent:
     def _mesh_terms(self, question: str, proposed: list[str], event: TraceEvent) -> list[str]:
         """Validated MeSH descriptor names: the planner's proposals when it made some,
         else the configured tagger's. Unknown names are dropped and reported."""
-        from biorag.mesh import build_tagger, vocabulary
+        from biorag.mesh import vocabulary
+        from biorag.mesh_classifier import build_tagger
 
         vocab = vocabulary()
         terms: list[str] = []

@@ -9,8 +9,8 @@
 - Query cache: `embed_queries` keeps the last `query_cache` query vectors (an LRU keyed by
   the query text), so a repeated query (an agent retrying, a popular API query) skips the
   encoder; the misses of one call are encoded together in one batch.
-- Device: "auto" picks CUDA (fp16, or bf16 where supported) when present, else Apple MPS,
-  else CPU. Vectors are L2-normalised so cosine == inner product.
+- Device: `index.device`, picked by `biorag.device` ("auto": CUDA, in fp16 or bf16 where
+  supported, when present, else Apple MPS, else CPU). Vectors are L2-normalised so cosine == inner product.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from biorag.device import half_dtype, pick_device
 from biorag.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -50,26 +51,6 @@ def model_path(name: str) -> str:
             "directory: set index.embedder to a sentence-transformers model path"
         )
     return str(p)
-
-
-def pick_device(requested: str = "auto") -> tuple[str, str | None]:
-    """(device, half-precision dtype or None)."""
-    import torch
-
-    if requested != "auto":
-        if requested.startswith("cuda") and not torch.cuda.is_available():
-            raise ConfigError(f"index.device={requested} but no CUDA device is available: use auto or cpu")
-        dev = requested
-    elif torch.cuda.is_available():
-        dev = "cuda"
-    elif getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        dev = "mps"
-    else:
-        dev = "cpu"
-    half = None
-    if dev.startswith("cuda"):
-        half = "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
-    return dev, half
 
 
 @dataclass
@@ -111,7 +92,8 @@ def _load(name: str, device: str) -> _Encoder:
     from biorag.artifacts import check_embedder_manifest
 
     check_embedder_manifest(path)  # a `biorag train` artifact must be an embedder
-    dev, half = pick_device(device)
+    dev = pick_device(device, "index.device")
+    half = half_dtype(dev)
     try:
         model = SentenceTransformer(path, device=dev, local_files_only=True)
     except Exception as e:  # bad directory, missing weights

@@ -10,7 +10,8 @@ vocabulary entries (see `biorag.pubmed_schema`).
 
 `MeshTagger` is the small protocol the planner uses to attach MeSH terms to a question;
 `VocabularyTagger` is the dictionary implementation (longest match of names in the
-text); a trained classifier (biorag/mesh_classifier.py) implements the same protocol.
+text); a trained classifier (biorag/mesh_classifier.py) implements the same protocol, and
+`biorag.mesh_classifier.build_tagger` picks one of them from the settings.
 """
 
 from __future__ import annotations
@@ -239,13 +240,3 @@ class VocabularyTagger:
             enumerate(found), key=lambda p: (-len(_tokens(p[1].name)), -p[1].depth, p[0])
         )
         return [d.name for _, d in ranked[: max(k, 0)]]
-
-
-def build_tagger(settings) -> MeshTagger:
-    """The tagger named by `settings.mesh.tagger`: "vocabulary" or a trained adapter dir."""
-    choice = settings.mesh.tagger
-    if choice == "vocabulary":
-        return VocabularyTagger()
-    from biorag.mesh_classifier import load_tagger  # trained LoRA classifier (training issue)
-
-    return load_tagger(choice, settings)

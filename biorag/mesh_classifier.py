@@ -10,8 +10,9 @@ Two heads behind the `biorag.mesh.MeshTagger` protocol (`tag(question, k) -> lis
   ("question -> MeSH terms"); decoding is greedy and constrained by a token trie over the
   allowed descriptor names, so it can only ever emit complete, valid names.
 
-Both only return names that resolve in the bundled MeSH vocabulary. The agent loads a
-tagger when `settings.mesh.tagger` is a path (see `biorag.mesh.build_tagger`).
+Both only return names that resolve in the bundled MeSH vocabulary. `build_tagger` gives
+the agent the tagger `settings.mesh.tagger` names: the dictionary tagger of `biorag.mesh`,
+or a trained one when it is a path.
 Training code lives in `training/` and imports the pieces shared with inference from here
 (prompt template, trie, model wrapper), so the two cannot drift apart.
 """
@@ -25,7 +26,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from biorag.artifacts import ArtifactManifest, check_mesh_tagger_manifest
+from biorag.device import pick_device
 from biorag.errors import ConfigError
+from biorag.mesh import MeshTagger, VocabularyTagger, vocabulary
 
 PROMPT_TEMPLATE = "Assign MeSH descriptors to this biomedical question.\nQuestion: {question}\nMeSH terms:"
 TERM_SEPARATOR = ";"
@@ -35,14 +38,6 @@ BUNDLED_ENCODER = "all-MiniLM-L6-v2"
 
 def format_prompt(question: str) -> str:
     return PROMPT_TEMPLATE.format(question=" ".join(question.split()))
-
-
-def pick_device(spec: str = "auto") -> str:
-    import torch
-
-    if spec and spec != "auto":
-        return spec
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 # ---- base models ------------------------------------------------------------------------
@@ -269,8 +264,6 @@ def constrained_generate(model, prompt_ids: list[int], trie: MeshTrie, sep_id: i
 
 def _valid_labels(labels: list[str]) -> list[str]:
     """Labels that still resolve in the bundled vocabulary, as their preferred names."""
-    from biorag.mesh import vocabulary
-
     vocab = vocabulary()
     out = []
     for name in labels:
@@ -291,7 +284,7 @@ class ClassifierTagger:
         from transformers import AutoModel, AutoTokenizer
 
         self.path, self.manifest = path, manifest
-        self.device = pick_device(device)
+        self.device = pick_device(device, "index.device")
         extra = manifest.extra
         labels = json.loads((path / "labels.json").read_text())
         self.labels = _valid_labels(labels)
@@ -340,7 +333,7 @@ class GenerativeTagger:
         from transformers import AutoTokenizer
 
         self.path, self.manifest = path, manifest
-        self.device = pick_device(device)
+        self.device = pick_device(device, "index.device")
         extra = manifest.extra
         base, _ = load_causal_base(extra.get("base_spec", BUNDLED_CAUSAL), path)
         self.tokenizer = AutoTokenizer.from_pretrained(path / "tokenizer")
@@ -381,3 +374,11 @@ def load_tagger(path: str | Path, settings=None, device: str = "auto"):
             cls = ClassifierTagger if manifest.extra["head"] == "classifier" else GenerativeTagger
             _TAGGERS[key] = cls(p, manifest, device)
         return _TAGGERS[key]
+
+
+def build_tagger(settings) -> MeshTagger:
+    """The tagger named by `settings.mesh.tagger`: "vocabulary" or a trained adapter dir."""
+    choice = settings.mesh.tagger
+    if choice == "vocabulary":
+        return VocabularyTagger()
+    return load_tagger(choice, settings)

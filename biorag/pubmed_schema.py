@@ -45,8 +45,9 @@ import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import InputError
+from biorag.errors import InputError, SourceUnavailable
 from biorag.mesh import UI_RE, Descriptor, vocabulary
+from biorag.vector_store import BUILD_HINT
 
 if TYPE_CHECKING:
     from biorag.models import SearchFilters
@@ -58,11 +59,6 @@ MAX_ABSTRACT = 16000  # characters; VARCHAR limits are in bytes, texts are cut t
 MAX_MESH = 96
 OUTPUT_FIELDS = ["pmid", "title", "abstract", "journal", "year", "mesh_ui", "mesh_name", "mesh_major"]
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
-
-
-def backend_of(uri: str) -> str:
-    """'server' for http(s)/tcp/grpc URIs, 'lite' for a local file."""
-    return "server" if re.match(r"^(https?|tcp|grpc|unix)://", uri) else "lite"
 
 
 def check_collection_name(name: str) -> str:
@@ -270,15 +266,8 @@ def build_filter(
     return " and ".join(parts)
 
 
-# ---- connection and aliases (shared by loader, retriever, verify, stats) ------------------
-
-
-def connect(uri: str, token: str | None = None, create: bool = False):
-    """A MilvusClient for `uri`: see `biorag.vector_store.open_store` (one-line errors,
-    Lite keepalive settings). A missing Lite store raises FileNotFoundError unless create."""
-    from biorag.vector_store import open_store
-
-    return open_store(uri, token, create=create)
+# ---- collections and aliases (shared by loader, retriever, verify, stats; the client comes
+# from biorag.vector_store.open_store) ----------------------------------------------------
 
 
 def resolve_collection(client, name: str) -> str | None:
@@ -287,6 +276,14 @@ def resolve_collection(client, name: str) -> str | None:
     if target:
         return target
     return name if client.has_collection(name) else None
+
+
+def require_collection(client, name: str, uri: str, source: str = "pubmed") -> str:
+    """`resolve_collection`, or SourceUnavailable naming the store and how to build it."""
+    target = resolve_collection(client, name)
+    if target is None:
+        raise SourceUnavailable(source, f"no collection or alias '{name}' at {uri}; {BUILD_HINT}")
+    return target
 
 
 def alias_target(client, alias: str) -> str | None:

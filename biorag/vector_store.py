@@ -13,38 +13,70 @@ Why a helper rather than `MilvusClient(uri)` everywhere:
   `<store>/LOCK`). milvus_lite logs the refusal with a traceback and pymilvus then says
   only "Open local milvus failed". Here the refusal is one line that names the process
   holding the store and what to do.
+- A missing store. A reader must not invent an empty index: without `create` a missing
+  Lite store is `StoreMissing`, one line that says how to build it.
 - Closing. `open_store(..., owner=obj)` closes the client when `obj` is garbage
   collected, so a retriever dropped while a search may still use it (after an index
   rebuild) closes its client once its last user is done.
+
+`open_index(settings)` opens the store the settings name (URI and token): builds, stats,
+verification and the PubMed retriever all go through it.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from biorag.errors import SourceUnavailable
-from biorag.pubmed_schema import backend_of
+
+if TYPE_CHECKING:
+    from biorag.settings import Settings
 
 # Lite runs in this process: keepalive pings buy nothing and break the server's policy
 # (see the module docstring). Pings only while calls are in flight, at most every 6 min.
 LITE_GRPC_OPTIONS = {"grpc.keepalive_time_ms": 360_000, "grpc.keepalive_permit_without_calls": 0}
 
 
+#: how to make the index a reader found missing
+BUILD_HINT = ("build it with `biorag index build --input FILES_OR_DIRS` "
+              "(or `biorag index build --sample`: the bundled PubMed sample)")
+
+
 class StoreBusy(SourceUnavailable):
     """Another process holds the Milvus Lite store."""
+
+
+class StoreMissing(SourceUnavailable):
+    """No Lite store at the path, and the caller may not create one."""
+
+
+def backend_of(uri: str) -> str:
+    """'server' for http(s)/tcp/grpc URIs, 'lite' for a local file."""
+    return "server" if re.match(r"^(https?|tcp|grpc|unix)://", uri) else "lite"
+
+
+def index_token(settings: Settings) -> str | None:
+    """The `index.token` secret in the clear, for the client; None without one."""
+    return settings.index.token.get_secret_value() if settings.index.token else None
+
+
+def open_index(settings: Settings, *, create: bool = False, source: str = "pubmed", owner: object | None = None):
+    """`open_store` for the store the settings name (`milvus_uri`, `index.token`)."""
+    return open_store(settings.milvus_uri, index_token(settings), create=create, source=source, owner=owner)
 
 
 def open_store(uri: str, token: str | None = None, *, create: bool = False, source: str = "pubmed",
                owner: object | None = None):
     """A MilvusClient for `uri` (a Milvus Lite store path or a server URL).
 
-    create=False: a missing Lite store raises FileNotFoundError (a reader must not invent
-    an empty index). A store held by another process raises StoreBusy; any other failure
-    SourceUnavailable, each with one line. `owner`: close the client when it is collected."""
+    create=False: a missing Lite store raises StoreMissing. A store held by another process
+    raises StoreBusy; any other failure SourceUnavailable, each with one line. `owner`:
+    close the client when it is collected."""
     from pymilvus import MilvusClient
 
     kwargs: dict[str, Any] = {}
@@ -52,7 +84,7 @@ def open_store(uri: str, token: str | None = None, *, create: bool = False, sour
         p = Path(uri).expanduser()
         if not p.exists():
             if not create:
-                raise FileNotFoundError(str(p))
+                raise StoreMissing(source, f"no PubMed index at {p}; {BUILD_HINT}")
             p.parent.mkdir(parents=True, exist_ok=True)
         uri = str(p)
         holder = lock_holder(p / "LOCK")

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag import pubmed_schema as ps
 from biorag.errors import BioragError, InputError, ToolError
+from biorag.vector_store import backend_of, open_index
 from indexing.clean import Cleaner
 from indexing.gene_mesh_counts import build_gene_mesh_counts
 from indexing.ledger import PmidLedger
@@ -298,7 +299,7 @@ def build_index(
     if allowed_roots is not None:
         files, refused = within_roots(files, allowed_roots)
     uri = settings.milvus_uri
-    backend = ps.backend_of(uri)
+    backend = backend_of(uri)
     embedder = embedder or Embedder.from_settings(settings)
     t_start = time.perf_counter()
     # Start-up overlaps: the model loads (mostly importing torch, ~7 s on 2 cores) while the
@@ -312,7 +313,7 @@ def build_index(
     job: JobState | None = None
     try:
         if client is None:
-            client = _open_store(settings)
+            client = open_index(settings, create=True, source="pubmed-index")
         job = JobState.load(settings, alias)
         fp = _fingerprint(files)
         current = ps.resolve_collection(client, alias)
@@ -393,12 +394,6 @@ def build_index(
             client.close()
 
 
-def _open_store(settings: Settings):
-    from biorag.vector_store import open_store
-
-    return open_store(settings.milvus_uri, _token(settings), create=True, source="pubmed-index")
-
-
 def _rows(client, collection: str | None) -> int:
     if not collection:
         return 0
@@ -431,10 +426,6 @@ def _shrink_refusal(report: BuildReport, min_fraction: float, allow_shrink: bool
     return (f"the rebuild holds {report.rows} rows, {report.rows / prev:.0%} of the {prev} that "
             f"'{report.alias}' serves now (index.rebuild_min_fraction is {min_fraction:g}): "
             "re-run with --allow-shrink (API: \"allow_shrink\": true) if the smaller index is intended")
-
-
-def _token(settings: Settings) -> str | None:
-    return settings.index.token.get_secret_value() if settings.index.token else None
 
 
 def _check_compatible(client, collection: str, embedder: Embedder) -> None:

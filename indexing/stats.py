@@ -7,24 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag import pubmed_schema as ps
-from biorag.errors import SourceUnavailable
+from biorag.vector_store import backend_of, open_index
 from indexing.leftovers import REMOVABLE, classify
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
-
-
-def open_existing(settings: Settings):
-    """The store, which must exist; one-line errors (`biorag.vector_store`)."""
-    from biorag.vector_store import open_store
-
-    token = settings.index.token.get_secret_value() if settings.index.token else None
-    try:
-        return open_store(settings.milvus_uri, token, create=False)
-    except FileNotFoundError:
-        raise SourceUnavailable(
-            "pubmed", f"no index at {settings.milvus_uri}: build one with `biorag index build --input FILES` (or --sample)"
-        ) from None
 
 
 def dir_size(path: Path) -> int:
@@ -35,12 +22,10 @@ def dir_size(path: Path) -> int:
 
 def index_stats(settings: Settings, alias: str | None = None) -> dict[str, Any]:
     alias = alias or settings.index.collection
-    client = open_existing(settings)
+    client = open_index(settings)
     try:
-        target = ps.resolve_collection(client, alias)
+        target = ps.require_collection(client, alias, settings.milvus_uri)
         info: dict[str, Any] = {"uri": settings.milvus_uri, "alias": alias, "collection": target}
-        if target is None:
-            raise SourceUnavailable("pubmed", f"no collection or alias '{alias}' at {settings.milvus_uri}")
         client.load_collection(target)
         meta = ps.read_meta(client.describe_collection(target))
         info.update(
@@ -56,7 +41,7 @@ def index_stats(settings: Settings, alias: str | None = None) -> dict[str, Any]:
         others = [c for c in classify(client, settings, alias) if c.name != target]
         info["collections"] = [asdict(c) for c in others]
         info["removable_by_gc"] = [c.name for c in others if c.status in REMOVABLE]
-        if ps.backend_of(settings.milvus_uri) == "lite":
+        if backend_of(settings.milvus_uri) == "lite":
             info["size_on_disk_mb"] = round(dir_size(Path(settings.milvus_uri)) / 1e6, 2)
         return info
     finally:

@@ -46,7 +46,7 @@ from biorag.microbatch import MicroBatcher
 from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.prompts import MANUALS
 from biorag.sources import PASSAGES
-from biorag.vector_store import open_store
+from biorag.vector_store import backend_of, index_token, open_store
 from retrievers.base import Retriever
 
 if TYPE_CHECKING:
@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from biorag.embedder import Embedder
     from biorag.settings import Settings
 
-BUILD_HINT = "build it with `biorag index build --input FILES_OR_DIRS` (e.g. the bundled sample: `biorag index build --input {sample}`)"
 
 MANUAL = MANUALS["pubmed"]  # the text lives with every other prompt
 #: HNSW beam for the retry of a filtered search that came back short
@@ -134,13 +133,6 @@ class _Request:
     hits: list[dict] = field(default_factory=list)
 
 
-def sample_dir() -> str:
-    """The bundled demo sample (shipped with the indexing package)."""
-    from pathlib import Path
-
-    return str(Path(__file__).resolve().parent.parent / "indexing" / "resources" / "pubmed_sample")
-
-
 class PubMedRetriever(Retriever):
     name = "pubmed"
     manual = MANUAL
@@ -155,7 +147,7 @@ class PubMedRetriever(Retriever):
                  boost_pool: int = 5, batch_workers: int | None = None, max_batch: int = 32):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
-        self.backend = ps.backend_of(uri)
+        self.backend = backend_of(uri)
         self.widen = widen
         self.index_type = index_type
         self.ef = ef
@@ -183,29 +175,21 @@ class PubMedRetriever(Retriever):
         ix = settings.index
         return cls(
             uri=settings.milvus_uri, collection=ix.collection, embedder=Embedder.from_settings(settings),
-            token=ix.token.get_secret_value() if ix.token else None, widen=ix.mesh_widen,
+            token=index_token(settings), widen=ix.mesh_widen,
             index_type=ix.index_type, ef=ix.search_ef, exact_filter_rows=ix.exact_filter_rows,
             boost_weight=settings.mesh.boost_weight, boost_pool=settings.mesh.boost_pool,
         )
 
     # ---- connection ----------------------------------------------------------------
-    def _unavailable(self, why: str) -> SourceUnavailable:
-        return SourceUnavailable("pubmed", f"{why}; {BUILD_HINT.format(sample=sample_dir())}")
-
     def _open(self):
         """Connect lazily (building the agent must not need the index) and load the
         collection behind the alias; errors say how to build it."""
         with self._lock:
             if self._client is not None and self._collection is not None:
                 return self._client, self._collection
-            if self._client is None:
-                try:  # one-line errors (store held by another process, server down)
-                    self._client = open_store(self.uri, self._token, owner=self)
-                except FileNotFoundError:
-                    raise self._unavailable(f"no PubMed index at {self.uri}") from None
-            target = ps.resolve_collection(self._client, self.alias)
-            if target is None:
-                raise self._unavailable(f"the index at {self.uri} has no collection '{self.alias}'")
+            if self._client is None:  # one-line errors (no store, held by another process, server down)
+                self._client = open_store(self.uri, self._token, owner=self)
+            target = ps.require_collection(self._client, self.alias, self.uri)
             self._client.load_collection(target)
             described = self._client.describe_collection(target)
             self.meta = ps.read_meta(described)

@@ -25,11 +25,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
+from biorag.device import pick_device
 from biorag.errors import ConfigError, InputError
 from training.evaluate import eval_pairs, eval_pubmedqa
 from training.pairs import Pair, pair_key
 from training.prepare import Prepared
-from training.runtime import autocast, grad_scaler, resolve_device, seed_everything
+from training.runtime import autocast, grad_scaler, seed_everything
 
 BUNDLED = "all-MiniLM-L6-v2"
 
@@ -152,7 +153,7 @@ def train_embedder(
         raise InputError("--batch-size must be at least 2 (in-batch negatives need company)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    device = resolve_device(cfg.device)
+    device = pick_device(cfg.device, "--device")
     seed_everything(cfg.seed)
     base_path, base_name = resolve_base(cfg.base)
 

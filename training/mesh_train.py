@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
+from biorag.device import pick_device
 from biorag.errors import InputError
 from biorag.mesh_classifier import (
     BUNDLED_CAUSAL,
@@ -42,7 +43,7 @@ from training.mesh_data import MeshExample, label_counts, top_labels
 from training.mesh_eval import filtered_retrieval, tagger_report
 from training.pairs import is_heldout
 from training.prepare import Prepared
-from training.runtime import autocast, grad_scaler, resolve_device, seed_everything
+from training.runtime import autocast, grad_scaler, seed_everything
 
 TINY_RANDOM = "tiny-random"
 
@@ -311,7 +312,7 @@ def train_mesh(prepared: Prepared, out: str | Path, cfg: MeshConfig, progress: b
         raise InputError(f"unknown label space '{cfg.label_space}': use train or vocabulary")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    device = resolve_device(cfg.device)
+    device = pick_device(cfg.device, "--device")
     seed_everything(cfg.seed)
     train = _examples(prepared, "train", cfg, cfg.max_train)
     held = _examples(prepared, "heldout", cfg, cfg.eval_limit)

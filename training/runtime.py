@@ -1,4 +1,5 @@
-"""Device choice, seeding and mixed precision: the bits every training loop shares."""
+"""Seeding and mixed precision: the bits every training loop shares (the device is picked by
+`biorag.device`)."""
 
 from __future__ import annotations
 
@@ -6,25 +7,7 @@ import contextlib
 import os
 import random
 
-from biorag.errors import ConfigError
-
-
-def resolve_device(spec: str = "auto") -> str:
-    """auto -> cuda when a GPU is visible, else mps, else cpu; explicit names are checked."""
-    import torch
-
-    spec = (spec or "auto").strip().lower()
-    if spec == "auto":
-        if torch.cuda.is_available():
-            return "cuda"
-        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-            return "mps"
-        return "cpu"
-    if spec.startswith("cuda") and not torch.cuda.is_available():
-        raise ConfigError(f"device '{spec}' requested but no CUDA GPU is visible: use --device auto or cpu")
-    if spec not in ("cpu", "mps") and not spec.startswith("cuda"):
-        raise ConfigError(f"unknown device '{spec}': use auto, cpu, cuda, cuda:N or mps")
-    return spec
+from biorag.device import half_dtype
 
 
 def seed_everything(seed: int) -> None:
@@ -44,15 +27,15 @@ def autocast(device: str, enabled: bool):
     """bf16/fp16 autocast on CUDA when enabled; a no-op elsewhere (CPU trains in fp32)."""
     import torch
 
-    if not (enabled and device.startswith("cuda")):
+    half = half_dtype(device)
+    if not (enabled and half):
         return contextlib.nullcontext()
-    dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return torch.autocast(device_type="cuda", dtype=dtype)
+    return torch.autocast(device_type="cuda", dtype=getattr(torch, half))
 
 
 def grad_scaler(device: str, enabled: bool):
     """A GradScaler only for fp16 (bf16 needs none)."""
     import torch
 
-    use = enabled and device.startswith("cuda") and not torch.cuda.is_bf16_supported()
+    use = enabled and half_dtype(device) == "float16"
     return torch.amp.GradScaler("cuda", enabled=use)

@@ -134,12 +134,12 @@ def gc(
     collection `biorag index build` did not make for this alias. A failed build's job file
     goes with its collection, so the next build starts afresh.
     """
+    from biorag.vector_store import open_index
     from indexing.leftovers import collect_garbage, format_gc
-    from indexing.stats import open_existing
 
     settings = settings_from_options(preset, set_)
     alias = collection or settings.index.collection
-    client = open_existing(settings)
+    client = open_index(settings)
     try:
         report = collect_garbage(client, settings, alias, dry_run=dry_run)
     finally:
@@ -162,17 +162,14 @@ def verify(
     """Check counts, recorded embedder and dimensions, and a sample of round trips."""
     from biorag import pubmed_schema as ps
     from biorag.embedder import Embedder
-    from biorag.errors import SourceUnavailable
-    from indexing.stats import open_existing
+    from biorag.vector_store import open_index
     from indexing.verify import verify_collection
 
     settings = settings_from_options(preset, set_)
     alias = collection or settings.index.collection
-    client = open_existing(settings)
+    client = open_index(settings)
     try:
-        target = ps.resolve_collection(client, alias)
-        if target is None:
-            raise SourceUnavailable("pubmed", f"no collection or alias '{alias}' at {settings.milvus_uri}")
+        target = ps.require_collection(client, alias, settings.milvus_uri)
         report = verify_collection(client, target, Embedder.from_settings(settings), sample=sample)
     finally:
         client.close()

@@ -17,6 +17,7 @@ from biorag import pubmed_schema as ps
 from biorag.embedder import Embedder
 from biorag.errors import InputError, SourceUnavailable
 from biorag.models import SearchFilters
+from biorag.vector_store import open_store
 from indexing.build import build_index
 from retrievers.pubmed import PubMedRetriever
 
@@ -54,7 +55,7 @@ def built(tmp_path_factory, embedder):
                          embedder=embedder, batch_size=8)
     # one client held for the module's lifetime; the in-process CLI test shares this
     # process's Milvus Lite server with it
-    keeper = ps.connect(settings.milvus_uri)
+    keeper = open_store(settings.milvus_uri)
     yield settings, report, rows, tmp, served
     keeper.close()
 
@@ -182,7 +183,7 @@ def test_update_with_delete_citation_and_newer_version(tmp_path, embedder):
     second = build_index(settings, [upd], progress=False, embedder=embedder)
     assert second.ok and second.mode == "update" and second.collection == first.collection
     assert second.deleted == 1 and second.rows == 9
-    client = ps.connect(settings.milvus_uri)
+    client = open_store(settings.milvus_uri)
     try:
         got = client.get(first.collection, ids=[int(rows[0]["pmid"]), int(rows[1]["pmid"])], output_fields=["title"])
     finally:
@@ -215,7 +216,7 @@ def test_alias_switches_only_after_a_verified_rebuild(tmp_path, embedder):
     assert first.alias_switched
 
     def alias_target():
-        c = ps.connect(settings.milvus_uri)
+        c = open_store(settings.milvus_uri)
         try:
             return ps.alias_target(c, "pubmed"), c.list_collections()
         finally:

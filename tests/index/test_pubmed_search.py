@@ -15,6 +15,7 @@ from biorag.agent import Agent
 from biorag.embedder import Embedder
 from biorag.models import SearchFilters
 from biorag.settings import load_settings
+from biorag.vector_store import open_store
 from indexing.build import build_index
 from indexing.mesh_counts import count_collection, ensure_counts
 from retrievers.pubmed import PubMedRetriever
@@ -47,7 +48,7 @@ def index(tmp_path_factory, embedder):
     report = build_index(settings, [write_jsonl(tmp / "records.jsonl", rows)], progress=False,
                          embedder=embedder, batch_size=16)
     assert report.ok
-    keeper = ps.connect(settings.milvus_uri)  # Lite: keep one client for the module (see test_index_milvus)
+    keeper = open_store(settings.milvus_uri)  # Lite: keep one client for the module (see test_index_milvus)
     yield settings, rows, keeper, report.collection
     keeper.close()
 
@@ -237,7 +238,7 @@ def test_counts_follow_update_files(tmp_path, embedder):
                    + json.dumps(rows[2]) + "\n")  # an unchanged re-upsert counts once
     second = build_index(settings, [upd], progress=False, embedder=embedder)
     assert second.ok and second.mode == "update"
-    client = ps.connect(settings.milvus_uri)
+    client = open_store(settings.milvus_uri)
     try:
         stored = ps.read_mesh_counts(client.describe_collection(first.collection))
         expected = Counter(u for row in [newer, *rows[2:]] for u in {m["ui"] for m in row["mesh"]})

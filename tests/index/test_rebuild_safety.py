@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 from biorag import pubmed_schema as ps
 from biorag.cli import app
 from biorag.embedder import Embedder
+from biorag.vector_store import open_store
 from indexing.build import build_index
 
 pytestmark = pytest.mark.milvus
@@ -40,7 +41,7 @@ def truncated_copy(dest: Path) -> Path:
 
 
 def served(settings) -> tuple[str | None, int, list[str]]:
-    client = ps.connect(settings.milvus_uri)
+    client = open_store(settings.milvus_uri)
     try:
         target = ps.alias_target(client, settings.index.collection)
         rows = 0
@@ -122,7 +123,7 @@ def test_verification_holds_the_collection_to_what_the_build_wrote(tmp_path, emb
     src = tmp_path / "with_delete.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows) + json.dumps({"delete": [rows[0]["pmid"]]}) + "\n")
     settings = settings_for(tmp_path)
-    client = ps.connect(settings.milvus_uri, create=True)
+    client = open_store(settings.milvus_uri, create=True)
     try:
         report = build_index(settings, [src], progress=False, embedder=embedder, batch_size=4,
                              client=LossyClient(client, lose))
@@ -174,8 +175,8 @@ def test_files_found_in_folders_are_resolved_and_contained(tmp_path):
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from biorag import pubmed_schema as ps
-    client = ps.connect(sys.argv[1], create=True)
+    from biorag.vector_store import open_store
+    client = open_store(sys.argv[1], create=True)
     print("holding", flush=True)
     sys.stdin.read()
     """

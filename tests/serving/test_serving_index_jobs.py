@@ -15,6 +15,7 @@ import pytest
 from live_server import serve, settings_with
 
 from biorag import pubmed_schema as ps
+from biorag.vector_store import open_store
 
 SAMPLE = Path(__file__).resolve().parents[2] / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
 ROWS = SAMPLE.parent / "alzheimers_records.jsonl.gz"
@@ -34,7 +35,7 @@ def _wait(c, job_id: str, timeout: float = 300) -> dict:
 
 
 def _alias_target(settings) -> str | None:
-    client = ps.connect(settings.milvus_uri)
+    client = open_store(settings.milvus_uri)
     try:
         return ps.resolve_collection(client, settings.index.collection)
     finally:

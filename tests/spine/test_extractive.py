@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from biorag import pubmed_schema as ps
 from biorag.agent import Agent
 from biorag.embedder import Embedder
 from biorag.extractive import split_sentences
 from biorag.settings import load_settings
+from biorag.vector_store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
@@ -63,7 +63,7 @@ def index(tmp_path_factory):
     settings = load_settings(overrides={"data_dir": str(tmp)})
     embedder = Embedder()
     build_index(settings, [src], progress=False, embedder=embedder, batch_size=16)
-    keeper = ps.connect(settings.milvus_uri)  # Milvus Lite: keep one client for the module
+    keeper = open_store(settings.milvus_uri)  # Milvus Lite: keep one client for the module
     yield tmp, embedder
     keeper.close()
 

@@ -142,7 +142,7 @@ def classifier(prepared, tmp_path_factory):
 def test_classifier_head_trains_saves_and_reloads(classifier, tmp_path):
     import numpy as np
 
-    from biorag.mesh import build_tagger
+    from biorag.mesh_classifier import build_tagger
     from biorag.settings import load_settings
 
     out, manifest = classifier
