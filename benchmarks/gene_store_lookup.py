@@ -27,7 +27,9 @@ import time
 from pathlib import Path
 
 from biorag.commands.data import build_store
-from retrievers.gene_store import GeneStore, LocalGeneRetriever, snapshot_paths
+from indexing.gene_store_build import snapshot_paths
+from retrievers.gene import LocalGeneRetriever
+from retrievers.gene_store import GeneStore
 from retrievers.omim import LocalOmimRetriever
 
 

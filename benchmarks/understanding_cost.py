@@ -64,7 +64,7 @@ def main() -> None:
     store = args.store
     if store is None:
         from biorag.commands.data import build_store
-        from retrievers.gene_store import snapshot_paths
+        from indexing.gene_store_build import snapshot_paths
 
         tmp = tempfile.TemporaryDirectory()
         store = Path(tmp.name) / "gene_store.sqlite"

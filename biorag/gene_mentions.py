@@ -13,12 +13,11 @@ one SQLite file per index alias: ``<data_dir>/gene_mesh/<alias>.sqlite`` with
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, QueryLibrary
+from biorag.sqlite_store import open_read_only, read_build_record
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -27,7 +26,6 @@ SCHEMA = """
 CREATE TABLE mentions (symbol TEXT NOT NULL, mesh_ui TEXT NOT NULL, n_pmids INTEGER, pmids TEXT);
 CREATE TABLE descriptors (mesh_ui TEXT PRIMARY KEY, name TEXT, n_genes INTEGER);
 CREATE TABLE genes (symbol TEXT PRIMARY KEY, n_pmids INTEGER);
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE INDEX mentions_symbol ON mentions(symbol);
 """
 PMIDS_KEPT = 5
@@ -42,7 +40,7 @@ class GeneMeshCounts:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        self._con = open_read_only(self.path, "gene-mesh-counts")
         self._universe: frozenset[str] | None = None
 
     @classmethod
@@ -52,8 +50,7 @@ class GeneMeshCounts:
         return cls(path) if path.exists() else None
 
     def info(self) -> dict[str, Any]:
-        row = self._con.execute("SELECT value FROM meta WHERE key='build'").fetchone()
-        return json.loads(row[0]) if row else {}
+        return read_build_record(self._con)
 
     @property
     def universe(self) -> frozenset[str]:

@@ -233,7 +233,7 @@ class WebSettings(_Section):
 
 class GeneFilesSettings(_Section):
     """Where `biorag data gene-store build --download` fetches the current human bulk files
-    (the bundled snapshot in retrievers/resources/human_genes is the offline default)."""
+    (the bundled snapshot in indexing/resources/human_genes is the offline default)."""
 
     gene_info: str = "https://ftp.ncbi.nlm.nih.gov/gene/DATA/GENE_INFO/Mammalia/Homo_sapiens.gene_info.gz"
     hgnc: str = "https://storage.googleapis.com/public-download-files/hgnc/tsv/tsv/hgnc_complete_set.txt"

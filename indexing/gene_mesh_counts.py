@@ -13,9 +13,7 @@ would credit a gene with every abstract that shouts.
 
 from __future__ import annotations
 
-import json
 import re
-import sqlite3
 import time
 from collections import defaultdict
 from datetime import UTC, datetime
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.gene_mentions import PMIDS_KEPT, SCHEMA, gene_mesh_path
 from biorag.gene_sets import bundled_symbols
+from biorag.sqlite_store import build_atomically, write_build_record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -84,23 +83,16 @@ def write_counts(out: Path, rows: Iterable[dict[str, Any]], source: str) -> dict
     genes_per_ui: dict[str, int] = defaultdict(int)
     for _sym, ui in mentions:
         genes_per_ui[ui] += 1
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.unlink(missing_ok=True)
-    con = sqlite3.connect(tmp)
-    con.executescript(SCHEMA)
-    con.executemany("INSERT INTO mentions VALUES (?,?,?,?)",
-                    ((s, ui, len(p), ",".join(map(str, sorted(p)[:PMIDS_KEPT]))) for (s, ui), p in mentions.items()))
-    con.executemany("INSERT INTO descriptors VALUES (?,?,?)",
-                    ((ui, names.get(ui, ui), k) for ui, k in genes_per_ui.items()))
-    con.executemany("INSERT INTO genes VALUES (?,?)", per_gene.items())
-    summary = {"collection": source, "records": n, "genes": len(per_gene), "descriptors": len(genes_per_ui),
-               "pairs": len(mentions), "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-               "seconds": round(time.perf_counter() - t0, 2)}
-    con.execute("INSERT INTO meta VALUES ('build', ?)", (json.dumps(summary),))
-    con.commit()
-    con.close()
-    tmp.replace(out)
+    with build_atomically(out, SCHEMA) as con:
+        con.executemany("INSERT INTO mentions VALUES (?,?,?,?)",
+                        ((s, ui, len(p), ",".join(map(str, sorted(p)[:PMIDS_KEPT]))) for (s, ui), p in mentions.items()))
+        con.executemany("INSERT INTO descriptors VALUES (?,?,?)",
+                        ((ui, names.get(ui, ui), k) for ui, k in genes_per_ui.items()))
+        con.executemany("INSERT INTO genes VALUES (?,?)", per_gene.items())
+        summary = {"collection": source, "records": n, "genes": len(per_gene), "descriptors": len(genes_per_ui),
+                   "pairs": len(mentions), "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                   "seconds": round(time.perf_counter() - t0, 2)}
+        write_build_record(con, summary)
     return summary
 
 

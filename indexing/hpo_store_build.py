@@ -19,9 +19,7 @@ HPO's license asks every service using it to say so: see `hpo_notice`.
 
 from __future__ import annotations
 
-import json
 import math
-import sqlite3
 import time
 from collections import defaultdict
 from datetime import UTC, datetime
@@ -31,6 +29,7 @@ from typing import Any
 from biorag.phenotype_names import normalise
 from biorag.phenotype_names import require_term_number as term_number
 from biorag.phenotype_names import term_number as phenotype_term_number
+from biorag.sqlite_store import build_atomically, write_build_record
 from indexing.hpo_files import (
     GENES_TO_PHENOTYPE,
     HP_OBO,
@@ -63,7 +62,6 @@ CREATE TABLE disease_terms (
 );
 CREATE TABLE gene_terms (gene_id INTEGER NOT NULL, term INTEGER NOT NULL);
 CREATE TABLE gene_diseases (gene_id INTEGER NOT NULL, symbol TEXT NOT NULL, disease_id TEXT NOT NULL);
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 """
 _INDEXES = """
 CREATE INDEX term_names_norm ON term_names(name_norm);
@@ -168,51 +166,43 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
     def ic(n: int, total: int) -> float:
         return round(-math.log(max(n, 1) / total), 4)  # unannotated terms: as rare as one
 
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    tmp.unlink(missing_ok=True)
-    con = sqlite3.connect(tmp)
-    con.executescript(_SCHEMA)
-    con.executemany(
-        "INSERT INTO terms VALUES (?,?,?,?,?,?,?,?)",
-        ((term_number(t.id), t.id, t.name, t.definition, n_dis.get(term_number(t.id), 0),
-          n_gene.get(term_number(t.id), 0), ic(n_dis.get(term_number(t.id), 0), total_dis),
-          ic(n_gene.get(term_number(t.id), 0), total_gene)) for t in live),
-    )
-    names = set()
-    for t in live:
-        n = term_number(t.id)
-        names.add((normalise(t.name), n, "name"))
-        for text, kind in t.synonyms:
-            if kind in TEXT_SYNONYMS:
-                names.add((normalise(text), n, "synonym"))
-    con.executemany("INSERT INTO term_names VALUES (?,?,?)", (x for x in names if x[0]))
-    con.executemany("INSERT INTO parents VALUES (?,?)", ((c, p) for c, ps in parents.items() for p in ps))
-    con.executemany("INSERT INTO ancestors VALUES (?,?)", ((t, a) for t, anc in closure.items() for a in anc))
-    con.executemany("INSERT INTO alt_ids VALUES (?,?)", alt.items())
-    con.executemany("INSERT INTO diseases VALUES (?,?,?)", ((d, n, normalise(n)) for d, n in diseases.items()))
-    con.executemany("INSERT INTO disease_terms VALUES (?,?,?,?,?,?,?)", disease_rows)
-    con.executemany("INSERT INTO gene_terms VALUES (?,?)", ((g, t) for g, ts in gene_annot.items() for t in ts))
-    con.executemany("INSERT INTO gene_diseases VALUES (?,?,?)", sorted(gene_disease))
-    con.executescript(_INDEXES)
-    summary = {
-        "schema": SCHEMA_VERSION,
-        "release": release,
-        "notice": hpo_notice(folder),
-        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "inputs": {name: str(folder / name) for name in (HP_OBO, PHENOTYPE_HPOA, GENES_TO_PHENOTYPE)},
-        "terms": len(live),
-        "diseases": len(diseases),
-        "annotated_diseases": total_dis,
-        "genes": total_gene,
-        "gene_disease_links": len(gene_disease),
-        **counts,
-    }
-    con.execute("INSERT INTO meta VALUES ('build', ?)", (json.dumps(summary),))
-    con.commit()
-    con.close()
-    tmp.replace(out)
+    with build_atomically(Path(out), _SCHEMA) as con:
+        con.executemany(
+            "INSERT INTO terms VALUES (?,?,?,?,?,?,?,?)",
+            ((term_number(t.id), t.id, t.name, t.definition, n_dis.get(term_number(t.id), 0),
+              n_gene.get(term_number(t.id), 0), ic(n_dis.get(term_number(t.id), 0), total_dis),
+              ic(n_gene.get(term_number(t.id), 0), total_gene)) for t in live),
+        )
+        names = set()
+        for t in live:
+            n = term_number(t.id)
+            names.add((normalise(t.name), n, "name"))
+            for text, kind in t.synonyms:
+                if kind in TEXT_SYNONYMS:
+                    names.add((normalise(text), n, "synonym"))
+        con.executemany("INSERT INTO term_names VALUES (?,?,?)", (x for x in names if x[0]))
+        con.executemany("INSERT INTO parents VALUES (?,?)", ((c, p) for c, ps in parents.items() for p in ps))
+        con.executemany("INSERT INTO ancestors VALUES (?,?)", ((t, a) for t, anc in closure.items() for a in anc))
+        con.executemany("INSERT INTO alt_ids VALUES (?,?)", alt.items())
+        con.executemany("INSERT INTO diseases VALUES (?,?,?)", ((d, n, normalise(n)) for d, n in diseases.items()))
+        con.executemany("INSERT INTO disease_terms VALUES (?,?,?,?,?,?,?)", disease_rows)
+        con.executemany("INSERT INTO gene_terms VALUES (?,?)", ((g, t) for g, ts in gene_annot.items() for t in ts))
+        con.executemany("INSERT INTO gene_diseases VALUES (?,?,?)", sorted(gene_disease))
+        con.executescript(_INDEXES)
+        summary = {
+            "schema": SCHEMA_VERSION,
+            "release": release,
+            "notice": hpo_notice(folder),
+            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "inputs": {name: str(folder / name) for name in (HP_OBO, PHENOTYPE_HPOA, GENES_TO_PHENOTYPE)},
+            "terms": len(live),
+            "diseases": len(diseases),
+            "annotated_diseases": total_dis,
+            "genes": total_gene,
+            "gene_disease_links": len(gene_disease),
+            **counts,
+        }
+        write_build_record(con, summary)
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["path"] = str(out)
     return summary

@@ -1,22 +1,9 @@
 """NCBI Gene tool: symbol / alias / Ensembl ID / Gene ID -> gene records.
 
-Backends: ``eutils`` (this module: live or replayed E-utilities, esearch then esummary) and
-``local`` (retrievers/gene_store.py: an SQLite store built from NCBI gene_info, HGNC and
-mim2gene). Both return the same evidence:
-
-- ``source="gene"``, ``id`` = NCBI Gene ID, ``title`` = "SYMBOL: full name",
-  ``url`` = https://www.ncbi.nlm.nih.gov/gene/<id>, ``text`` = compact rendering;
-- ``metadata`` keys (always present, None/[] when unknown):
-  ``symbol`` (official symbol), ``name`` (full name), ``aliases`` (list), ``organism``
-  (scientific name), ``tax_id`` (int), ``chromosome`` (e.g. "16", "X"), ``map_location``
-  (cytogenetic, e.g. "16q22.1"), ``gene_type`` (gene_info type_of_gene, e.g.
-  "protein-coding", "ncRNA", "pseudo"; None when the source does not say),
-  ``summary`` (RefSeq summary), ``gene_type_source`` ("gene_info" | "name" | None),
-  ``mim`` (list of OMIM numbers), ``ensembl`` (list of Ensembl gene ids, local store only),
-  ``matched`` (how the query matched: "symbol", "alias", "previous", "ensembl", "gene_id",
-  "search"), ``status`` ("live" or NCBI's replacement note), ``backend`` ("local" or
-  "eutils": which backend answered), ``summary_source`` ("eutils" when a local record's
-  summary was filled in from E-utilities by the layered backend, else None).
+Backends: ``eutils`` (`GeneRetriever`: live or replayed E-utilities, esearch then esummary)
+and ``local`` (`LocalGeneRetriever`: the SQLite store of retrievers/gene_store.py, built from
+NCBI gene_info, HGNC and mim2gene). Both return the same evidence (retrievers/gene_evidence.py
+lists its metadata keys).
 
 Hits are ordered: records of ``ncbi.prefer_taxid`` (human by default) first, then exact
 symbol matches, then NCBI's relevance order. An alias shared by several genes returns all
@@ -32,27 +19,25 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import InputError, NoRecord, ToolError
+from biorag.errors import NoRecord, ToolError
 from biorag.models import Evidence, SearchFilters
-from biorag.prompts import MANUALS
 from retrievers.base import Retriever
 from retrievers.eutils import EUtils
+from retrievers.gene_evidence import (
+    MANUAL,
+    QUERY_FORMAT,
+    gene_evidence,
+    gene_text,
+    require_gene_query,
+)
 from retrievers.gene_fields import GeneFields
+from retrievers.gene_store import GeneStore, gene_store_path
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
 
-MANUAL = MANUALS["gene"]  # the text lives with every other prompt
-QUERY_FORMAT = "one gene symbol, alias, Ensembl gene ID (ENSG...) or NCBI Gene ID"
 
 _ENSEMBL = re.compile(r"^ENS[A-Z]*G\d{6,}(\.\d+)?$", re.I)
-
-
-def clean_gene_query(query: str) -> str:
-    """Strip quotes, brackets and a trailing 'gene' word; keep the identifier's case."""
-    q = query.strip().strip("\"'`[]{}()").strip()
-    q = re.sub(r"\s+gene$", "", q, flags=re.I)
-    return q.strip()
 
 
 def infer_gene_type(name: str, symbol: str = "") -> str | None:
@@ -66,50 +51,6 @@ def infer_gene_type(name: str, symbol: str = "") -> str | None:
     if n.startswith("trna") or "transfer rna" in n:
         return "tRNA"
     return None
-
-
-def gene_text(md: dict[str, Any]) -> str:
-    lines = [f"Official symbol: {md.get('symbol') or '?'}; name: {md.get('name') or '?'}"]
-    if md.get("aliases"):
-        lines.append("Aliases: " + ", ".join(md["aliases"]))
-    org = md.get("organism") or "?"
-    lines.append(f"Organism: {org} (taxid {md.get('tax_id')})")
-    loc = f"Chromosome: {md.get('chromosome') or '?'}"
-    if md.get("map_location"):
-        loc += f"; location: {md['map_location']}"
-    lines.append(loc)
-    if md.get("gene_type"):
-        lines.append(f"Gene type: {md['gene_type']}")
-    if md.get("ensembl"):
-        lines.append("Ensembl: " + ", ".join(md["ensembl"]))
-    if md.get("mim"):
-        lines.append("OMIM: " + ", ".join(md["mim"]))
-    if md.get("status") and md["status"] != "live":
-        lines.append(f"Status: {md['status']}")
-    if md.get("summary"):
-        lines.append(f"Summary: {md['summary']}")
-    return "\n".join(lines)
-
-
-def gene_evidence(gene_id: str, md: dict[str, Any], score: float | None = None) -> Evidence:
-    """The one Evidence shape of both gene backends (see module docstring)."""
-    defaults: dict[str, Any] = {
-        "symbol": None, "name": None, "aliases": [], "organism": None, "tax_id": None,
-        "chromosome": None, "map_location": None, "gene_type": None, "gene_type_source": None,
-        "summary": None, "mim": [], "ensembl": [], "matched": None, "status": "live",
-        "backend": None, "summary_source": None,
-    }
-    meta = {**defaults, **md}
-    title = f"{meta['symbol']}: {meta['name']}" if meta["name"] else str(meta["symbol"])
-    return Evidence(
-        source="gene",
-        id=str(gene_id),
-        title=title,
-        text=gene_text(meta),
-        url=f"https://www.ncbi.nlm.nih.gov/gene/{gene_id}",
-        score=score,
-        metadata=meta,
-    )
 
 
 def _split_aliases(raw: str) -> list[str]:
@@ -167,21 +108,17 @@ class GeneRetriever(GeneFields, Retriever):
         self.eutils = eutils
         self.retmax = retmax
         self.prefer_taxid = prefer_taxid
-        self.local = local  # optional GeneStore to fill gene_type from gene_info
+        self.local: GeneStore | None = local  # fills gene_type from gene_info
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GeneRetriever:
-        from retrievers.gene_store import GeneStore, gene_store_path
-
         path = gene_store_path(settings)
         local = GeneStore(path) if path.exists() else None
         return cls(EUtils.from_settings(settings, "gene"), settings.ncbi.retmax,
                    settings.ncbi.prefer_taxid, local)
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
-        q = clean_gene_query(query)
-        if not q:
-            raise InputError("gene: empty query; give a gene symbol, alias, Ensembl ID or Gene ID")
+        q = require_gene_query(query)
         partial = False
         if q.isdigit():
             ids, matched = [q], "gene_id"
@@ -268,3 +205,52 @@ class GeneRetriever(GeneFields, Retriever):
     def close(self) -> None:
         if self.local is not None:
             self.local.close()
+
+
+# ---- backend local: the gene store ---------------------------------------------------
+
+
+def store_evidence(g: dict[str, Any], matched: str) -> Evidence:
+    """A gene as the store gives it (`GeneStore.lookup`), in the shape of both backends."""
+    md = {
+        "symbol": g["symbol"],
+        "name": g["name"],
+        "aliases": g["aliases"],
+        "organism": "Homo sapiens" if g["tax_id"] == 9606 else None,
+        "tax_id": g["tax_id"],
+        "chromosome": g["chromosome"],
+        "map_location": g["map_location"],
+        "gene_type": g["gene_type"],
+        "gene_type_source": "gene_info" if g["gene_type"] else None,
+        "summary": None,
+        "mim": g["mim"],
+        "ensembl": g["ensembl"],
+        "matched": matched,
+        "hgnc_id": g.get("hgnc_id"),
+        "previous_symbols": g.get("previous", []),
+        "backend": "local",
+    }
+    return gene_evidence(str(g["gene_id"]), md)
+
+
+class LocalGeneRetriever(GeneFields, Retriever):
+    """`gene` source, backend `local`: answers from the SQLite gene store."""
+
+    name = "gene"
+    manual = MANUAL
+    query_format = QUERY_FORMAT + " (or a cytogenetic band such as 16q22.1)"
+
+    def __init__(self, store: GeneStore, prefer_taxid: int | None = 9606):
+        self.store = store
+        self.prefer_taxid = prefer_taxid
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LocalGeneRetriever:
+        return cls(GeneStore(gene_store_path(settings)), settings.ncbi.prefer_taxid)
+
+    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+        require_gene_query(query)
+        return [store_evidence(g, how) for g, how in self.store.lookup(query, self.prefer_taxid, limit=k)]
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,7 +1,7 @@
 """What the `gene` source answers, and how each field is read from its records.
 
-Shared by both gene backends (retrievers/gene.py over E-utilities, retrievers/gene_store.py
-over the local store): they return the same evidence (see retrievers/gene.py).
+Shared by both gene backends (retrievers/gene.py: over E-utilities and over the local
+store): they return the same evidence (see retrievers/gene_evidence.py).
 
 Which record a name means: human records first (``ncbi.prefer_taxid`` is human by
 default); among them an exact official symbol, Gene ID or Ensembl ID beats a previous

@@ -25,7 +25,6 @@ and `HpoStore.notice` is the statement HPO's license asks for.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sqlite3
@@ -34,11 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import InputError, NoRecord, SourceUnavailable
+from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words as words
 from biorag.phenotype_names import term_number as _term_number
 from biorag.sources import AnswerField, LexiconHit, Reading
+from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.base import Retriever
 
 if TYPE_CHECKING:
@@ -121,11 +121,8 @@ class HpoStore:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        if not self.path.exists():
-            raise SourceUnavailable(SOURCE, build_command_hint(self.path))
-        self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-        self._con.row_factory = sqlite3.Row
-        self._info = json.loads(self._con.execute("SELECT value FROM meta WHERE key='build'").fetchone()[0])
+        self._con = open_read_only(self.path, SOURCE, build_command_hint(self.path), rows=True)
+        self._info = read_build_record(self._con)
         self._name_words: list[tuple[str, str, frozenset[str]]] | None = None
 
     # ---- about the store ----------------------------------------------------------------
@@ -446,7 +443,7 @@ class PhenotypeLexicon:
         if not by_key:
             return []
         if self._con is None:
-            self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            self._con = open_read_only(self.path, SOURCE, build_command_hint(self.path))
         rows = self._con.execute(
             "SELECT n.name_norm, t.id, t.name FROM term_names n JOIN terms t ON t.term = n.term "
             f"WHERE n.name_norm IN ({','.join('?' * len(by_key))}) AND {_IS_PHENOTYPE} "

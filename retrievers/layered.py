@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from biorag.errors import ToolError
 from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.sources import AnswerField, Reading
-from retrievers import gene, omim
+from retrievers import gene_evidence, omim
 from retrievers.base import Retriever
 from retrievers.gene_fields import GeneFields
 
@@ -92,13 +92,12 @@ class LayeredGeneRetriever(GeneFields, LayeredRetriever):
     """`gene` source: local gene store first, then E-utilities (see the module docstring)."""
 
     name = "gene"
-    manual = gene.MANUAL
-    query_format = gene.QUERY_FORMAT
+    manual = gene_evidence.MANUAL
+    query_format = gene_evidence.QUERY_FORMAT
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LayeredGeneRetriever:
-        from retrievers.gene import GeneRetriever
-        from retrievers.gene_store import LocalGeneRetriever
+        from retrievers.gene import GeneRetriever, LocalGeneRetriever
 
         store, why = _store_if_built(settings)
         remote = GeneRetriever.from_settings(settings)

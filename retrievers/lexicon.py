@@ -12,13 +12,14 @@ otherwise none (patterns take over).
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from biorag.names import disease_key
 from biorag.sources import EntityKind, LexiconHit
+from biorag.sqlite_store import open_read_only
+from retrievers.gene_store import build_command_hint
 
 #: the store's kinds of name -> what linking calls them
 _HOW = {"symbol": "symbol", "previous": "previous", "alias": "alias", "ensembl": "ensembl",
@@ -28,7 +29,7 @@ _HOW = {"symbol": "symbol", "previous": "previous", "alias": "alias", "ensembl":
 class StoreLexicon:
     def __init__(self, path: Path, prefer_taxid: int | None = 9606):
         self.path = Path(path)
-        self._con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        self._con = open_read_only(self.path, "gene", build_command_hint(self.path))
         self._lock = threading.Lock()  # one connection, shared by the server's threads
         self.prefer_taxid = prefer_taxid
         tables = {r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")}

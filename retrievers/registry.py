@@ -79,7 +79,7 @@ def build_lexicon(settings: Settings) -> StoreLexicon | PhenotypeLexicon | None:
 
 # ---- the registry lines --------------------------------------------------------------
 register("gene", "eutils", "retrievers.gene:GeneRetriever")
-register("gene", "local", "retrievers.gene_store:LocalGeneRetriever")
+register("gene", "local", "retrievers.gene:LocalGeneRetriever")
 register("gene", "layered", "retrievers.layered:LayeredGeneRetriever")
 register("dbsnp", "eutils", "retrievers.dbsnp:DbSnpRetriever")
 register("omim", "eutils", "retrievers.omim:OmimRetriever")

@@ -58,7 +58,8 @@ def build(
     biorag data gene-store build --gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz
     --mim2gene mim2gene.txt --mim2gene-medgen mim2gene_medgen --gene-condition gene_condition_source_id.txt"""
     from biorag.errors import InputError
-    from retrievers.gene_store import SAMPLE_DIR, gene_store_path, record_inputs, snapshot_paths
+    from indexing.gene_store_build import SAMPLE_DIR, record_inputs, snapshot_paths
+    from retrievers.gene_store import gene_store_path
 
     settings = settings_from_options(preset, set_)
     given = {"gene_info": gene_info, "hgnc": hgnc, "mim2gene": mim2gene,
@@ -106,15 +107,15 @@ def build(
 
 def build_store(target: Path, files: dict[str, Path | None], diseases: bool = True,
                 hpo_dir: Path | None = None, progress: bool = False) -> dict:
-    """The store from these files (keys as `retrievers.gene_store.SNAPSHOT_FILES`), with the
+    """The store from these files (keys as `indexing.gene_store_build.SNAPSHOT_FILES`), with the
     disease dictionary when asked."""
     import zlib
     from functools import partial
 
     from biorag.errors import InputError
     from indexing.disease_dictionary import add_disease_dictionary
+    from indexing.gene_store_build import SNAPSHOT_FILES, build_gene_store, record_inputs
     from indexing.hpo_files import hpo_data_dir
-    from retrievers.gene_store import SNAPSHOT_FILES, build_gene_store, record_inputs
 
     extend = partial(add_disease_dictionary, gene_condition=files.get("gene_condition"),
                      hpo_dir=hpo_dir) if diseases else None

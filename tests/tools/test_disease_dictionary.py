@@ -17,7 +17,7 @@ import pytest
 
 from biorag.mesh import MeshVocabulary
 from indexing import hpo_files
-from retrievers.gene_store import SNAPSHOT_DIR, snapshot_paths
+from indexing.gene_store_build import SNAPSHOT_DIR, snapshot_paths
 
 N = 30
 

@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from biorag.cli import app
-from retrievers.gene_store import SAMPLE_DIR, GeneStore, snapshot_paths
+from indexing.gene_store_build import SAMPLE_DIR, snapshot_paths
+from retrievers.gene_store import GeneStore
 
 SAMPLE = {
     "gene_info": ("Homo_sapiens.gene_info.gz", (SAMPLE_DIR / "gene_info_chr16.tsv.gz").read_bytes()),

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from biorag.errors import InputError, SourceUnavailable
-from retrievers.gene_store import SAMPLE_DIR, GeneStore, LocalGeneRetriever, build_gene_store
+from indexing.gene_store_build import SAMPLE_DIR, build_gene_store
+from retrievers.gene import LocalGeneRetriever
+from retrievers.gene_store import GeneStore
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from biorag.errors import InputError
-from retrievers.gene_store import SAMPLE_DIR, GeneStore, build_gene_store
+from indexing.gene_store_build import SAMPLE_DIR, build_gene_store
+from retrievers.gene_store import GeneStore
 from retrievers.omim import OmimRetriever, link_genes, omim_evidence, omim_metadata
 
 DATA = Path(__file__).parent / "data" / "omim_links"

@@ -1,5 +1,5 @@
 """The full local gene store, built once per session from the snapshot of the human bulk
-files bundled with BioRAG (retrievers/resources/human_genes, with the disease dictionary),
+files bundled with BioRAG (indexing/resources/human_genes, with the disease dictionary),
 and an agent set up as a newcomer's: local gene store first for genes, the dev recording
 replayed for dbSNP, OMIM and BLAST, no PubMed index or web."""
 
@@ -16,7 +16,7 @@ from retrievers.registry import registered_sources
 @pytest.fixture(scope="session")
 def store_path(tmp_path_factory):
     from biorag.commands.data import build_store
-    from retrievers.gene_store import snapshot_paths
+    from indexing.gene_store_build import snapshot_paths
 
     path = tmp_path_factory.mktemp("gene-store") / "gene_store.sqlite"
     build_store(path, dict(snapshot_paths()))

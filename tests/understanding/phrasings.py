@@ -6,7 +6,7 @@ Placeholders: {x} the entity as the record spells it, {xl} lower-cased, {xv} a h
 case variant. The held-out phrasings, never tuned on, are in heldout_phrasings.py.
 
 Entities and values are real records: the HGNC/NCBI gene_info snapshot bundled in
-retrievers/resources/human_genes, and the dbSNP/OMIM/BLAST responses of the bundled dev
+indexing/resources/human_genes, and the dbSNP/OMIM/BLAST responses of the bundled dev
 recording (retrievers/resources/ncbi_cassette_dev.jsonl).
 """
 
