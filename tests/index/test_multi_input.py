@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from biorag import pubmed_schema as ps
 from biorag.cli import app
+from biorag.vector_store import open_store
 from indexing.clean import Cleaner
 from indexing.reader import read_file
 from indexing.split import split_pubmed_xml
@@ -28,7 +29,7 @@ def kept_pmids(files) -> set[int]:
 
 
 def indexed_pmids(tmp_path) -> set[int]:
-    client = ps.connect(str(tmp_path / "milvus" / "pubmed.db"))
+    client = open_store(str(tmp_path / "milvus" / "pubmed.db"))
     try:
         target = ps.alias_target(client, "pubmed")
         client.load_collection(target)
