@@ -22,7 +22,10 @@ COPY biorag ./biorag
 COPY retrievers ./retrievers
 COPY indexing ./indexing
 COPY training ./training
+COPY application ./application
 COPY serving ./serving
+COPY cli ./cli
+COPY evaluation ./evaluation
 
 # torch first, CPU build, pinned; the constraints keep every later install from replacing it.
 RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \

@@ -54,7 +54,7 @@ browser-deps:
 	$(if $(BROWSER_MISSING),apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null,@:)
 
 test: browser-deps setup
-	$(BIN)/ruff check biorag retrievers indexing training serving tests benchmarks
+	$(BIN)/ruff check biorag retrievers indexing application training serving cli evaluation tests benchmarks
 	$(BIN)/python -m pytest -q
 
 # The dev report of the closing notes: full gene store from the bulk files, then both dev
@@ -70,7 +70,7 @@ eval-dev: setup
 	  -a full -a D1 -a C1 -a C3 --timeout 20 --out out/eval/genehop
 
 lint: setup
-	$(BIN)/ruff check biorag retrievers indexing training serving tests benchmarks
+	$(BIN)/ruff check biorag retrievers indexing application training serving cli evaluation tests benchmarks
 
 clean-venv:
 	rm -rf $(VENV)

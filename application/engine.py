@@ -1,34 +1,54 @@
-"""The server's one owner of heavy resources: the LLM and the retrievers (hence the
-Milvus Lite file, which only one process may open). Every request, `/v1/search` and the
-rebuild jobs go through it.
+"""The one place that composes a runnable system: it builds the retrievers (through the
+registry lines of `application/catalog.py`), the entity-linking lexicon and the LLM, and
+hands them to an `Agent`. The CLI, the evaluation harness and the server all get their
+agents here.
 
-Requests differ only in light settings (switches, top-k, rounds, planner), so an agent is
-cheap to make per request from the shared LLM and retrievers. A request that picks
-another preset gets its own LLM/retrievers, built once and cached by configuration.
+On the server it is the one owner of heavy resources: the LLM and the retrievers (hence the
+Milvus Lite file, which only one process may open). Every request, `/v1/search` and the
+rebuild jobs go through it. Requests differ only in light settings (switches, top-k,
+rounds, planner), so an agent is cheap to make per request from the shared LLM and
+retrievers. A request that picks another preset gets its own LLM/retrievers, built once
+and cached by configuration.
+
+Laziness: only enabled sources are built (a gene-only run never opens Milvus; the PubMed
+retriever opens its store on first search anyway), and `build_agent` leaves the LLM to the
+agent, which makes it on first use (a rules-only run never loads the model).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from pydantic import SecretStr
 
+from application.catalog import retriever_class
+from biorag.agent import Agent, EventSink
+from biorag.embedder import Embedder
 from biorag.errors import BioragError, SourceUnavailable, ToolError
-from biorag.models import Evidence, SearchFilters
+from biorag.llm import make_llm
+from biorag.llm.base import LLM
+from biorag.models import Answer, Evidence, SearchFilters
+from biorag.retriever import Retriever
 from biorag.settings import Settings
-from retrievers.base import Retriever
 from retrievers.gene_store import gene_store_path
+from retrievers.hpo import PhenotypeLexicon, hpo_store_path
 from retrievers.lexicon import StoreLexicon
-from retrievers.registry import build_lexicon, retriever_class
-
-if TYPE_CHECKING:
-    from biorag.llm.base import LLM
-    from serving.runner import AgentFactory, AgentLike
 
 log = logging.getLogger("biorag.serving")
+
+
+class AgentLike(Protocol):
+    """What the server runs per request: an `Agent`, or a test's scripted stand-in."""
+
+    def answer(self, question: str, on_event: EventSink | None = None, overrides: Any = None) -> Answer: ...
+
+
+AgentFactory = Callable[[Settings], AgentLike]
 
 #: settings that decide what an LLM / a retriever *is* (connections, files, models)
 _HEAVY = {"data_dir", "index", "ncbi", "web", "tool_io"}
@@ -75,8 +95,6 @@ class Engine:
         key = _key(s, {"llm"})
         with self._lock:
             if key not in self._llms:
-                from biorag.llm.factory import make_llm
-
                 self._llms[key] = make_llm(s)
             return self._llms[key]
 
@@ -98,7 +116,7 @@ class Engine:
                 self._default[name] = r
             return r
 
-    def lexicon(self, settings: Settings | None = None) -> StoreLexicon | None:
+    def lexicon(self, settings: Settings | None = None) -> StoreLexicon | PhenotypeLexicon | None:
         """Entity-linking dictionaries (the local gene store's names), built once per
         store; None without a store (understanding then recognises names by pattern)."""
         s = settings or self.settings
@@ -120,6 +138,13 @@ class Engine:
             msg = str(e).split(": ", 1)[-1] if isinstance(e, ToolError) else str(e)
             return BrokenSource(name, msg)
 
+    def retrievers(self, settings: Settings, degrade: bool = True) -> dict[str, Retriever]:
+        """Every enabled source, built (or shared) now. `degrade`: a source that cannot start
+        becomes a `BrokenSource` the trace reports (the server); otherwise its error is
+        raised (a one-off run, where a typo in a preset must not silently drop a source)."""
+        build = self._retriever_or_broken if degrade else self.retriever
+        return {name: build(name, settings) for name in settings.enabled_sources()}
+
     def forget(self, name: str) -> None:
         """Drop cached retrievers of one source (after an index rebuild switched the alias).
         Not closed here: runs in flight may still use them. A retriever's store client closes
@@ -131,12 +156,11 @@ class Engine:
 
     # ---- agents ---------------------------------------------------------------------
     def agent_for(self, settings: Settings) -> AgentLike:
+        """The server's agent for one request: shared LLM and retrievers, broken sources degraded."""
         if self._factory is not None:
             return self._factory(settings)
-        from biorag.agent import Agent
-
-        retrievers = {name: self._retriever_or_broken(name, settings) for name in settings.enabled_sources()}
-        return Agent(settings, llm=self.llm(settings), retrievers=retrievers, lexicon=self.lexicon(settings))
+        return Agent(settings, llm=self.llm(settings), retrievers=self.retrievers(settings),
+                     lexicon=self.lexicon(settings))
 
     def close(self) -> None:
         with self._lock:
@@ -151,3 +175,27 @@ class Engine:
                     lexicon.close()
             self._lexicons.clear()
             self._default.clear()
+
+
+def build_lexicon(settings: Settings) -> StoreLexicon | PhenotypeLexicon | None:
+    """Entity-linking dictionaries from the local gene store and the HPO store (phenotype
+    names), those that are built; None when neither is (question understanding then
+    recognises names by pattern)."""
+    path = gene_store_path(settings)
+    base = None
+    if path.exists():
+        try:
+            base = StoreLexicon(path, settings.ncbi.prefer_taxid)
+        except (OSError, sqlite3.Error):  # an unreadable store must not stop questions: patterns take over
+            base = None
+    hpo = hpo_store_path(settings)
+    return PhenotypeLexicon(hpo, base) if hpo.exists() else base
+
+
+def build_agent(settings: Settings, llm: LLM | None = None, embedder: Embedder | None = None) -> Agent:
+    """A one-off agent (`biorag ask`, the evaluation harness, benchmarks): every enabled
+    source built now, a source that cannot start is an error; the LLM is `llm` or, when
+    None, made by the agent on first use (so is the sentence embedder)."""
+    engine = Engine(settings)
+    return Agent(settings, llm=llm, retrievers=engine.retrievers(settings, degrade=False),
+                 lexicon=engine.lexicon(settings), embedder=embedder)

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from biorag.commands.data import build_store
+from cli.commands.data import build_store
 from indexing.gene_store_build import snapshot_paths
 from retrievers.gene import LocalGeneRetriever
 from retrievers.gene_store import GeneStore

@@ -38,7 +38,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     genes = genes_from(args.go_terms, args.genes)
-    cmd = [sys.executable, "-m", "biorag.cli", "geneset", *genes, "--json"]
+    cmd = [sys.executable, "-m", "cli.main", "geneset", *genes, "--json"]
     walls, inner = [], []
     for i in range(args.runs + 1):
         t = time.perf_counter()

@@ -185,7 +185,7 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 180) -> Non
 def _build_index(data_dir: Path) -> tuple[float, int]:
     """`biorag index build` over the sample, in its own process (the Lite file is free after)."""
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "biorag.cli", "index", "build", "--input", str(SAMPLE),
+    out = subprocess.run([sys.executable, "-m", "cli.main", "index", "build", "--input", str(SAMPLE),
                           "--set", f"data_dir={data_dir}", "--json"], cwd=ROOT, capture_output=True, text=True,
                          timeout=1800)
     if out.returncode != 0:
@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = tmp / "server.log"
-    cmd = [sys.executable, "-m", "biorag.cli", "serve", "--port", str(port), "--preset", "embedded",
+    cmd = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--preset", "embedded",
            "--set", f"data_dir={data_dir}", "--set", f"serve.max_concurrent={args.max_concurrent}",
            "--log-level", "warning"]
     results = []

@@ -22,9 +22,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from application.catalog import retriever_class
 from biorag.errors import NotRecorded, ToolError
 from biorag.settings import load_settings
-from retrievers.registry import retriever_class
 
 SEQ = re.compile(r"[ACGTN]{20,}")
 RS = re.compile(r"\brs\d+\b")

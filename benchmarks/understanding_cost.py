@@ -23,12 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from biorag.agent import Agent
+from application.catalog import registered_sources, retriever_class
+from application.engine import build_agent
 from biorag.settings import load_settings
 from biorag.understanding import analyse
 from retrievers.http_store import BUNDLED_CASSETTE
 from retrievers.lexicon import StoreLexicon
-from retrievers.registry import registered_sources, retriever_class
 from tests.understanding.heldout_phrasings import HELDOUT, matches
 from tests.understanding.phrasings import DISEASE, GENE, SEQUENCE, SNP
 
@@ -63,7 +63,7 @@ def main() -> None:
     tmp = None
     store = args.store
     if store is None:
-        from biorag.commands.data import build_store
+        from cli.commands.data import build_store
         from indexing.gene_store_build import snapshot_paths
 
         tmp = tempfile.TemporaryDirectory()
@@ -88,7 +88,7 @@ def main() -> None:
             analyse(q, sources, lexicon)
             understand.append((time.perf_counter() - t) * 1000)
 
-    agent = Agent(settings)
+    agent = build_agent(settings)
     gene_qs = [q for _, q, _, local in tuned if local]
     for q in gene_qs:
         agent.answer(q)

@@ -29,6 +29,7 @@ from biorag.degenerate import inspect_output
 from biorag.errors import BioragError, ConfigError, InputError, StructuredOutputError
 from biorag.extractive import SentenceRanker, best_sentences, extractive_text
 from biorag.grounding import structured_answer, verify_claims
+from biorag.llm import make_llm
 from biorag.llm.base import LLM, ChatMessage
 from biorag.models import Answer, Citation, Evidence, SearchFilters, Timings, TraceEvent
 from biorag.planner import Attempt, LoopState, PlanExhausted, Planner, evidence_block, make_planner
@@ -38,9 +39,9 @@ from biorag.user_text import check_user_text
 
 if TYPE_CHECKING:
     from biorag.embedder import Embedder
+    from biorag.retriever import Retriever
     from biorag.settings import Settings
     from biorag.sources import Lexicon
-    from retrievers.base import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +51,15 @@ MAX_CONSECUTIVE_FAILURES = 2
 
 
 class Agent:
+    """Answers one question at a time from the sources it is given. It builds none of them:
+    the composition root (`application.engine`) passes the retrievers and the lexicon."""
+
     def __init__(
         self,
         settings: Settings,
         llm: LLM | None = None,
-        retrievers: dict[str, Retriever] | None = None,
+        *,
+        retrievers: dict[str, Retriever],
         mesh_tagger: Any | None = None,
         planner: Planner | None = None,
         lexicon: Lexicon | None = None,
@@ -62,32 +67,20 @@ class Agent:
     ):
         self.settings = settings
         self._llm = llm
-        self._retrievers = retrievers
-        #: dictionaries for entity linking; built with the retrievers when they are built
-        #: here, otherwise whatever the caller passed (None: pattern-based recognition)
+        self.retrievers = retrievers
+        #: dictionaries for entity linking (None: pattern-based recognition)
         self.lexicon = lexicon
         self._tagger = mesh_tagger
         self._planner_override = planner
         self._embedder = embedder
 
-    # Lazy parts: a rules-only run never loads the model; a gene-only run never loads Milvus.
+    # Lazy parts: a rules-only run never loads the model (made here on first use when the
+    # caller passed none).
     @property
     def llm(self) -> LLM:
         if self._llm is None:
-            from biorag.llm import make_llm
-
             self._llm = make_llm(self.settings)
         return self._llm
-
-    @property
-    def retrievers(self) -> dict[str, Retriever]:
-        if self._retrievers is None:
-            from retrievers.registry import build_lexicon, build_retrievers
-
-            self._retrievers = build_retrievers(self.settings)
-            if self.lexicon is None:
-                self.lexicon = build_lexicon(self.settings)
-        return self._retrievers
 
     @property
     def embedder(self) -> Embedder:
@@ -414,7 +407,3 @@ def _note(name: str, query: str, hits: list[Evidence], error: str | None) -> str
         return f"{name}('{query[:60]}') found nothing"
     tops = "; ".join(h.title[:60] for h in hits[:3])
     return f"{name}('{query[:60]}') found {len(hits)}: {tops}"
-
-
-def build_agent(settings: Settings) -> Agent:
-    return Agent(settings)

@@ -35,7 +35,7 @@ from biorag.sources import accepting
 from biorag.understanding import Analysis, Entity
 
 if TYPE_CHECKING:
-    from retrievers.base import Retriever
+    from biorag.retriever import Retriever
 
 
 class PlanExhausted(Exception):

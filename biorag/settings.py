@@ -480,7 +480,7 @@ def load_settings(
 
     `known_sources`: every source name the switches may turn on or off besides those the
     defaults and the preset list (the callers that build retrievers pass the registry's
-    names, `retrievers.registry.registered_sources()`, so a registered source that no preset
+    names, `application.catalog.registered_sources()`, so a registered source that no preset
     lists, such as `nucleotide`, can be enabled by name)."""
     preset_name = preset or os.environ.get("BIORAG_PRESET") or DEFAULT_PRESET
     preset_data = load_preset(preset_name)

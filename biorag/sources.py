@@ -19,7 +19,7 @@ about another (the function of a gene).
 `Lexicon` is what entity linking reads: dictionaries built from real data (the local gene
 store's symbols, aliases, previous symbols, Ensembl/Entrez IDs, disease names). The core
 only knows the protocol; retrievers/ implements it over the store and the composition
-root (the Agent's builder, serving/engine.py) passes it in.
+root (the Agent's builder, application/engine.py) passes it in.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `biorag` command. Each group lives in biorag/commands/<group>.py."""
+"""The `biorag` command. Each group lives in cli/commands/<group>.py."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ os.environ.setdefault("SCARF_NO_ANALYTICS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from biorag.commands import ask as ask_cmd  # noqa: E402
-from biorag.commands.common import setup_logging  # noqa: E402
+from cli.commands import ask as ask_cmd  # noqa: E402
+from cli.commands.common import setup_logging  # noqa: E402
 
 app = typer.Typer(
     name="biorag",
@@ -42,10 +42,10 @@ app.command("config")(ask_cmd.show_config)
 
 
 def _mount(module: str, name: str) -> None:
-    """Mount the command group (or single command) defined in biorag/commands/<module>.py."""
+    """Mount the command group (or single command) defined in cli/commands/<module>.py."""
     import importlib
 
-    mod = importlib.import_module(f"biorag.commands.{module}")
+    mod = importlib.import_module(f"cli.commands.{module}")
     if hasattr(mod, "command"):  # a single command (e.g. `biorag serve`)
         app.command(name)(mod.command)
     else:

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from biorag.errors import ConfigError
-from biorag.evaluation.benchmarks import Item
-from biorag.evaluation.config import Configuration
-from biorag.evaluation.scoring import Judge, score_answer
+from evaluation.benchmarks import Item
+from evaluation.config import Configuration
+from evaluation.scoring import Judge, score_answer
 
 log = logging.getLogger(__name__)
 AnswerFn = Callable[[str], Any]

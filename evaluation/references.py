@@ -91,7 +91,7 @@ REFERENCES: dict[str, list[Reference]] = {
 #: the figures are copied from the paper; the report prints this note until then.
 MISSING_NOTE = (
     "BioRAG paper (Wang et al. 2024, arXiv:2408.01107) figures are not entered yet: its tables "
-    "were not readable offline. Add them to biorag/evaluation/references.py with the table number."
+    "were not readable offline. Add them to evaluation/references.py with the table number."
 )
 
 

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from biorag.evaluation.references import MISSING_NOTE, references_for
-from biorag.evaluation.scoring import DECLARED_RULES, EXTRACTION_RULES
+from evaluation.references import MISSING_NOTE, references_for
+from evaluation.scoring import DECLARED_RULES, EXTRACTION_RULES
 
 MACRO = "macro average"
 MICRO = "all questions"

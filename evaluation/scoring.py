@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from biorag.evaluation.extract import (
+from evaluation.extract import (
     extract_choice,
     extract_factoid_list,
     extract_short_answer,

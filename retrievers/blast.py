@@ -34,8 +34,8 @@ from biorag.errors import QueryRejected, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.organisms import HUMAN, binomial_of, organism_named_in
 from biorag.prompts import MANUALS
+from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
-from retrievers.base import Retriever
 from retrievers.http_store import HttpStore, store_for
 
 if TYPE_CHECKING:

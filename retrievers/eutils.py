@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import ToolError
-from retrievers.base import Retriever
+from biorag.retriever import Retriever
 from retrievers.http_store import Exchange, HttpStore, RateLimiter, describe, store_for
 
 if TYPE_CHECKING:

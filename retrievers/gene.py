@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.errors import NoRecord, ToolError
 from biorag.models import Evidence, SearchFilters
-from retrievers.base import Retriever
+from biorag.retriever import Retriever
 from retrievers.eutils import EUtils
 from retrievers.gene_evidence import (
     MANUAL,

@@ -44,8 +44,8 @@ from biorag.errors import (
 from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, Library, QueryLibrary, bundled_library
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words
+from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
-from retrievers.base import Retriever
 
 if TYPE_CHECKING:
     from biorag.gene_mentions import GeneMeshCounts

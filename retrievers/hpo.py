@@ -37,9 +37,9 @@ from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words as words
 from biorag.phenotype_names import term_number as _term_number
+from biorag.retriever import Retriever
 from biorag.sources import AnswerField, LexiconHit, Reading
 from biorag.sqlite_store import open_read_only, read_build_record
-from retrievers.base import Retriever
 
 if TYPE_CHECKING:
     from biorag.settings import Settings

@@ -7,7 +7,7 @@ returned with the hits (``SearchHits.info``; on failure, the raised error's ``in
 the agent copies into the retrieve step of the trace, so a user sees whether the offline
 store or E-utilities answered. ``last_search_info`` keeps the same for direct callers.
 
-Registered backends (retrievers/registry.py):
+Registered backends (application/catalog.py):
 
 - gene ``layered``: the local gene store (every human gene, offline, milliseconds), then NCBI
   E-utilities (live or replayed) for what the store does not hold (other organisms, genes
@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.errors import ToolError
 from biorag.models import Evidence, SearchFilters, SearchHits
+from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
 from retrievers import gene_evidence, omim
-from retrievers.base import Retriever
 from retrievers.gene_fields import GeneFields
 
 if TYPE_CHECKING:

@@ -41,8 +41,8 @@ from typing import TYPE_CHECKING, Any
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
-from retrievers.base import Retriever
 from retrievers.eutils import EUtils, EUtilsRetriever
 
 if TYPE_CHECKING:

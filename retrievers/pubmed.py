@@ -45,9 +45,9 @@ from biorag.errors import InputError, SourceUnavailable, ToolError
 from biorag.microbatch import MicroBatcher
 from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.prompts import MANUALS
+from biorag.retriever import Retriever
 from biorag.sources import PASSAGES
 from biorag.vector_store import backend_of, index_token, open_store
-from retrievers.base import Retriever
 
 if TYPE_CHECKING:
     import numpy as np

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from biorag.errors import InputError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
-from retrievers.base import Retriever
 from retrievers.eutils import EUtils
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from biorag.errors import InputError, SourceUnavailable, ToolError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.retriever import Retriever
 from biorag.sources import PASSAGES
-from retrievers.base import Retriever
 from retrievers.http_store import HttpStore, store_for
 
 if TYPE_CHECKING:

@@ -20,10 +20,10 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
+from application.engine import AgentFactory, Engine
 from biorag.microbatch import default_workers
 from biorag.redaction import install_log_scrubbing
 from biorag.settings import ServeSettings, Settings
-from serving.engine import Engine
 from serving.errors import ScrubbedJSONResponse, install_handlers
 from serving.jobs import JobManager
 from serving.metrics import HttpMetrics, Metrics
@@ -34,7 +34,7 @@ from serving.routes.openapi import Guard, errors_as_json
 from serving.routes.operations import operations_router
 from serving.routes.page import page_router
 from serving.routes.search import search_router
-from serving.runner import AgentFactory, AgentRunner
+from serving.runner import AgentRunner
 from serving.security import ApiKeyAuth, BodyLimit, HostGuard, allowed_host_names
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from serving.engine import Engine
+from application.engine import Engine
 
 
 def _probe(fn: Callable[[], str | None]) -> dict:

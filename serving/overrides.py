@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from application.catalog import registered_sources
 from biorag.errors import ConfigError, InputError
 from biorag.settings import (
     Components,
@@ -33,7 +34,6 @@ from biorag.settings import (
     load_settings,
 )
 from biorag.user_text import check_user_text, user_text_schema
-from retrievers.registry import registered_sources
 from serving.errors import FieldError, OverrideRefused
 
 #: dotted `set` keys a request may override; <source>/<component> are checked by name

@@ -26,7 +26,7 @@ from serving.errors import FieldError
 from serving.jobs import JobFailed
 
 if TYPE_CHECKING:
-    from serving.engine import Engine
+    from application.engine import Engine
     from serving.jobs import ProgressFn
 
 

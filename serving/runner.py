@@ -16,22 +16,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any
 
+from application.engine import AgentFactory
 from biorag.models import Answer, TraceEvent
 from biorag.settings import Settings
 from serving.errors import ServiceBusy
 from serving.metrics import Metrics
-
-
-class AgentLike(Protocol):
-    def answer(self, question: str, on_event: Callable[[TraceEvent], None] | None = None,
-               overrides: Any = None) -> Answer: ...
-
-
-AgentFactory = Callable[[Settings], AgentLike]
 
 
 class RunCancelled(Exception):

@@ -36,7 +36,7 @@ def full_gene_store_path(tmp_path_factory):
 
     from typer.testing import CliRunner
 
-    from biorag.cli import app
+    from cli.main import app
 
     path = tmp_path_factory.mktemp("full-gene-store") / "gene_store.sqlite"
     t0 = time.perf_counter()
@@ -66,7 +66,7 @@ def hpo_store_path(tmp_path_factory):
 
     from typer.testing import CliRunner
 
-    from biorag.cli import app
+    from cli.main import app
 
     path = tmp_path_factory.mktemp("hpo") / "hpo_store.sqlite"
     t0 = time.perf_counter()

@@ -1,2 +1,2 @@
-"""CLI command groups, one module each. `biorag/cli.py` mounts them. Commands import
+"""CLI command groups, one module each. `cli/main.py` mounts them. Commands import
 heavy modules (torch, Milvus, other packages) lazily, inside the command function."""

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import (
+from biorag.redaction import scrub
+from cli.commands.common import (
     DisableOpt,
     EnableOpt,
     JsonOpt,
@@ -17,7 +18,6 @@ from biorag.commands.common import (
     print_json,
     settings_from_options,
 )
-from biorag.redaction import scrub
 
 
 @friendly_errors
@@ -52,7 +52,7 @@ def ask(
 
       biorag ask "..." --disable gene --disable self_eval --set planner=rules
     """
-    from biorag.agent import build_agent
+    from application.engine import build_agent
 
     settings = settings_from_options(preset, set_, disable, enable, replay)
     agent = build_agent(settings)

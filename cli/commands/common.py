@@ -43,8 +43,8 @@ def settings_from_options(
     enable: list[str] | None = None,
     replay: str | None = None,
 ):
+    from application.catalog import registered_sources
     from biorag.settings import load_settings
-    from retrievers.registry import registered_sources
 
     overrides: dict[str, Any] = {}
     if replay:

@@ -1,5 +1,5 @@
 """`biorag eval geneset`: name GeneAgent's benchmark gene sets and score the names
-(added to the eval group by `register(app)`, called from biorag/commands/evaluate.py)."""
+(added to the eval group by `register(app)`, called from cli/commands/evaluate.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import (
+from cli.commands.common import (
     JsonOpt,
     PresetOpt,
     SetOpt,
@@ -43,7 +43,7 @@ def geneset(
       biorag eval geneset -q ../shared/data/geneagent/NeST.tsv --out runs/nest
     """
     from biorag.errors import BioragError, InputError
-    from biorag.evaluation.geneset_naming import (
+    from evaluation.geneset_naming import (
         ANCHORS,
         HELD_OUT_LIBRARIES,
         NameScorer,

@@ -1,5 +1,5 @@
 """`biorag eval retrieval`: the retrieval benchmark (added to the eval group by
-`register(app)`, called from biorag/commands/evaluate.py)."""
+`register(app)`, called from cli/commands/evaluate.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import (
+from cli.commands.common import (
     JsonOpt,
     PresetOpt,
     SetOpt,

@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands import eval_geneset
-from biorag.commands.common import (
+from biorag.errors import InputError
+from cli.commands import eval_geneset
+from cli.commands.common import (
     DisableOpt,
     EnableOpt,
     PresetOpt,
@@ -19,7 +20,6 @@ from biorag.commands.common import (
     friendly_errors,
     settings_from_options,
 )
-from biorag.errors import InputError
 
 app = typer.Typer(
     help=(
@@ -94,10 +94,10 @@ def run_benchmark(
 ) -> dict[str, Path]:
     """Everything `biorag eval <benchmark>` does. `answer_factory(settings)` returns the
     question -> Answer callable (default: a real Agent's `answer`)."""
-    from biorag.evaluation.benchmarks import load_benchmark
-    from biorag.evaluation.config import build_configuration, parse_ablations
-    from biorag.evaluation.harness import run_configuration
-    from biorag.evaluation.report import write_all
+    from evaluation.benchmarks import load_benchmark
+    from evaluation.config import build_configuration, parse_ablations
+    from evaluation.harness import run_configuration
+    from evaluation.report import write_all
 
     if questions is None:
         raise InputError(f"--questions is required: give the {benchmark} file, e.g. {QUESTION_HINTS[benchmark]}")
@@ -120,7 +120,7 @@ def run_benchmark(
         answer_fn, llm = (answer_factory(cfg.settings), None) if answer_factory else _agent(cfg.settings, llms)
         judge_fn = None
         if judge == "llm":
-            from biorag.evaluation.scoring import make_llm_judge
+            from evaluation.scoring import make_llm_judge
 
             if llm is None:
                 llm = _llm(cfg.settings, llms)
@@ -171,11 +171,11 @@ def _llm(settings, llms: dict[str, object]):
 
 
 def _agent(settings, llms: dict[str, object]):
-    from biorag.agent import Agent
-    from biorag.evaluation.harness import check_deadline
+    from application.engine import build_agent
+    from evaluation.harness import check_deadline
 
     llm = _llm(settings, llms)
-    agent = Agent(settings, llm=llm)
+    agent = build_agent(settings, llm=llm)
 
     def answer(question: str):
         return agent.answer(question, on_event=check_deadline)
@@ -236,9 +236,9 @@ def report(
     plots: PlotsOpt = True,
 ) -> None:
     """Rebuild report.md, scores.csv and plots from the results already in OUT."""
-    from biorag.evaluation.config import Configuration
-    from biorag.evaluation.harness import RESULTS, RunResult, latest_rows, read_rows
-    from biorag.evaluation.report import write_all
+    from evaluation.config import Configuration
+    from evaluation.harness import RESULTS, RunResult, latest_rows, read_rows
+    from evaluation.report import write_all
 
     runs, benchmark = [], None
     found = sorted(Path(out).glob("*/config.json"),  # full system first, then oldest first
@@ -263,13 +263,13 @@ def _mount_retrieval() -> None:
     import importlib
 
     try:
-        mod = importlib.import_module("biorag.commands.eval_retrieval")
+        mod = importlib.import_module("cli.commands.eval_retrieval")
     except ModuleNotFoundError as e:
-        if e.name != "biorag.commands.eval_retrieval":
+        if e.name != "cli.commands.eval_retrieval":
             raise
         return
     mod.register(app)
 
 
 _mount_retrieval()
-eval_geneset.register(app)  # `biorag eval geneset` (biorag/commands/eval_geneset.py)
+eval_geneset.register(app)  # `biorag eval geneset` (cli/commands/eval_geneset.py)

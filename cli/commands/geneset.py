@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import (
+from cli.commands.common import (
     JsonOpt,
     PresetOpt,
     SetOpt,

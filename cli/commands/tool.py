@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import (
+from cli.commands.common import (
     JsonOpt,
     PresetOpt,
     ReplayOpt,
@@ -35,8 +35,8 @@ BackendOpt = Annotated[
 
 def _run(source: str, query: str, k: int | None, backend: str | None, as_json: bool,
          preset: str | None, set_: list[str] | None, replay: str | None) -> None:
+    from application.catalog import retriever_class
     from biorag.user_text import check_user_text
-    from retrievers.registry import retriever_class
 
     settings = settings_from_options(preset, set_, None, None, replay)
     src = settings.sources.get(source)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.commands.common import JsonOpt, friendly_errors, print_json
+from cli.commands.common import JsonOpt, friendly_errors, print_json
 
 app = typer.Typer(
     help=(

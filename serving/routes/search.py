@@ -11,13 +11,13 @@ from fastapi import APIRouter, Query
 from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
+from application.catalog import SOURCES, retriever_class
 from biorag.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
 from biorag.mesh import TERM_SCHEMA
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from biorag.settings import Components, Settings, SourceSettings
 from biorag.user_text import user_text_schema
-from retrievers.registry import REGISTRY, retriever_class
 from serving.errors import FieldError, ScrubbedJSONResponse, error_json
 from serving.overrides import check_question
 from serving.routes.openapi import Guard, errors
@@ -46,9 +46,9 @@ def _source_entry(name: str, src: SourceSettings) -> dict[str, Any]:
     """One source as /v1/sources lists it: its settings, whether it is built in, and how
     it is queried (from its retriever class)."""
     entry: dict[str, Any] = {"name": name, "enabled": src.enabled, "top_k": src.top_k,
-                             "backend": src.backend, "implemented": name in REGISTRY}
+                             "backend": src.backend, "implemented": name in SOURCES}
     manual = MANUALS.get(name, "")
-    if name in REGISTRY:
+    if name in SOURCES:
         try:
             cls = retriever_class(name, src.backend)
             manual = cls.manual or manual

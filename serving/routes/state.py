@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
-from serving.engine import Engine
+from application.engine import Engine
 from serving.jobs import JobManager
 from serving.metrics import Metrics
 from serving.runner import AgentRunner

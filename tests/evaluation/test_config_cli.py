@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from biorag.cli import app
-from biorag.commands.evaluate import run_benchmark
 from biorag.errors import ConfigError
-from biorag.evaluation.config import Variant, build_configuration, parse_ablations
 from biorag.settings import load_settings
+from cli.commands.evaluate import run_benchmark
+from cli.main import app
+from evaluation.config import Variant, build_configuration, parse_ablations
 
 DATA = Path(__file__).parents[1] / "data" / "evaluation"
 
@@ -91,7 +91,7 @@ def test_run_benchmark_over_several_configs_then_rebuild_report(tmp_path):
     ("genehop", "genehop_dev.json", 30, "SNP gene function"),
 ])
 def test_loaders_read_real_samples(bench, path, n, task):
-    from biorag.evaluation.benchmarks import load_benchmark
+    from evaluation.benchmarks import load_benchmark
 
     items = load_benchmark(bench, DATA / path)
     assert len(items) == n and task in {it.task for it in items}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from biorag.evaluation.extract import (
+from evaluation.extract import (
     extract_choice,
     extract_factoid_list,
     extract_short_answer,

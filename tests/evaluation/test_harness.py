@@ -12,11 +12,11 @@ import pytest
 
 from biorag.agent import Agent
 from biorag.errors import ConfigError, NotRecorded
-from biorag.evaluation.benchmarks import load_benchmark
-from biorag.evaluation.config import Variant, build_configuration
-from biorag.evaluation.harness import read_rows, run_configuration
-from biorag.evaluation.report import write_all
 from biorag.settings import load_settings
+from evaluation.benchmarks import load_benchmark
+from evaluation.config import Variant, build_configuration
+from evaluation.harness import read_rows, run_configuration
+from evaluation.report import write_all
 from tests.spine.records import GENES, RecordRetriever
 
 DATA = Path(__file__).parents[1] / "data" / "evaluation"
@@ -149,7 +149,7 @@ def test_report_csv_and_plots(setup, tmp_path):
 
 
 def test_timed_out_question_is_cancelled_at_its_next_step(setup):
-    from biorag.evaluation.harness import QuestionTimeout, call_with_timeout, check_deadline
+    from evaluation.harness import QuestionTimeout, call_with_timeout, check_deadline
 
     agent, _, _ = setup
     steps_after_deadline = []

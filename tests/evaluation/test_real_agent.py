@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from biorag.cli import app
+from cli.main import app
 
 ROOT = Path(__file__).parents[2]
 DATA = ROOT / "tests" / "data" / "evaluation"

@@ -22,7 +22,7 @@ CORPUS = ROOT / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml
 def test_retrieval_benchmark_small_run(tmp_path):
     out = tmp_path / "bench"
     proc = subprocess.run(
-        [sys.executable, "-m", "biorag.cli", "eval", "retrieval", "--dataset", "pubmedqa", "-q", str(PUBMEDQA),
+        [sys.executable, "-m", "cli.main", "eval", "retrieval", "--dataset", "pubmedqa", "-q", str(PUBMEDQA),
          "--corpus", str(CORPUS), "--limit", "6", "--corpus-limit", "30", "--out", str(out), "--json"],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )

@@ -3,7 +3,7 @@ benchmark's PROVENANCE note, plus multiple choice, yes/no(/maybe) and BioASQ fac
 
 import pytest
 
-from biorag.evaluation.scoring import (
+from evaluation.scoring import (
     content_words,
     score_answer,
     score_choice,
@@ -160,8 +160,8 @@ def test_score_answer_extracts_before_scoring():
 
 
 def test_llm_judge_slot_reads_yes_no():
-    from biorag.evaluation.scoring import make_llm_judge
     from biorag.llm.base import LLM, LLMReply
+    from evaluation.scoring import make_llm_judge
 
     class Scripted(LLM):
         """Replies with fixed text; records the prompt (a stand-in for a served model)."""

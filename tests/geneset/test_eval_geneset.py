@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from biorag.evaluation.geneset_naming import NameScorer, read_benchmark
+from evaluation.geneset_naming import NameScorer, read_benchmark
 
 DATA = Path(__file__).parents[1] / "data" / "geneset"
 
@@ -59,7 +59,7 @@ def test_similarity_with_bundled_embedder():
 def test_eval_command(tmp_path, geneset_data_dir, fixture, left_out):
     from typer.testing import CliRunner
 
-    from biorag.cli import app
+    from cli.main import app
 
     out = tmp_path / "run"
     r = CliRunner().invoke(app, ["eval", "geneset", "-q", str(DATA / fixture), "--out", str(out), "--no-similarity",

@@ -117,7 +117,7 @@ def test_bad_input_is_one_clear_error(interpreter, genes, message):
 def test_cli_text_and_json(geneset_data_dir):
     from typer.testing import CliRunner
 
-    from biorag.cli import app
+    from cli.main import app
 
     genes, _ = nest("NEST:125")
     runner = CliRunner()

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from application.engine import build_agent
 from biorag.settings import load_settings
 from biorag.understanding import analyse
-from retrievers.registry import build_lexicon, build_retrievers
 
 GENES = ["MLH1", "MSH2", "MSH6", "PMS2"]  # NeST:125's core, the mismatch-repair genes
 
@@ -20,8 +20,8 @@ def settings(geneset_data_dir):
 
 @pytest.fixture(scope="module")
 def understanding(settings):
-    retrievers = build_retrievers(settings)
-    lexicon = build_lexicon(settings)
+    agent = build_agent(settings)
+    retrievers, lexicon = agent.retrievers, agent.lexicon
     yield retrievers, lexicon
     for r in retrievers.values():
         r.close()
@@ -104,8 +104,6 @@ def test_gene_questions_still_reach_gene(understanding):
 
 @pytest.fixture(scope="module")
 def agent(settings):
-    from biorag.agent import build_agent
-
     return build_agent(settings)
 
 
@@ -129,8 +127,6 @@ def test_agent_answers_phenotype_genes_with_matched_terms(agent):
 def test_disease_genes_from_hpo_when_omim_cannot_answer(geneset_data_dir):
     """OMIM through E-utilities only, offline: no recording holds this disease, so HPO's
     gene links answer, and the trace and citations say so."""
-    from biorag.agent import build_agent
-
     settings = load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "rules",
                                         "sources": {"omim": {"backend": "eutils"}}})
     ans = build_agent(settings).answer("What genes are related to Marfan syndrome?")

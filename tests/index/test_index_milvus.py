@@ -300,7 +300,7 @@ def test_resume_after_killed_build(tmp_path, embedder):
 def test_search_command_json(built):
     from typer.testing import CliRunner
 
-    from biorag.cli import app
+    from cli.main import app
 
     env = {"BIORAG_DATA_DIR": str(built[3])}
     res = CliRunner().invoke(app, ["search", "pubmed", "amyloid beta in brain", "--mesh", "Alzheimer Disease", "--k", "3", "--json"], env=env)

@@ -24,9 +24,9 @@ from index_helpers import ROOT, SAMPLE, sample_rows, settings_for, write_jsonl
 from typer.testing import CliRunner
 
 from biorag import pubmed_schema as ps
-from biorag.cli import app
 from biorag.embedder import Embedder
 from biorag.vector_store import open_store
+from cli.main import app
 from indexing.build import build_index
 
 pytestmark = pytest.mark.milvus
@@ -191,7 +191,7 @@ def test_a_store_held_by_another_process_is_one_line_naming_it(tmp_path):
     try:
         assert holder.stdout.readline().strip() == "holding"
         src = write_jsonl(tmp_path / "x.jsonl", sample_rows(2))
-        biorag = [sys.executable, "-m", "biorag.cli"]
+        biorag = [sys.executable, "-m", "cli.main"]
         for args in (["index", "build", "-i", str(src)], ["search", "pubmed", "amyloid plaques"], ["index", "stats"]):
             res = subprocess.run(biorag + args, env=env, capture_output=True, text=True, timeout=300)
             assert res.returncode != 0, (args, res.stdout)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from biorag.cli import app
+from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = "x" * 2001  # max_question_chars is 2000 by default
@@ -225,7 +225,7 @@ def test_cli_bad_input_as_a_real_process(case_id: str, files, tmp_path):
     case = next(c for c in CASES if c.id == case_id)
     argv = [a.encode("utf-8", "surrogateescape") for a in _argv(case, files)]
     env = {**os.environ, "PYTHONPATH": str(ROOT), **case.env}
-    r = subprocess.run([sys.executable, "-m", "biorag.cli", *argv], cwd=tmp_path, env=env,
+    r = subprocess.run([sys.executable, "-m", "cli.main", *argv], cwd=tmp_path, env=env,
                        capture_output=True, timeout=120)
     stderr = r.stderr.decode("utf-8", "replace")
     _check(case, r.returncode, stderr)

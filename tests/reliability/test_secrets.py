@@ -88,7 +88,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _biorag(*args: str, env: dict[str, str], timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "biorag.cli", *args], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], env=env, capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT)
 
 

@@ -26,7 +26,7 @@ def cli_server(tmp_path_factory):
     env = dict(os.environ, BIORAG_SERVE__API_KEYS=f'["{API_KEY}", "second-key"]', BIORAG_LLM__API_KEY=LLM_SECRET)
     with open(log, "w") as fh:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "biorag.cli", "serve", "--port", str(port), "--preset", "embedded",
+            [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--preset", "embedded",
              "--log-level", "info"],
             cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT,
         )

@@ -116,11 +116,11 @@ def test_cli_search_and_api_share_one_query_limit():
     q_schema = next(p for p in doc["paths"]["/v1/search/{source}"]["get"]["parameters"] if p["name"] == "q")
     assert q_schema["schema"]["maxLength"] == limit
     assert doc["components"]["schemas"]["AnswerRequest"]["properties"]["question"]["maxLength"] == limit
-    r = subprocess.run([sys.executable, "-m", "biorag.cli", "search", "pubmed", "x" * (limit + 1),
+    r = subprocess.run([sys.executable, "-m", "cli.main", "search", "pubmed", "x" * (limit + 1),
                         "--set", f"max_question_chars={limit}"], capture_output=True, text=True, cwd=ROOT,
                        timeout=120)
     assert r.returncode != 0 and f"limit is {limit}" in r.stderr and "Traceback" not in r.stderr
-    long = subprocess.run([sys.executable, "-m", "biorag.cli", "search", "pubmed", "x" * 100_000],
+    long = subprocess.run([sys.executable, "-m", "cli.main", "search", "pubmed", "x" * 100_000],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert long.returncode != 0 and "limit is 2000" in long.stderr  # 100 KB was accepted before
 

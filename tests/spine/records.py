@@ -5,7 +5,7 @@ as recorded in the GeneGPT dev cassette (chromosome 20, gene LINC01270)."""
 from __future__ import annotations
 
 from biorag.models import Evidence, SearchFilters
-from retrievers.base import Retriever
+from biorag.retriever import Retriever
 
 # tax_id, GeneID, Symbol, Synonyms, Ensembl, chromosome, map_location, description, type_of_gene
 GENE_INFO_ROWS = [
@@ -47,7 +47,7 @@ class RecordRetriever(Retriever):
     supports_mesh = False
 
     def __init__(self, name: str, records: list[Evidence]):
-        from retrievers.registry import retriever_class
+        from application.catalog import retriever_class
 
         real = retriever_class(name)
         self.name = name

@@ -4,15 +4,16 @@ import json
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-BIORAG = str(Path(sys.executable).parent / "biorag")
+#: the `biorag` console script's target, run the same way whether or not the package is
+#: installed (the console script of an older editable install may point elsewhere)
+BIORAG = [sys.executable, "-m", "cli.main"]
 
 
 def run(*args, timeout=600):
-    return subprocess.run([BIORAG, *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([*BIORAG, *args], capture_output=True, text=True, timeout=timeout)
 
 
 def _closed_port() -> int:

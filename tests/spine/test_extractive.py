@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from application.engine import build_agent
 from biorag.agent import Agent
 from biorag.embedder import Embedder
 from biorag.extractive import split_sentences
@@ -74,7 +75,7 @@ def _agent(index, *sets: str) -> Agent:
         sets=["planner=rules", *sets], overrides={"data_dir": str(tmp)},
         disable=["gene", "dbsnp", "omim", "blast", "web"],
     )
-    return Agent(settings, embedder=embedder)
+    return build_agent(settings, embedder=embedder)
 
 
 def _quotes(answer: str) -> list[tuple[str, str, str]]:

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from application.catalog import SOURCES
+from application.engine import Engine
 from biorag.agent import Agent
 from biorag.models import Evidence, SearchFilters
 from biorag.planner import LoopState, admissible
+from biorag.retriever import Retriever
 from biorag.settings import load_settings
 from biorag.sources import ENTITY_KINDS, GENE_IDS, AnswerField, Reading
 from biorag.understanding import analyse
-from retrievers import registry
-from retrievers.base import Retriever
 from tests.spine.records import GENES, RecordRetriever
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,17 +54,17 @@ class TinyProteinSource(Retriever):
 
 @pytest.fixture
 def tiny_source():
-    registry.register("protein", "static", f"{__name__}:TinyProteinSource")
+    SOURCES.register("protein", "static", f"{__name__}:TinyProteinSource")
     TinyProteinSource.queries = []
     yield
-    registry.REGISTRY.pop("protein", None)
+    SOURCES.unregister("protein")
 
 
 def test_a_registered_source_is_switchable_planned_and_read(tiny_source):
     settings = load_settings(sets=["planner=rules"], enable=["protein"], disable=["gene", "dbsnp", "omim", "blast", "pubmed", "hpo", "geneset"],
-                             known_sources=registry.registered_sources())
+                             known_sources=SOURCES.names())
     assert settings.enabled_sources() == ["protein"]
-    retrievers = registry.build_retrievers(settings)
+    retrievers = Engine(settings).retrievers(settings, degrade=False)
     assert isinstance(retrievers["protein"], TinyProteinSource)
     for q in ("What is the UniProt accession of TP53?", "uniprot id of tp53", "The Swiss-Prot accession of TP53 is"):
         a = analyse(q, retrievers)
@@ -75,7 +76,7 @@ def test_a_registered_source_is_switchable_planned_and_read(tiny_source):
 
 
 def test_every_registered_source_switches_off_and_on_by_name():
-    known = registry.registered_sources()
+    known = SOURCES.names()
     assert {"gene", "dbsnp", "omim", "blast", "pubmed", "web", "nucleotide"} <= set(known)
     for name in known:
         off = load_settings(disable=[name], known_sources=known)
@@ -87,7 +88,7 @@ def test_every_registered_source_switches_off_and_on_by_name():
 def test_enable_nucleotide_from_the_cli():
     from typer.testing import CliRunner
 
-    from biorag.cli import app
+    from cli.main import app
 
     r = CliRunner().invoke(app, ["config", "--enable", "nucleotide"])
     assert r.exit_code == 0, r.output
@@ -95,9 +96,9 @@ def test_enable_nucleotide_from_the_cli():
 
 
 def test_every_source_declares_what_it_accepts_and_answers():
-    for name, backends in registry.REGISTRY.items():
-        for backend in backends:
-            cls = registry.retriever_class(name, backend)
+    for name in SOURCES.names():
+        for backend in SOURCES.backends(name):
+            cls = SOURCES.retriever_class(name, backend)
             assert cls.accepts, f"{name}/{backend} declares no entity kinds"
             assert cls.answers, f"{name}/{backend} declares no answer fields"
             for f in cls.answers:
@@ -106,7 +107,7 @@ def test_every_source_declares_what_it_accepts_and_answers():
 
 def test_the_core_names_no_source():
     # "gene" is also an entity kind, which the core does name
-    names = set(registry.registered_sources()) - set(ENTITY_KINDS)
+    names = set(SOURCES.names()) - set(ENTITY_KINDS)
     for module in ("understanding", "planner", "grounding", "agent", "sources"):
         tree = ast.parse((ROOT / "biorag" / f"{module}.py").read_text())
         strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}

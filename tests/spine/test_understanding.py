@@ -1,7 +1,7 @@
 import pytest
 
+from application.catalog import registered_sources, retriever_class
 from biorag.understanding import analyse, find_entities
-from retrievers.registry import registered_sources, retriever_class
 
 SOURCES = {name: retriever_class(name) for name in registered_sources()}
 

@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from application.catalog import registered_sources, retriever_class
 from biorag.errors import InputError, QueryRejected, ToolError
 from biorag.grounding import structured_answer as _structured_answer
 from biorag.understanding import analyse as _analyse
@@ -22,7 +23,6 @@ from retrievers.blast import (
     read_blast_field,
 )
 from retrievers.http_store import BUNDLED_CASSETTE
-from retrievers.registry import registered_sources, retriever_class
 
 SOURCES = {name: retriever_class(name) for name in registered_sources()}
 

@@ -7,7 +7,7 @@ import json
 
 from typer.testing import CliRunner
 
-from biorag.cli import app
+from cli.main import app
 
 runner = CliRunner()
 

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from typer.testing import CliRunner
 
-from biorag.cli import app
+from cli.main import app
 from indexing.gene_store_build import SAMPLE_DIR, snapshot_paths
 from retrievers.gene_store import GeneStore
 

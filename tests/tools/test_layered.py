@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from biorag.agent import Agent
+from application.engine import build_agent
 from biorag.errors import ToolError
 from biorag.settings import load_settings
 from retrievers.layered import LayeredGeneRetriever, LayeredOmimRetriever
@@ -85,7 +85,7 @@ def test_disease_missing_from_the_dictionary_goes_to_omim(server, live_settings,
 def _agent(store_path):
     settings = load_settings("embedded", sets=["planner=rules", f"gene_store={store_path}"],
                              disable=["pubmed"])
-    return Agent(settings, llm=None)  # builds the retrievers and the store's lexicon, as in use
+    return build_agent(settings)  # builds the retrievers and the store's lexicon, as in use
 
 
 def _retrieves(ans):

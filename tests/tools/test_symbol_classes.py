@@ -16,11 +16,11 @@ from collections import defaultdict
 
 import pytest
 
+from application.catalog import registered_sources, retriever_class
 from biorag.grounding import structured_answer as _structured_answer
 from biorag.understanding import analyse as _analyse
 from indexing.gene_store_build import snapshot_paths
 from retrievers.gene import GeneRetriever, LocalGeneRetriever
-from retrievers.registry import registered_sources, retriever_class
 
 SOURCES = {name: retriever_class(name) for name in registered_sources()}
 

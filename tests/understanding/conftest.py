@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from biorag.agent import Agent
+from application.catalog import registered_sources
+from application.engine import build_agent
 from biorag.settings import load_settings
 from retrievers.http_store import BUNDLED_CASSETTE
-from retrievers.registry import registered_sources
 
 
 @pytest.fixture(scope="session")
 def store_path(tmp_path_factory):
-    from biorag.commands.data import build_store
+    from cli.commands.data import build_store
     from indexing.gene_store_build import snapshot_paths
 
     path = tmp_path_factory.mktemp("gene-store") / "gene_store.sqlite"
@@ -33,7 +33,7 @@ def settings_for(store_path, planner: str = "rules", **kw):
 @pytest.fixture(scope="session")
 def agent(store_path):
     """One agent for the session (the store and the recording are read-only)."""
-    a = Agent(settings_for(store_path))
+    a = build_agent(settings_for(store_path))
     yield a
     for r in a.retrievers.values():
         r.close()

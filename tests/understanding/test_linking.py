@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from biorag.agent import Agent
+from application.catalog import registered_sources, retriever_class
+from application.engine import build_agent
 from biorag.understanding import analyse, find_entities
 from retrievers.lexicon import StoreLexicon
-from retrievers.registry import registered_sources, retriever_class
 from tests.understanding.conftest import settings_for
 from tests.understanding.phrasings import GENE
 
@@ -96,7 +96,7 @@ def test_an_unknown_gene_is_insufficient_not_guessed(agent):
 
 
 def test_free_text_only_reaches_free_text_sources(store_path):
-    agent = Agent(settings_for(store_path, enable=["web"]))
+    agent = build_agent(settings_for(store_path, enable=["web"]))
     ans = agent.answer("How do microglia respond to amyloid plaques?")
     asked = {e.retriever for e in ans.trace if e.step == "select" and e.retriever}
     assert asked <= {"web"}, asked
