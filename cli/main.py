@@ -66,4 +66,4 @@ for _module, _name in [
 
 
 if __name__ == "__main__":
-    app()
+    app(prog_name="biorag")  # `python -m cli.main` reads as the console script
