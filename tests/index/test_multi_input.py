@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from biorag.cli import app
 from index_helpers import SAMPLE
 from typer.testing import CliRunner
 
 from biorag import pubmed_schema as ps
 from biorag.vector_store import open_store
+from cli.main import app
 from indexing.clean import Cleaner
 from indexing.reader import read_file
 from indexing.split import split_pubmed_xml
