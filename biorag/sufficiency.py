@@ -25,6 +25,7 @@ from typing import Any
 from biorag.extractive import ScoredSentence, SentenceRanker
 from biorag.grounding import structured_answer
 from biorag.models import Evidence
+from biorag.names import disease_key
 from biorag.sources import Source
 from biorag.understanding import Analysis
 
@@ -64,11 +65,21 @@ def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
     token that merely looks like a symbol) are noise next to a confident one ("what's the
     ENSG for TP53"); alone, at least one of them must be mentioned ("function of ZQX99")."""
     hay = _haystack(evidence)
+    titles: list[set[str]] | None = None
 
     def mentioned(e) -> bool:
+        nonlocal titles
         names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
         names += [_VERSION.sub("", n) for n in names if _VERSION.search(n)]  # ENSG...251.5 ~ ENSG...251
-        return not names or any(_variants(n).search(hay) for n in names)
+        if not names or any(_variants(n).search(hay) for n in names):
+            return True
+        if e.kind in ("disease", "phenotype"):
+            # catalogues invert names ("Renal tubular acidosis, distal"): every word of the
+            # name in one record's title counts as a mention
+            if titles is None:
+                titles = [set(disease_key(ev.title or "").split()) for ev in evidence]
+            return any(set(disease_key(n).split()) <= t for n in names for t in titles if t)
+        return False
 
     named = [e for e in analysis.entities if e.kind not in _NOT_REQUIRED]
     confident = [e for e in named if e.confident]

@@ -148,12 +148,12 @@ _DISEASE_LEAD = re.compile(
     r"|(?:features?|symptoms?|signs?|phenotypes?|manifestations?|characteristics?|presentation)\s+(?:of|in))\s+", re.I)
 _DISEASE_FORMS = [
     re.compile(r"genes? (?:that are |which are |are )?(?:related|associated|linked|connected) (?:to|with) (.+)$", re.I),
-    re.compile(r"genes? (?:that |which )?(?:cause|causes|underlie|underlying|responsible for|implicated in|involved in|mutated in|behind) (.+)$", re.I),
+    re.compile(r"genes? (?:that |which )?(?:(?:are|is|were|was|being|been) )?(?:cause|causes|underlie|underlying|responsible for|implicated in|involved in|mutated in|behind) (.+)$", re.I),
     re.compile(r"genes? (?:of|for) (.+)$", re.I),
 ]
 _CLOZE_TAIL = re.compile(
     r"(?:\s+(?:is|are|was|were|would be|will be|equals?|include|includes|:|-|\?|\.|!))+\s*$", re.I)
-_SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|was|were)\s", re.I)
+_SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|was|were|-|\u2013|\u2014)\s", re.I)
 
 
 def _clean(question: str) -> str:
@@ -181,7 +181,8 @@ def english_words() -> frozenset[str]:
 
 def _gene_like(tok: str, lower_question: bool) -> str | None:
     """'any': may be any kind of gene name; 'symbol': only an official symbol (a lower-case
-    word in a lower-case question); None: not a gene name."""
+    word in a lower-case question, or a title-case word, that is no ordinary English
+    word); None: not a gene name."""
     low = tok.lower()
     if len(tok) < 2 or low in _NOT_GENES or RSID.fullmatch(tok) or ENSEMBL.fullmatch(tok) or _BAND.match(tok):
         return None
@@ -191,8 +192,8 @@ def _gene_like(tok: str, lower_question: bool) -> str | None:
         return None  # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth)
     if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
         return "any"
-    if lower_question and len(tok) >= 3 and tok.isalpha() and low not in english_words():
-        return "symbol"
+    if (lower_question or tok.istitle()) and len(tok) >= 3 and tok.isalpha() and low not in english_words():
+        return "symbol"  # "fto" in a lower-case question, "Fto" (a mouse-style spelling) anywhere
     return None
 
 
@@ -206,14 +207,17 @@ def _variants(tok: str) -> list[str]:
 
 
 _DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|has|have|had|about|from|by|to|behind)\s+", re.I)
+#: where a clause starts: a name may open it ("Currarino syndrome: which gene?")
+_CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
 
 
 def _disease_spans(text: str) -> list[str]:
     """Phrases that may be disease names (a dictionary decides): what follows 'related
-    to', 'associated with', 'cause', 'with', 'of', ... (every prefix up to 10 words), and
-    what precedes 'gene(s)'."""
+    to', 'associated with', 'cause', 'with', 'of', ... or opens a clause (every prefix up
+    to 10 words), and what precedes 'gene(s)'."""
     spans: list[str] = []
-    leads = sorted([*_DISEASE_LEAD.finditer(text), *_DICTIONARY_LEAD.finditer(text)], key=lambda m: m.start())
+    leads = sorted([*_DISEASE_LEAD.finditer(text), *_DICTIONARY_LEAD.finditer(text), *_CLAUSE_START.finditer(text)],
+                   key=lambda m: m.start())
     for m in leads:
         tail = text[m.end():]
         end = _SPAN_END.search(" " + tail + " ")
@@ -411,10 +415,15 @@ def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
     return idx
 
 
+#: words a question may use for a shorter cue word ("Ensembl gene identifier" asks for the
+#: "ensembl gene id"): both cues and questions are read through it
+_SAME_WORD = {"identifier": "id", "identifiers": "ids"}
+
+
 def _normalise(text: str) -> str:
     t = text.lower().replace("\u2019", "'")
     t = _NOT_CUE_CHARS.sub(" ", _JOINERS.sub(" ", t))
-    return " " + " ".join(t.split()) + " "
+    return " " + " ".join(_SAME_WORD.get(w, w) for w in t.split()) + " "
 
 
 def _blank_entities(text: str, entities: list[Entity]) -> str:
@@ -481,6 +490,23 @@ def _ordered_matches(norm: str, idx: _CueIndex) -> list[str]:
     return [f[2] for f in found]
 
 
+def _direct_within(cue: str, kinds: set[str], idx: _CueIndex, cued: set[str]) -> Intent | None:
+    """A one-hop answer through a cue written inside `cue` ("chromosome" in "chromosome
+    location"), for a question whose own entity answers that field directly: asked about
+    a SNP, "chromosome location" is the SNP's chromosome, not the band of its gene."""
+    words = f" {cue.removesuffix(' $').strip()} "
+    inside = [c for c in idx.by_cue if c != cue and c.removesuffix(" $").strip()
+              and f" {c.removesuffix(' $').strip()} " in words]
+    # the head of the compound first ("position" in "chromosomal position"), then the longer
+    inside.sort(key=lambda c: (-words.rfind(f" {c.removesuffix(' $').strip()} "), -len(c)))
+    for inner in inside:
+        for _s, f, weak in idx.by_cue[inner]:
+            intent = None if weak else plan(f.name, kinds, idx.decls, cued)
+            if intent is not None and len(intent.hops) == 1:
+                return intent
+    return None
+
+
 def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | None,
                   strong_only: bool = False) -> Intent | None:
     """The field the question asks for: the first strong cue (see `_ordered_matches`) whose
@@ -507,6 +533,8 @@ def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | No
             for _s, f, weak in idx.by_cue[cue]:
                 if weak == want_weak:
                     intent = plan(f.name, kinds, decls, cued)
+                    if intent is not None and len(intent.hops) > 1:
+                        intent = _direct_within(cue, kinds, idx, cued) or intent
                     if intent is not None:
                         return intent
     words = [w for w in norm.split() if w not in _FILLER and w != "\u220e"]

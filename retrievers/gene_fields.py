@@ -31,11 +31,13 @@ ALIASES = AnswerField(
     "aliases", "aliases of a gene",
     ("aliases", "alias", "other names", "other name", "synonyms", "synonym", "also known as",
      "also called", "alternative names", "alternative name", "alternate names", "other symbols",
-     "previous symbols", "aka"),
+     "previous symbols", "aka", "alternative symbol", "alternate symbol", "alternative gene symbol",
+     "alternative gene name", "other symbol", "other gene name", "other gene symbol", "former name",
+     "former symbol", "old name", "old symbol", "previous name", "previous symbol"),
     GENE_IDS, weak_cues=("names", "known as", "called"))
 CHROMOSOME = AnswerField(
     "chromosome", "chromosome of a gene",
-    ("chromosome", "which chromosome", "what chromosome", "chr", "genomic location"),
+    ("chromosome", "chromosomal", "which chromosome", "what chromosome", "chr", "genomic location"),
     GENE_IDS,
     weak_cues=("located", "location", "locate", "where", "lie", "lies", "reside", "resides", "sit",
                "sits", "found on", "situated", "maps to", "map to", "position"))
@@ -78,7 +80,8 @@ ENTREZ_ID = AnswerField(
 FULL_NAME = AnswerField(
     "full_name", "full name of a gene",
     ("full name", "long name", "stand for", "stands for", "full gene name", "expanded name",
-     "spelled out", "abbreviation"),
+     "spelled out", "spell out", "spells out", "spelt out", "written out", "unabbreviated",
+     "full form", "long form", "in full", "expansion", "expand", "abbreviation"),
     GENE_IDS)
 
 GENE_FIELDS = (OFFICIAL_SYMBOL, ALIASES, CHROMOSOME, MAP_LOCATION, PROTEIN_CODING, GENE_TYPE,

@@ -55,8 +55,26 @@ class StoreLexicon:
                 "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
                 "JOIN diseases d ON d.disease_id = n.disease_id "
                 f"WHERE n.name_key IN ({','.join('?' * len(by_key))})", list(by_key)).fetchall()
-        return [LexiconHit(span.lower(), "disease", name, name, str(did), str(source))
+        hits = [LexiconHit(span.lower(), "disease", name, name, str(did), str(source))
                 for key, did, source, name in rows for span in by_key[key]]
+        known = {key for key, *_ in rows}
+        return hits + self._disease_heads([k for k in by_key if k not in known and " " in k], by_key)
+
+    def _disease_heads(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
+        """Catalogue names whose head is the span: "Bile acid malabsorption, primary, 1" is
+        a form of "bile acid malabsorption" (the part before the catalogue's first comma).
+        Only for spans of two words or more that no name matches whole."""
+        out: list[LexiconHit] = []
+        with self._lock:
+            for key in keys:
+                rows = self._con.execute(
+                    "SELECT n.name, n.disease_id, n.source, d.name FROM disease_names n "
+                    "JOIN diseases d ON d.disease_id = n.disease_id "
+                    "WHERE n.name_key >= ? AND n.name_key < ? LIMIT 50", (key + " ", key + "!")).fetchall()
+                out += [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} head")
+                        for matched, did, source, name in rows if "," in matched
+                        and disease_key(matched.split(",")[0]) == key for span in by_key[key]]
+        return out
 
     def _genes(self, spans: Sequence[str]) -> list[LexiconHit]:
         keys = list(dict.fromkeys(s.lower().split(".")[0] if s.lower().startswith("ens") else s.lower()

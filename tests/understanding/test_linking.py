@@ -29,6 +29,10 @@ def lexicon(store_path):
     ("Is C9orf72 protein coding", "C9orf72", "symbol", ("C9orf72",)),
     ("which chromosome is fto on", "FTO", "symbol", ("FTO",)),
     ("Convert ENSG00000141510 to a symbol", "ENSG00000141510", "pattern", ()),
+    # title case, as mouse nomenclature writes symbols, in a mixed-case question
+    ("chromosome for Fto", "FTO", "symbol", ("FTO",)),
+    ("Where does Brca2 sit, which chromosome?", "BRCA2", "symbol", ("BRCA2",)),
+    ("Give me the Ensembl ID of Nod2 please", "NOD2", "symbol", ("NOD2",)),
 ])
 def test_names_link_whatever_their_case_or_hyphens(lexicon, question, text, how, canonical):
     genes = [e for e in find_entities(question, lexicon) if e.kind in ("gene", "ensembl")]
@@ -52,6 +56,61 @@ def test_disease_names_link_from_the_dictionary(lexicon):
         diseases = [e for e in find_entities(q, lexicon) if e.kind == "disease"]
         assert [(e.text, e.confident) for e in diseases] == [(name, True)], q
         assert diseases[0].how in ("clinvar", "hpo", "mesh")
+
+
+def test_title_case_english_words_are_not_genes(lexicon):
+    # "Map", "Tell", "Spell" are symbols' look-alikes only in case; ordinary words never link
+    for q in ("Map FTO to its Ensembl ID", "Tell me about Rest and Exercise", "Spell out FTO"):
+        genes = [e.text for e in find_entities(q, lexicon) if e.kind == "gene"]
+        assert genes in ([], ["FTO"]), (q, genes)
+
+
+@pytest.mark.parametrize("question, text", [
+    ("Currarino syndrome: which gene?", "Currarino syndrome"),
+    ("Blau syndrome - genes?", "Blau syndrome"),
+    ("marfan syndrome; which genes", "marfan syndrome"),
+    ("Tell me which genes are implicated in Marfan syndrome", "Marfan syndrome"),
+    ("Which genes are mutated in Blau syndrome", "Blau syndrome"),
+])
+def test_a_disease_opening_a_clause_or_after_an_auxiliary_links(lexicon, question, text):
+    diseases = [e for e in find_entities(question, lexicon) if e.kind == "disease"]
+    assert [(e.text, e.confident) for e in diseases] == [(text, True)], question
+
+
+@pytest.mark.parametrize("question, span", [
+    ("bile acid malabsorption genes", "bile acid malabsorption"),
+    ("Tell me which genes are implicated in Bile acid malabsorption", "Bile acid malabsorption"),
+])
+def test_a_catalogue_head_links_to_its_qualified_names(lexicon, question, span):
+    """ClinVar and HPO write "Bile acid malabsorption, primary, 1": the part before the first
+    comma is the name people use; it links to every qualified entry, none picked."""
+    diseases = [e for e in find_entities(question, lexicon) if e.kind == "disease"]
+    assert len(diseases) == 1 and diseases[0].text == span, diseases
+    assert diseases[0].how.endswith(" head")
+    assert all(c.lower().startswith("bile acid malabsorption,") for c in diseases[0].canonical)
+    assert len(diseases[0].canonical) >= 2
+
+
+def test_a_head_is_only_used_when_no_name_matches_whole(lexicon):
+    # "Marfan syndrome" is a name in its own right: the qualified entries do not replace it
+    hits = lexicon.lookup_spans(["marfan syndrome"], ("disease",))
+    assert hits and not [h for h in hits if h.how.endswith(" head")]
+    # one word is too little to stand for a catalogue head ("Cancer, ..." entries abound)
+    assert not [h for h in lexicon.lookup_spans(["cancer"], ("disease",)) if h.how.endswith(" head")]
+
+
+def test_a_catalogue_title_in_inverted_order_mentions_the_disease():
+    """OMIM titles invert names ("RENAL TUBULAR ACIDOSIS, DISTAL, ..."): the evidence guard
+    reads every word of the question's disease in one title as a mention; a title missing
+    one of its words does not count."""
+    from biorag.models import Evidence
+    from biorag.sufficiency import missing_entities
+
+    a = analyse("Which genes cause Distal renal tubular acidosis?", SOURCES, None)
+    inverted = Evidence(source="omim", id="179800", title="RENAL TUBULAR ACIDOSIS, DISTAL, AUTOSOMAL DOMINANT", text="")
+    other = Evidence(source="omim", id="267200", title="RENAL TUBULAR ACIDOSIS, PROXIMAL", text="")
+    assert missing_entities(a, [inverted]) == []
+    assert missing_entities(a, [other]) == ["Distal renal tubular acidosis"]
 
 
 def test_without_a_store_names_are_recognised_by_pattern():
