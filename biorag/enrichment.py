@@ -99,3 +99,23 @@ def enrich(genes: set[str], library: Library | QueryLibrary, min_overlap: int = 
     kept = [e for e in tested if e.k >= min_overlap]
     kept.sort(key=lambda e: (e.p_adj, e.p, e.K, e.term))
     return kept
+
+
+def broader_cover(best: Enriched, enriched: list[Enriched], broader: set[str], alpha: float,
+                  min_strength: float) -> Enriched:
+    """The term that names a set: `best` (the most significant), or a broader term of it
+    (`broader`: its ancestors in the library's graph) that covers more of the query genes
+    at comparable significance. Comparable: significant (adjusted p <= `alpha`) and at
+    least `min_strength` times the best's strength, strength being -log10 of the adjusted
+    p. Among those, the one covering most genes wins; a tie goes to the smaller term (the
+    more specific), then the lower p. `min_strength` > 1 keeps `best` always.
+
+    The most significant term is often a narrow one that a few genes fill (3 of 4 mismatch
+    repair genes in "meiotic mismatch repair", term size 3) while its parent holds all of
+    them ("mismatch repair", 4/4, as significant)."""
+    strength = -math.log10(max(best.p_adj, 1e-300))
+    wider = [e for e in enriched if e.term in broader and e.k > best.k and e.p_adj <= alpha
+             and -math.log10(max(e.p_adj, 1e-300)) >= min_strength * strength]
+    if not wider:
+        return best
+    return min(wider, key=lambda e: (-e.k, e.K, e.p_adj, e.term))

@@ -21,6 +21,8 @@ from biorag.errors import InputError
 RESOURCES = Path(__file__).parent / "resources" / "genesets"
 GO_BP_GMT = RESOURCES / "go_bp" / "go_bp_human.gmt.gz"
 REACTOME_GMT = RESOURCES / "reactome" / "ReactomePathways_2025.gmt.gz"
+GO_BP_PARENTS = RESOURCES / "go_bp" / "go_bp_parents.tsv.gz"
+REACTOME_PARENTS = RESOURCES / "reactome" / "ReactomePathwaysRelation_2025.tsv"
 #: bundled libraries by name -> (file, column of the term id, column of the name)
 BUNDLED = {
     "go_bp": (GO_BP_GMT, 0, 1),
@@ -182,3 +184,42 @@ def bundled_library(name: str, cache_dir: Path | None = None) -> Library:
 def bundled_symbols() -> frozenset[str]:
     """Every gene symbol of the bundled libraries (a dictionary of human gene symbols)."""
     return frozenset().union(*(bundled_library(n).universe for n in BUNDLED))
+
+
+#: the term graph of a bundled library -> (file, its child and parent columns, the kinds of
+#: edge that make the parent a broader form of the child; None: every row is one). GO's
+#: "regulates" edges are left out: regulating a process is not a broader name for it.
+TERM_GRAPHS = {
+    "go_bp": (GO_BP_PARENTS, 0, 1, {"isa", "part_of"}),
+    "reactome": (REACTOME_PARENTS, 1, 0, None),
+}
+
+
+@lru_cache(maxsize=4)
+def term_parents(name: str) -> dict[str, frozenset[str]]:
+    """term -> its direct broader terms in a bundled library's graph ({} for a library
+    without one: HPO and MeSH are built at run time)."""
+    if name not in TERM_GRAPHS:
+        return {}
+    path, child_col, parent_col, kinds = TERM_GRAPHS[name]
+    opener = gzip.open if str(path).endswith(".gz") else open
+    parents: dict[str, set[str]] = {}
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 2 or (kinds is not None and (len(cols) < 3 or cols[2] not in kinds)):
+                continue  # the header and edges of other kinds
+            parents.setdefault(cols[child_col], set()).add(cols[parent_col])
+    return {child: frozenset(ps) for child, ps in parents.items()}
+
+
+def ancestors(term: str, parents: dict[str, frozenset[str]]) -> set[str]:
+    """Every broader term of `term` (transitively) in a graph from `term_parents`."""
+    seen: set[str] = set()
+    todo = list(parents.get(term, ()))
+    while todo:
+        t = todo.pop()
+        if t not in seen:
+            seen.add(t)
+            todo.extend(parents.get(t, ()))
+    return seen

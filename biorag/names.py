@@ -61,3 +61,32 @@ def name_keys(name: str) -> set[str]:
         keys.add(disease_key(f"{parts[1]} {parts[0]}"))
     keys.discard("")
     return keys
+
+
+def catalogue_form(key: str, name: str) -> str | None:
+    """How a catalogue `name` relates to a family name whose key is `key`: "head" when
+    the name is the family name qualified after a comma ("Bile acid malabsorption,
+    primary, 1"), "subtype" when it numbers a subtype of it ("Distal renal tubular acidosis
+    3, with or without sensorineural hearing loss"), None otherwise (another disease that
+    merely starts with the same words)."""
+    if not key:
+        return None
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) > 1 and disease_key(parts[0]) == key:
+        return "head"
+    # the catalogues' inverted order too: "Renal tubular acidosis, distal, 4, ..." numbers a
+    # subtype of "distal renal tubular acidosis"
+    readings = [name] + ([", ".join([f"{parts[1]} {parts[0]}", *parts[2:]])] if len(parts) > 2 else [])
+    for reading in map(disease_key, readings):
+        rest = reading[len(key):].split() if reading.startswith(key + " ") else []
+        if rest and rest[0][0].isdigit():
+            return "subtype"
+    return None
+
+
+def inverted_keys(key: str) -> list[str]:
+    """The keys under which a catalogue files the name `key` in inverted order, with its
+    first one or two words moved behind ("distal renal tubular acidosis" -> "renal tubular
+    acidosis distal"), where its numbered subtypes are found."""
+    words = key.split()
+    return [" ".join(words[n:] + words[:n]) for n in (1, 2) if len(words) > n + 1]

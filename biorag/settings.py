@@ -255,6 +255,10 @@ class GeneSetSettings(_Section):
         "enriched terms (its claims verified); auto: model with an OpenAI-compatible (large) model, else term",
     )
     alpha: float = Field(0.05, gt=0, le=1, description="adjusted p-value a term must reach to count as enriched")
+    broader_strength: float = Field(
+        0.5, ge=0, description="a broader term (GO/Reactome ancestor) covering more genes names the set instead of "
+        "the most significant one when its -log10 adjusted p is at least this share of the best's; above 1: never",
+    )
     max_genes: int = Field(1000, ge=2, description="largest gene set accepted")
 
 

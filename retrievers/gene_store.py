@@ -31,6 +31,7 @@ from biorag.gene_store_schema import KIND_ORDER, name_kind
 from biorag.names import name_keys
 from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.gene_evidence import clean_gene_query
+from retrievers.lexicon import catalogue_forms
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -236,7 +237,7 @@ class GeneStore:
         """True when the store carries the disease dictionary (schema 3 and later)."""
         return "disease_names" in self._tables
 
-    def find_diseases(self, text: str, limit: int = 20) -> list[dict[str, Any]]:
+    def find_diseases(self, text: str, limit: int = 20, forms: bool = False) -> list[dict[str, Any]]:
         """Diseases/phenotypes whose name (or a synonym) is `text`, matched on the normalised
         key of `biorag.names.disease_key` (case, punctuation, hyphen, possessive and Roman
         numeral variants; "A, B" catalogue order too). Exact-name match only: a span, not a
@@ -246,21 +247,29 @@ class GeneStore:
         ``name`` (display name), ``source`` (the dictionary whose name matched: "hpo",
         "clinvar" or "mesh"; several: the first of those), ``sources``, ``matched_name``,
         ``xrefs`` (other ids of the concept) and ``n_genes`` (genes linked offline). Ordered:
-        diseases with genes first, then OMIM, ORPHA, MONDO, MedGen, MESH, then id."""
+        diseases with genes first, then OMIM, ORPHA, MONDO, MedGen, MESH, then id.
+
+        With `forms`, the catalogue forms of the name follow (``form``: "subtype" for its
+        numbered subtypes, "head" for entries qualifying it after a comma, the latter only
+        when no name matched whole; see `biorag.names.catalogue_form`)."""
         if not self.has_diseases:
             return []
         keys = sorted(name_keys(text))  # "Diabetes mellitus, type 2" is asked both ways too
         if not keys:
             return []
-        rows = self._con.execute(
+        rows = [dict(r, form="name") for r in self._con.execute(
             "SELECT n.disease_id, n.name AS matched, n.source, d.name FROM disease_names n "
             "JOIN diseases d ON d.disease_id = n.disease_id "
-            f"WHERE n.name_key IN ({','.join('?' * len(keys))})", keys).fetchall()
+            f"WHERE n.name_key IN ({','.join('?' * len(keys))})", keys).fetchall()]
+        if forms:
+            rows += [{"disease_id": did, "matched": m, "source": src, "name": name, "form": form}
+                     for key in keys for m, did, src, name, form in catalogue_forms(self._con, key)
+                     if form == "subtype" or not rows]
         found: dict[str, dict[str, Any]] = {}
         for r in rows:
             hit = found.setdefault(r["disease_id"], {
                 "disease_id": r["disease_id"], "name": r["name"], "source": r["source"],
-                "sources": [], "matched_name": r["matched"]})
+                "sources": [], "matched_name": r["matched"], "form": r["form"]})
             if r["source"] not in hit["sources"]:
                 hit["sources"].append(r["source"])
         for hit in found.values():
@@ -269,7 +278,7 @@ class GeneStore:
             hit["xrefs"] = self._xrefs(hit["disease_id"])
             hit["n_genes"] = len(self._disease_gene_ids(hit["disease_id"]))
         ordered = sorted(found.values(), key=lambda h: (
-            h["n_genes"] == 0, _ID_ORDER.get(h["disease_id"].split(":", 1)[0], len(_ID_ORDER)),
+            h["form"] != "name", h["n_genes"] == 0, _ID_ORDER.get(h["disease_id"].split(":", 1)[0], len(_ID_ORDER)),
             h["disease_id"]))
         return ordered[:limit]
 

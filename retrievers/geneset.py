@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from biorag.enrichment import Enriched, enrich
+from biorag.enrichment import Enriched, broader_cover, enrich
 from biorag.errors import (
     InputError,
     NoRecord,
@@ -41,7 +41,15 @@ from biorag.errors import (
     SourceUnavailable,
     StructuredOutputError,
 )
-from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, Library, QueryLibrary, bundled_library
+from biorag.gene_sets import (
+    MAX_TERM_SIZE,
+    MIN_TERM_SIZE,
+    Library,
+    QueryLibrary,
+    ancestors,
+    bundled_library,
+    term_parents,
+)
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words
 from biorag.retriever import Retriever
@@ -316,10 +324,13 @@ class GeneSetInterpreter:
         return report
 
     def _best_term(self, report: GeneSetReport) -> tuple[Enriched | None, bool]:
+        """The first library's most significant term, or a broader one of its graph that
+        covers more of the genes as significantly (`biorag.enrichment.broader_cover`)."""
         for lib in LIBRARY_ORDER:
             sig = [e for e in report.enriched.get(lib, []) if e.p_adj <= self.cfg.alpha]
             if sig:
-                return sig[0], True
+                broader = ancestors(sig[0].term, term_parents(lib))
+                return broader_cover(sig[0], sig, broader, self.cfg.alpha, self.cfg.broader_strength), True
         closest = report.top_terms(1)
         return (closest[0], False) if closest else (None, False)
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from biorag.names import disease_key
+from biorag.names import catalogue_form, disease_key, inverted_keys
 from biorag.sources import EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
 from retrievers.gene_store import build_command_hint
@@ -67,14 +67,23 @@ class StoreLexicon:
         out: list[LexiconHit] = []
         with self._lock:
             for key in keys:
-                rows = self._con.execute(
-                    "SELECT n.name, n.disease_id, n.source, d.name FROM disease_names n "
-                    "JOIN diseases d ON d.disease_id = n.disease_id "
-                    "WHERE n.name_key >= ? AND n.name_key < ? LIMIT 50", (key + " ", key + "!")).fetchall()
                 out += [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} head")
-                        for matched, did, source, name in rows if "," in matched
-                        and disease_key(matched.split(",")[0]) == key for span in by_key[key]]
+                        for matched, did, source, name, form in catalogue_forms(self._con, key)
+                        if form == "head" for span in by_key[key]]
         return out
+
+
+def catalogue_forms(con: sqlite3.Connection, key: str, limit: int = 200) -> list[tuple[str, str, str, str, str]]:
+    """(matched name, disease id, source, display name, form) of the store's disease names
+    that are catalogue forms of the family name with key `key` (`biorag.names.catalogue_form`:
+    "head" or "subtype"): index range scans over the names starting with the key or with
+    its inverted forms (`biorag.names.inverted_keys`)."""
+    rows = [r for prefix in [key, *inverted_keys(key)] for r in con.execute(
+        "SELECT n.name, n.disease_id, n.source, d.name FROM disease_names n "
+        "JOIN diseases d ON d.disease_id = n.disease_id "
+        "WHERE n.name_key >= ? AND n.name_key < ? LIMIT ?", (prefix + " ", prefix + "!", limit)).fetchall()]
+    return [(m, str(did), str(src), name, form) for m, did, src, name in rows
+            if (form := catalogue_form(key, m))]
 
     def _genes(self, spans: Sequence[str]) -> list[LexiconHit]:
         keys = list(dict.fromkeys(s.lower().split(".")[0] if s.lower().startswith("ens") else s.lower()

@@ -256,6 +256,7 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
         "entry_type": "phenotype", "prefix": "", "alt_titles": "",
         "genes_source": "local: " + ", ".join(sources) if strong else None,
         "disease_id": hit["disease_id"], "xrefs": hit.get("xrefs", []), "backend": "local",
+        "form": hit.get("form", "name"),
     }
     if notes:
         md["gene_link_notes"] = notes
@@ -273,8 +274,12 @@ class LocalOmimRetriever(Retriever):
     """`omim` source answered by the local gene store's disease dictionary (ClinVar, NCBI
     mim2gene_medgen, HPO and MeSH names; genes linked offline). A disease name gives its
     best-matching disease with its genes (one record: the names of one disease in several
-    catalogues would otherwise add each catalogue's gene list); names the dictionary lacks,
-    and diseases with no linked gene, give nothing, so the layered backend asks OMIM."""
+    catalogues would otherwise add each catalogue's gene list), followed by the catalogue
+    forms of the name that have genes: its numbered subtypes ("Distal renal tubular acidosis
+    3, ..."), or, when no entry has the name itself, the entries qualifying it ("Bile acid
+    malabsorption, primary, 1"): the genes of a disease family are its subtypes' genes.
+    Names the dictionary lacks, and diseases with no linked gene, give nothing, so the
+    layered backend asks OMIM."""
 
     name = "omim"
     manual = MANUAL
@@ -299,12 +304,14 @@ class LocalOmimRetriever(Retriever):
         q = " ".join(query.strip().strip("\"'").split())
         if not q:
             raise InputError("omim: empty query; give a disease name")
-        hits = [h for h in self.store.find_diseases(q) if h["n_genes"]]
-        for hit in hits:
+        out: list[Evidence] = []
+        for hit in [h for h in self.store.find_diseases(q, forms=True) if h["n_genes"]]:
+            if hit["form"] == "name" and any(e.metadata["form"] == "name" for e in out):
+                continue  # one record for the name itself (see the class docstring)
             ev = disease_evidence(hit, self.store.genes_for_disease(hit["disease_id"]))
             if ev.metadata["genes"]:
-                return [ev]
-        return []
+                out.append(ev)
+        return out[:max(k, 1)]
 
     def close(self) -> None:
         self.store.close()

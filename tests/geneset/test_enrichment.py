@@ -10,8 +10,16 @@ from pathlib import Path
 import pytest
 from scipy.stats import false_discovery_control, hypergeom
 
-from biorag.enrichment import benjamini_hochberg, enrich, hypergeom_sf
-from biorag.gene_sets import MAX_TERM_SIZE, MIN_TERM_SIZE, REACTOME_GMT, bundled_library, read_gmt
+from biorag.enrichment import Enriched, benjamini_hochberg, broader_cover, enrich, hypergeom_sf
+from biorag.gene_sets import (
+    MAX_TERM_SIZE,
+    MIN_TERM_SIZE,
+    REACTOME_GMT,
+    ancestors,
+    bundled_library,
+    read_gmt,
+    term_parents,
+)
 
 DATA = Path(__file__).parents[1] / "data" / "geneset"
 
@@ -91,3 +99,46 @@ def test_genes_outside_the_universe_do_not_count():
     top = enrich(genes, go)[0]
     assert top.n == len(genes) - 2
     assert not math.isnan(top.fold) and top.fold > 1
+
+
+def test_the_bundled_term_graphs_read_broader_terms():
+    go = term_parents("go_bp")
+    # meiotic mismatch repair is_a mismatch repair, which is_a DNA repair (go-basic.obo)
+    assert "GO:0006298" in go["GO:0000710"]
+    up = ancestors("GO:0000710", go)
+    assert {"GO:0006298", "GO:0006281"} <= up and "GO:0000710" not in up
+    # "regulates" edges are not broader names: regulation of DNA repair is not DNA repair
+    assert "GO:0006281" not in go.get("GO:0006282", frozenset())
+    reactome = term_parents("reactome")
+    assert "R-HSA-5358508" in ancestors("R-HSA-5358565", reactome)  # MutSalpha MMR -> Mismatch Repair
+    assert term_parents("hpo") == {}
+
+
+def test_a_broader_term_covering_every_gene_names_the_mismatch_repair_core():
+    """MLH1, MSH2, MSH6, PMS2: the most significant GO term is "meiotic mismatch repair"
+    (3/4 genes, a 3-gene term); its parent "mismatch repair" holds all 4 as significantly."""
+    go = bundled_library("go_bp")
+    genes = {"MLH1", "MSH2", "MSH6", "PMS2"}
+    result = enrich(genes, go)
+    best = result[0]
+    assert best.term == "GO:0000710" and best.k == 3
+    broader = ancestors(best.term, term_parents("go_bp"))
+    chosen = broader_cover(best, result, broader, alpha=0.05, min_strength=0.5)
+    assert (chosen.term, chosen.name, chosen.k) == ("GO:0006298", "mismatch repair", 4)
+    # above 1 the most significant term always stands; a term outside the graph never wins
+    assert broader_cover(best, result, broader, alpha=0.05, min_strength=1.01) is best
+    assert broader_cover(best, result, set(), alpha=0.05, min_strength=0.0) is best
+
+
+def test_a_broader_term_must_be_comparably_significant():
+    def term(tid, k, K, p_adj):
+        return Enriched("go_bp", tid, tid, [f"G{i}" for i in range(k)], k, K, 10, 20000, p_adj, p_adj)
+
+    best = term("narrow", 4, 5, 1e-10)
+    weak = term("broad", 6, 400, 1e-4)  # strength 4 < 0.5 x 10
+    strong = term("mid", 5, 40, 1e-8)  # strength 8 >= 5
+    assert broader_cover(best, [best, weak], {"broad"}, 0.05, 0.5) is best
+    assert broader_cover(best, [best, weak, strong], {"broad", "mid"}, 0.05, 0.5) is strong
+    assert broader_cover(best, [best, weak, strong], {"broad", "mid"}, 0.05, 0.3) is weak
+    not_significant = term("broad", 8, 400, 0.2)
+    assert broader_cover(best, [best, not_significant], {"broad"}, 0.05, 0.0) is best
