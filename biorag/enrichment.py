@@ -108,7 +108,8 @@ def broader_cover(best: Enriched, enriched: list[Enriched], broader: set[str], a
     at comparable significance. Comparable: significant (adjusted p <= `alpha`) and at
     least `min_strength` times the best's strength, strength being -log10 of the adjusted
     p. Among those, the one covering most genes wins; a tie goes to the smaller term (the
-    more specific), then the lower p. `min_strength` > 1 keeps `best` always.
+    more specific), then the lower p. `min_strength` > 1 keeps `best` always; at 1 a broader
+    term must be as significant after correction (Benjamini-Hochberg often ties them).
 
     The most significant term is often a narrow one that a few genes fill (3 of 4 mismatch
     repair genes in "meiotic mismatch repair", term size 3) while its parent holds all of

@@ -256,8 +256,9 @@ class GeneSetSettings(_Section):
     )
     alpha: float = Field(0.05, gt=0, le=1, description="adjusted p-value a term must reach to count as enriched")
     broader_strength: float = Field(
-        0.5, ge=0, description="a broader term (GO/Reactome ancestor) covering more genes names the set instead of "
-        "the most significant one when its -log10 adjusted p is at least this share of the best's; above 1: never",
+        1.0, ge=0, description="a broader term (GO/Reactome ancestor) covering more genes names the set instead of "
+        "the most significant one when its -log10 adjusted p is at least this share of the best's (1: as "
+        "significant after correction; lower values cost ROUGE on NeST and GO, see the team note); above 1: never",
     )
     max_genes: int = Field(1000, ge=2, description="largest gene set accepted")
 

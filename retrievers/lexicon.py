@@ -73,18 +73,6 @@ class StoreLexicon:
         return out
 
 
-def catalogue_forms(con: sqlite3.Connection, key: str, limit: int = 200) -> list[tuple[str, str, str, str, str]]:
-    """(matched name, disease id, source, display name, form) of the store's disease names
-    that are catalogue forms of the family name with key `key` (`biorag.names.catalogue_form`:
-    "head" or "subtype"): index range scans over the names starting with the key or with
-    its inverted forms (`biorag.names.inverted_keys`)."""
-    rows = [r for prefix in [key, *inverted_keys(key)] for r in con.execute(
-        "SELECT n.name, n.disease_id, n.source, d.name FROM disease_names n "
-        "JOIN diseases d ON d.disease_id = n.disease_id "
-        "WHERE n.name_key >= ? AND n.name_key < ? LIMIT ?", (prefix + " ", prefix + "!", limit)).fetchall()]
-    return [(m, str(did), str(src), name, form) for m, did, src, name in rows
-            if (form := catalogue_form(key, m))]
-
     def _genes(self, spans: Sequence[str]) -> list[LexiconHit]:
         keys = list(dict.fromkeys(s.lower().split(".")[0] if s.lower().startswith("ens") else s.lower()
                                   for s in spans if s))
@@ -107,3 +95,16 @@ def catalogue_forms(con: sqlite3.Connection, key: str, limit: int = 200) -> list
 
     def close(self) -> None:
         self._con.close()
+
+
+def catalogue_forms(con: sqlite3.Connection, key: str, limit: int = 200) -> list[tuple[str, str, str, str, str]]:
+    """(matched name, disease id, source, display name, form) of the store's disease names
+    that are catalogue forms of the family name with key `key` (`biorag.names.catalogue_form`:
+    "head" or "subtype"): index range scans over the names starting with the key or with
+    its inverted forms (`biorag.names.inverted_keys`)."""
+    rows = [r for prefix in [key, *inverted_keys(key)] for r in con.execute(
+        "SELECT n.name, n.disease_id, n.source, d.name FROM disease_names n "
+        "JOIN diseases d ON d.disease_id = n.disease_id "
+        "WHERE n.name_key >= ? AND n.name_key < ? LIMIT ?", (prefix + " ", prefix + "!", limit)).fetchall()]
+    return [(m, str(did), str(src), name, form) for m, did, src, name in rows
+            if (form := catalogue_form(key, m))]

@@ -123,8 +123,9 @@ def test_a_broader_term_covering_every_gene_names_the_mismatch_repair_core():
     best = result[0]
     assert best.term == "GO:0000710" and best.k == 3
     broader = ancestors(best.term, term_parents("go_bp"))
-    chosen = broader_cover(best, result, broader, alpha=0.05, min_strength=0.5)
-    assert (chosen.term, chosen.name, chosen.k) == ("GO:0006298", "mismatch repair", 4)
+    for strength in (0.5, 1.0):  # 1.0, the default: as significant after correction
+        chosen = broader_cover(best, result, broader, alpha=0.05, min_strength=strength)
+        assert (chosen.term, chosen.name, chosen.k) == ("GO:0006298", "mismatch repair", 4)
     # above 1 the most significant term always stands; a term outside the graph never wins
     assert broader_cover(best, result, broader, alpha=0.05, min_strength=1.01) is best
     assert broader_cover(best, result, set(), alpha=0.05, min_strength=0.0) is best

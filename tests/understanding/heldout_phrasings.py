@@ -1,6 +1,9 @@
-"""HELD-OUT phrasings: written after the tuned set (phrasings.py) and never used to change
-question understanding. Their score is reported (benchmarks/understanding_cost.py prints
-it; test_heldout_paraphrases.py requires at least 0.85), not tuned towards.
+"""FIRST HELD-OUT phrasings: written after the tuned set (phrasings.py), never used to change
+question understanding until the fourth session, which read its 8 misses (0.923) for their
+classes and fixed those classes generally (title-case symbols, cue words, a cue inside a
+compound, diseases opening a clause, catalogue heads). So it is no longer strictly unseen:
+heldout_new_phrasings.py is the held-out set now. Its score is still reported
+(benchmarks/understanding_cost.py prints it; test_heldout_paraphrases.py requires >= 0.85).
 
 Values are real records: the bundled HGNC/NCBI gene_info snapshot (retrievers/resources/
 human_genes) and the dbSNP/OMIM/BLAST responses of the bundled dev recording.
