@@ -491,19 +491,21 @@ def _ordered_matches(norm: str, idx: _CueIndex) -> list[str]:
 
 
 def _direct_within(cue: str, kinds: set[str], idx: _CueIndex, cued: set[str]) -> Intent | None:
-    """A one-hop answer through a cue written inside `cue` ("chromosome" in "chromosome
-    location"), for a question whose own entity answers that field directly: asked about
-    a SNP, "chromosome location" is the SNP's chromosome, not the band of its gene."""
+    """A one-hop answer through a cue written inside `cue` ("chromosome" or "location" in
+    "chromosome location", a weak cue too), for a question whose own entity answers that
+    field directly: asked about a SNP, "chromosome location" is the SNP's chromosome, not
+    the band of its gene."""
     words = f" {cue.removesuffix(' $').strip()} "
     inside = [c for c in idx.by_cue if c != cue and c.removesuffix(" $").strip()
               and f" {c.removesuffix(' $').strip()} " in words]
     # the head of the compound first ("position" in "chromosomal position"), then the longer
     inside.sort(key=lambda c: (-words.rfind(f" {c.removesuffix(' $').strip()} "), -len(c)))
-    for inner in inside:
-        for _s, f, weak in idx.by_cue[inner]:
-            intent = None if weak else plan(f.name, kinds, idx.decls, cued)
-            if intent is not None and len(intent.hops) == 1:
-                return intent
+    for want_weak in (False, True):  # strong cues first
+        for inner in inside:
+            for _s, f, weak in idx.by_cue[inner]:
+                intent = plan(f.name, kinds, idx.decls, cued) if weak == want_weak else None
+                if intent is not None and len(intent.hops) == 1:
+                    return intent
     return None
 
 

@@ -102,7 +102,7 @@ SNP_GENES = AnswerField(
     ("rsid",), yields="gene")
 SNP_CHROMOSOME = AnswerField(
     "chromosome", "chromosome of a SNP",
-    ("chromosome", "chromosomal", "which chromosome", "what chromosome", "chr"), ("rsid",),
+    ("chromosome", "which chromosome", "what chromosome", "chr"), ("rsid",),
     weak_cues=("located", "location", "locate", "where", "lie", "lies", "found on", "situated", "sits",
                "maps to", "map to"))
 SNP_POSITION = AnswerField(

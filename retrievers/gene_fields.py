@@ -37,7 +37,7 @@ ALIASES = AnswerField(
     GENE_IDS, weak_cues=("names", "known as", "called"))
 CHROMOSOME = AnswerField(
     "chromosome", "chromosome of a gene",
-    ("chromosome", "chromosomal", "which chromosome", "what chromosome", "chr", "genomic location"),
+    ("chromosome", "which chromosome", "what chromosome", "chr", "genomic location"),
     GENE_IDS,
     weak_cues=("located", "location", "locate", "where", "lie", "lies", "reside", "resides", "sit",
                "sits", "found on", "situated", "maps to", "map to", "position"))
