@@ -23,15 +23,15 @@ options take other bulk files, see indexing/gene_store_build.py).
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag.gene_store_schema import KIND_ORDER, name_kind
-from biorag.names import name_keys
+from biorag.names import catalogue_form, inverted_keys, name_keys
 from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.gene_evidence import clean_gene_query
-from retrievers.lexicon import catalogue_forms
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -331,3 +331,16 @@ class GeneStore:
 
     def close(self) -> None:
         self._con.close()
+
+
+def catalogue_forms(con: sqlite3.Connection, key: str, limit: int = 200) -> list[tuple[str, str, str, str, str]]:
+    """(matched name, disease id, source, display name, form) of the store's disease names
+    that are catalogue forms of the family name with key `key` (`biorag.names.catalogue_form`:
+    "head" or "subtype"): index range scans over the names starting with the key or with
+    its inverted forms (`biorag.names.inverted_keys`)."""
+    rows = [r for prefix in [key, *inverted_keys(key)] for r in con.execute(
+        "SELECT n.name, n.disease_id, n.source, d.name FROM disease_names n "
+        "JOIN diseases d ON d.disease_id = n.disease_id "
+        "WHERE n.name_key >= ? AND n.name_key < ? LIMIT ?", (prefix + " ", prefix + "!", limit)).fetchall()]
+    return [(m, str(did), str(src), name, form) for m, did, src, name in rows
+            if (form := catalogue_form(key, m))]

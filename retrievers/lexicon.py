@@ -16,10 +16,10 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from biorag.names import catalogue_form, disease_key, inverted_keys
+from biorag.names import disease_key
 from biorag.sources import EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
-from retrievers.gene_store import build_command_hint
+from retrievers.gene_store import build_command_hint, catalogue_forms
 
 #: the store's kinds of name -> what linking calls them
 _HOW = {"symbol": "symbol", "previous": "previous", "alias": "alias", "ensembl": "ensembl",
@@ -95,16 +95,3 @@ class StoreLexicon:
 
     def close(self) -> None:
         self._con.close()
-
-
-def catalogue_forms(con: sqlite3.Connection, key: str, limit: int = 200) -> list[tuple[str, str, str, str, str]]:
-    """(matched name, disease id, source, display name, form) of the store's disease names
-    that are catalogue forms of the family name with key `key` (`biorag.names.catalogue_form`:
-    "head" or "subtype"): index range scans over the names starting with the key or with
-    its inverted forms (`biorag.names.inverted_keys`)."""
-    rows = [r for prefix in [key, *inverted_keys(key)] for r in con.execute(
-        "SELECT n.name, n.disease_id, n.source, d.name FROM disease_names n "
-        "JOIN diseases d ON d.disease_id = n.disease_id "
-        "WHERE n.name_key >= ? AND n.name_key < ? LIMIT ?", (prefix + " ", prefix + "!", limit)).fetchall()]
-    return [(m, str(did), str(src), name, form) for m, did, src, name in rows
-            if (form := catalogue_form(key, m))]
