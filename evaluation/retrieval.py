@@ -1,4 +1,5 @@
-"""Retrieval benchmark behind `biorag eval retrieval` (a benchmark, not a test).
+"""Retrieval benchmark behind `biorag eval retrieval` (a benchmark, not a test; part of the
+package so that the installed command runs it).
 
 Builds an index over the dataset's gold contexts plus real PubMed records as distractors
 (paths given on the command line, e.g. ../shared/data), then asks every question and

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from biorag.errors import InputError
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -46,15 +47,7 @@ def retrieval(
       biorag eval retrieval --dataset pubmedqa -q ../shared/data/pubmedqa/ori_pqal.json
         --corpus ../shared/data/pubmed_xml/pubmed_records.jsonl.gz --out runs/retrieval
     """
-    import sys
-
-    from biorag.errors import InputError
-
-    # benchmarks/ sits at the repository root, outside the installed packages.
-    root = str(Path(__file__).resolve().parents[2])
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    from benchmarks.retrieval import MODES, run
+    from evaluation.retrieval import MODES, run
 
     if dataset not in ("pubmedqa", "bioasq"):
         raise InputError(f"unknown dataset '{dataset}': choose pubmedqa or bioasq")
