@@ -30,6 +30,7 @@ from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
 from retrievers import gene_evidence, omim
 from retrievers.gene_fields import GeneFields
+from retrievers.omim import LocalOmimRetriever, OmimRetriever
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -128,8 +129,6 @@ class LayeredOmimRetriever(LayeredRetriever):
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LayeredOmimRetriever:
-        from retrievers.omim import LocalOmimRetriever, OmimRetriever
-
         store, why = _store_if_built(settings)
         if store is not None and not store.has_diseases:
             store.close()

@@ -28,6 +28,7 @@ from pathlib import Path
 from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
 from biorag.device import pick_device
 from biorag.errors import InputError
+from biorag.mesh import VocabularyTagger, vocabulary
 from biorag.mesh_classifier import (
     BUNDLED_CAUSAL,
     BUNDLED_ENCODER,
@@ -40,7 +41,7 @@ from biorag.mesh_classifier import (
     special_ids,
 )
 from training.mesh_data import MeshExample, label_counts, top_labels
-from training.mesh_eval import filtered_retrieval, tagger_report
+from training.mesh_eval import filtered_retrieval, set_metrics, tagger_report
 from training.pairs import is_heldout
 from training.prepare import Prepared
 from training.runtime import autocast, grad_scaler, seed_everything
@@ -193,8 +194,6 @@ def _train_classifier(train: list[MeshExample], out: Path, cfg: MeshConfig, devi
 def _tune_threshold(model, tokenizer, val: list[MeshExample], labels: list[str], cfg: MeshConfig, device: str) -> float:
     import torch
 
-    from training.mesh_eval import set_metrics
-
     if not val:
         return 0.5
     model.eval()
@@ -257,8 +256,6 @@ def generative_sequences(tokenizer, examples: list[MeshExample], allowed: set[st
 def _train_generative(train: list[MeshExample], out: Path, cfg: MeshConfig, device: str, progress: bool,
                       log: Callable[[str], None]) -> dict:
     import torch
-
-    from biorag.mesh import vocabulary
 
     spec = cfg.base or BUNDLED_CAUSAL
     if spec == TINY_RANDOM:
@@ -365,8 +362,6 @@ def train_mesh(prepared: Prepared, out: str | Path, cfg: MeshConfig, progress: b
 def _filtered_eval(prepared: Prepared, held: list[MeshExample], tagger, cfg: MeshConfig, log) -> dict:
     """PubMedQA held-out questions, MeSH filter from this tagger vs the dictionary tagger."""
     from sentence_transformers import SentenceTransformer
-
-    from biorag.mesh import VocabularyTagger, vocabulary
 
     qa = prepared.pubmedqa()
     questions = [e for e in held if e.source == "pubmedqa"]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from biorag.artifacts import ArtifactManifest, Fingerprinter, read_manifest, write_manifest
 from biorag.errors import InputError
+from biorag.mesh import vocabulary
 from training.mesh_data import (
     LabelStats,
     MeshExample,
@@ -56,8 +57,6 @@ def prepare(
 ) -> ArtifactManifest:
     """Read inputs, build pairs and MeSH examples, split by PMID, write the directory."""
     from tqdm import tqdm
-
-    from biorag.mesh import vocabulary
 
     if not 0.0 <= heldout < 1.0:
         raise InputError(f"--heldout must be a fraction in [0, 1), got {heldout}")

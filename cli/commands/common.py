@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from application.catalog import registered_sources
 from biorag.errors import BioragError
 from biorag.redaction import install_log_scrubbing, scrub, scrub_obj
 
@@ -43,7 +44,6 @@ def settings_from_options(
     enable: list[str] | None = None,
     replay: str | None = None,
 ):
-    from application.catalog import registered_sources
     from biorag.settings import load_settings
 
     overrides: dict[str, Any] = {}

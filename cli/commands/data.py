@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from biorag.errors import InputError
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -57,7 +58,6 @@ def build(
     biorag data gene-store build --download;
     biorag data gene-store build --gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz
     --mim2gene mim2gene.txt --mim2gene-medgen mim2gene_medgen --gene-condition gene_condition_source_id.txt"""
-    from biorag.errors import InputError
     from indexing.gene_store_build import SAMPLE_DIR, record_inputs, snapshot_paths
     from retrievers.gene_store import gene_store_path
 
@@ -112,7 +112,6 @@ def build_store(target: Path, files: dict[str, Path | None], diseases: bool = Tr
     import zlib
     from functools import partial
 
-    from biorag.errors import InputError
     from indexing.disease_dictionary import add_disease_dictionary
     from indexing.gene_store_build import SNAPSHOT_FILES, build_gene_store, record_inputs
     from indexing.hpo_files import hpo_data_dir

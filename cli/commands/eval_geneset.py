@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from biorag.errors import BioragError, InputError
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -42,7 +43,6 @@ def geneset(
 
       biorag eval geneset -q ../shared/data/geneagent/NeST.tsv --out runs/nest
     """
-    from biorag.errors import BioragError, InputError
     from evaluation.geneset_naming import (
         ANCHORS,
         HELD_OUT_LIBRARIES,

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from biorag.errors import InputError
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -28,7 +29,6 @@ def command(
     """Name the process a gene set shares, from enrichment against GO Biological Process,
     Reactome, HPO and the MeSH terms of indexed abstracts naming the genes; every claim is
     checked against those libraries. Example: biorag geneset ERBB2 ERBB4 FGFR2 FGFR4 HRAS KRAS"""
-    from biorag.errors import InputError
     from retrievers.geneset import LIBRARY_ORDER, GeneSetInterpreter
 
     bad = [x for x in exclude or [] if x not in LIBRARY_ORDER]

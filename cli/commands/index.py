@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from biorag.errors import InputError
+from biorag.vector_store import open_index
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -76,7 +78,6 @@ def build(
 
       biorag index build -i records.jsonl --set index.embedder=/models/medcpt-article --set index.query_embedder=/models/medcpt-query
     """
-    from biorag.errors import InputError
     from indexing.build import build_index, format_report
 
     # `--input a b c` (a shell glob) leaves b and c as positional paths: both are inputs
@@ -134,7 +135,6 @@ def gc(
     collection `biorag index build` did not make for this alias. A failed build's job file
     goes with its collection, so the next build starts afresh.
     """
-    from biorag.vector_store import open_index
     from indexing.leftovers import collect_garbage, format_gc
 
     settings = settings_from_options(preset, set_)
@@ -162,7 +162,6 @@ def verify(
     """Check counts, recorded embedder and dimensions, and a sample of round trips."""
     from biorag import pubmed_schema as ps
     from biorag.embedder import Embedder
-    from biorag.vector_store import open_index
     from indexing.verify import verify_collection
 
     settings = settings_from_options(preset, set_)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from biorag.user_text import check_user_text
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -42,7 +43,6 @@ def pubmed(
       biorag search pubmed "CSF biomarkers of incipient disease" --mesh "Alzheimer Disease" --year-from 2005 --json
     """
     from biorag.models import SearchFilters
-    from biorag.user_text import check_user_text
     from retrievers.pubmed import PubMedRetriever
 
     settings = settings_from_options(preset, set_)

@@ -17,6 +17,7 @@ from cli.commands.common import (
     friendly_errors,
     settings_from_options,
 )
+from serving import create_app
 
 _LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
@@ -82,8 +83,6 @@ def command(
         )
 
     import uvicorn
-
-    from serving import create_app
 
     app = create_app(settings)
     shown = "127.0.0.1" if serve.host in ("0.0.0.0", "::") else serve.host

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from application.catalog import retriever_class
+from biorag.user_text import check_user_text
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -35,9 +37,6 @@ BackendOpt = Annotated[
 
 def _run(source: str, query: str, k: int | None, backend: str | None, as_json: bool,
          preset: str | None, set_: list[str] | None, replay: str | None) -> None:
-    from application.catalog import retriever_class
-    from biorag.user_text import check_user_text
-
     settings = settings_from_options(preset, set_, None, None, replay)
     src = settings.sources.get(source)
     query = check_user_text(query, settings, f"{source} query")
