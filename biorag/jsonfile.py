@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from biorag.errors import ConfigError
+from biorag.textfile import unreadable
 
 
 def read_json_object(path: Path, what: str, fix: str = "") -> dict[str, Any]:
@@ -16,12 +17,8 @@ def read_json_object(path: Path, what: str, fix: str = "") -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise ConfigError(f"{what} {path} is not valid JSON ({e}){hint}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{what} {path} is not a text file (not UTF-8): give a JSON file{hint}") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{what} {path} is a directory: give a JSON file{hint}") from None
-    except OSError as e:
-        raise ConfigError(f"{what} {path} cannot be read ({e.strerror or type(e).__name__}){hint}") from None
+    except (UnicodeDecodeError, OSError) as e:
+        raise ConfigError(f"{what} {path} {unreadable(e)}: give a JSON file{hint}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{what} {path} must hold a JSON object{hint}")
     return data

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from biorag.errors import InputError
+from biorag.textfile import unreadable
 
 BENCHMARKS = ("geneturing", "genehop", "mmlu", "medmcqa", "pubmedqa", "bioasq")
 
@@ -67,12 +68,11 @@ def load_benchmark(benchmark: str, path: str | Path, tasks: list[str] | None = N
         raise InputError(f"--questions {p} does not exist: give the {benchmark} file or folder")
     try:
         items = loaders[benchmark](p)
-    except UnicodeDecodeError:
-        raise InputError(f"--questions {p}: a file is not UTF-8 text: give the {benchmark} file or folder") from None
     except IsADirectoryError:
         raise InputError(f"--questions {p} is a directory: {benchmark} questions are one file") from None
-    except OSError as e:
-        raise InputError(f"--questions {p} cannot be read ({e.strerror or type(e).__name__})") from None
+    except (UnicodeDecodeError, OSError) as e:
+        which = f"a file in --questions {p}" if p.is_dir() else f"--questions {p}"  # a folder's files, one by one
+        raise InputError(f"{which} {unreadable(e)}: give the {benchmark} file or folder") from None
     except (KeyError, TypeError, AttributeError, ValueError) as e:  # records of another shape
         raise InputError(f"--questions {p} is not in the {benchmark} layout ({type(e).__name__}: {e})") from None
     if not items:

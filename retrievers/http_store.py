@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from biorag.errors import ConfigError, NotRecorded, ToolError
+from biorag.textfile import unreadable
 
 if TYPE_CHECKING:
     import httpx
@@ -140,17 +141,13 @@ def _cassette_lines(path: Path) -> Iterator[tuple[int, str]]:
     """The non-blank lines of a JSONL recording, streamed; a ConfigError (one line) when
     `path` is not a readable text file."""
     fix = "give a JSONL recording (one JSON object per line)"
-    if path.is_dir():
-        raise ConfigError(f"replay recording {path} is a directory: {fix}")
     try:
         with open(path, encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 if line.strip():
                     yield lineno, line.strip()
-    except UnicodeDecodeError:
-        raise ConfigError(f"replay recording {path} is not a text file (not UTF-8): {fix}") from None
-    except OSError as e:
-        raise ConfigError(f"replay recording {path} cannot be read ({e.strerror or type(e).__name__})") from None
+    except (UnicodeDecodeError, OSError) as e:
+        raise ConfigError(f"replay recording {path} {unreadable(e)}: {fix}") from None
 
 
 # ---- exchanges ----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import BioragError, InputError
+from biorag.errors import BioragError
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -20,6 +20,7 @@ from cli.commands.common import (
     print_json,
     settings_from_options,
 )
+from cli.commands.geneset import excluded_libraries
 
 
 @friendly_errors
@@ -49,17 +50,15 @@ def geneset(
         NameScorer,
         read_benchmark,
     )
-    from retrievers.geneset import LIBRARY_ORDER, GeneSetInterpreter
+    from retrievers.geneset import GeneSetInterpreter
 
-    bad = [x for x in exclude or [] if x not in LIBRARY_ORDER]
-    if bad:
-        raise InputError(f"unknown library {', '.join(bad)} for --exclude: choose from {', '.join(LIBRARY_ORDER)}")
+    exclude = excluded_libraries(exclude)
     layout, sets = read_benchmark(questions)
     if sample:
         sets = random.Random(seed).sample(sets, min(sample, len(sets)))
     if limit:
         sets = sets[:limit]
-    held_out = sorted(set(HELD_OUT_LIBRARIES[layout]) | set(exclude or []))
+    held_out = sorted(set(HELD_OUT_LIBRARIES[layout]) | set(exclude))
     settings = settings_from_options(preset, set_)
     interpreter = GeneSetInterpreter.from_settings(settings, exclude=held_out)
     embedder = None

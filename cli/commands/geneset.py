@@ -29,11 +29,9 @@ def command(
     """Name the process a gene set shares, from enrichment against GO Biological Process,
     Reactome, HPO and the MeSH terms of indexed abstracts naming the genes; every claim is
     checked against those libraries. Example: biorag geneset ERBB2 ERBB4 FGFR2 FGFR4 HRAS KRAS"""
-    from retrievers.geneset import LIBRARY_ORDER, GeneSetInterpreter
+    from retrievers.geneset import GeneSetInterpreter
 
-    bad = [x for x in exclude or [] if x not in LIBRARY_ORDER]
-    if bad:
-        raise InputError(f"unknown library {', '.join(bad)} for --exclude: choose from {', '.join(LIBRARY_ORDER)}")
+    exclude = excluded_libraries(exclude)
     settings = settings_from_options(preset, set_)
     interpreter = GeneSetInterpreter.from_settings(settings, exclude=exclude)
     try:
@@ -44,6 +42,16 @@ def command(
         print_json(report.as_dict())
         return
     typer.echo(render(report.as_dict()))
+
+
+def excluded_libraries(exclude: list[str] | None) -> list[str]:
+    """The term libraries `--exclude` names; a one-line error for a name that is not one."""
+    from retrievers.geneset import LIBRARY_ORDER
+
+    bad = [x for x in exclude or [] if x not in LIBRARY_ORDER]
+    if bad:
+        raise InputError(f"unknown library {', '.join(bad)} for --exclude: choose from {', '.join(LIBRARY_ORDER)}")
+    return list(exclude or [])
 
 
 def render(d: dict) -> str:
