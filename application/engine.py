@@ -98,21 +98,23 @@ class Engine:
                 self._llms[key] = make_llm(s)
             return self._llms[key]
 
-    def retriever(self, name: str, settings: Settings | None = None) -> Retriever:
-        """The shared retriever for `name` (built on first use). Raises ToolError/ConfigError."""
-        if settings is None or settings is self.settings:
+    def retriever(self, name: str, settings: Settings | None = None, backend: str | None = None) -> Retriever:
+        """The shared retriever for `name` (built on first use), with the configured backend
+        unless `backend` names another. Raises ToolError/ConfigError."""
+        if backend is None and (settings is None or settings is self.settings):
             r = self._default.get(name)  # the common case, without building the cache key per request
             if r is not None:
                 return r
         s = settings or self.settings
-        backend = s.sources[name].backend if name in s.sources else None
+        configured = s.sources[name].backend if name in s.sources else None
+        backend = backend or configured
         key = _key(s, _HEAVY, [name, backend])
         with self._lock:
             r = self._retrievers.get(key)
             if r is None:
                 r = retriever_class(name, backend).from_settings(s)
                 self._retrievers[key] = r
-            if s is self.settings:
+            if s is self.settings and backend == configured:
                 self._default[name] = r
             return r
 

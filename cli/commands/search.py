@@ -42,18 +42,19 @@ def pubmed(
 
       biorag search pubmed "CSF biomarkers of incipient disease" --mesh "Alzheimer Disease" --year-from 2005 --json
     """
+    from application.engine import Engine
     from biorag.models import SearchFilters
-    from retrievers.pubmed import PubMedRetriever
 
     settings = settings_from_options(preset, set_)
     query = check_user_text(query, settings, "query")  # the API's limit too
     top_k = k or settings.sources["pubmed"].top_k
-    retriever = PubMedRetriever.from_settings(settings)
+    engine = Engine(settings)
     try:
-        hits = retriever.search(query, top_k, SearchFilters(mesh=list(mesh or []), year_from=year_from, year_to=year_to))
+        hits = engine.retriever("pubmed").search(
+            query, top_k, SearchFilters(mesh=list(mesh or []), year_from=year_from, year_to=year_to))
         info = hits.info
     finally:
-        retriever.close()
+        engine.close()
     if as_json:
         print_json({"query": query, "k": top_k, "search": info, "hits": [h.model_dump() for h in hits]})
         return

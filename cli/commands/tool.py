@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from application.catalog import retriever_class
 from biorag.user_text import check_user_text
 from cli.commands.common import (
     JsonOpt,
@@ -40,14 +39,17 @@ def _run(source: str, query: str, k: int | None, backend: str | None, as_json: b
     settings = settings_from_options(preset, set_, None, None, replay)
     src = settings.sources.get(source)
     query = check_user_text(query, settings, f"{source} query")
+    from application.engine import Engine
+
     chosen = backend or (src.backend if src else None)
-    retriever = retriever_class(source, chosen).from_settings(settings)
-    top_k = k or (src.top_k if src else 10)
-    t0 = time.perf_counter()
+    engine = Engine(settings)
     try:
+        retriever = engine.retriever(source, backend=chosen)
+        top_k = k or (src.top_k if src else 10)
+        t0 = time.perf_counter()
         hits = retriever.search(query, top_k)
     finally:
-        retriever.close()
+        engine.close()
     ms = (time.perf_counter() - t0) * 1000
     if as_json:
         print_json({
