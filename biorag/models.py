@@ -59,10 +59,14 @@ class Citation(BaseModel):
     id: str
     title: str = ""
     url: str | None = None
+    #: the asked genes this record covers (a gene-set term's supporting genes, from the
+    #: evidence metadata's `supporting_genes`); empty for every other kind of record
+    genes: list[str] = Field(default_factory=list)
 
     @classmethod
     def from_evidence(cls, ev: Evidence) -> Citation:
-        return cls(source=ev.source, id=ev.id, title=ev.title, url=ev.url)
+        genes = ev.metadata.get("supporting_genes") or []
+        return cls(source=ev.source, id=ev.id, title=ev.title, url=ev.url, genes=[str(g) for g in genes])
 
 
 class TraceEvent(BaseModel):

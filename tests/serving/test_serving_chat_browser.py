@@ -67,6 +67,25 @@ def test_chat_page_streams_steps_and_links_citations(browser):
         assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
 
 
+def test_chat_page_shows_the_supporting_genes_of_a_gene_set_term(browser):
+    """A gene-set question answered by the bundled GO/Reactome libraries: the cited term
+    lists which of the asked genes support it (taken from the answer, not typed here)."""
+    with serve(settings_with()) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys("which process do MLH1, MSH2, MSH6 and PMS2 share")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        items = browser.find_elements(By.CSS_SELECTOR, "#citations li")
+        assert items and items[0].find_element(By.CSS_SELECTOR, ".citation").text.startswith("geneset:")
+        genes = items[0].find_element(By.CSS_SELECTOR, ".genes").text
+        shown = genes.split("supporting genes:", 1)[1].replace(" ", "").split(",")
+        assert len(shown) >= 2 and set(shown) <= {"MLH1", "MSH2", "MSH6", "PMS2"}
+        # what the API returned for the same citation
+        with srv.client() as http:
+            answer = http.post("/v1/answer", json={"question": "which process do MLH1, MSH2, MSH6 and PMS2 share"}).json()
+        assert answer["citations"][0]["genes"] == shown
+
+
 def test_chat_page_shows_a_clear_error_for_a_bad_request(browser):
     with serve(settings_with("max_question_chars=20")) as srv:
         browser.get(srv.url + "/")
