@@ -68,9 +68,10 @@ def save_counts(client, collection: str, counts: Counter | dict[str, int], rows:
     client.alter_collection_properties(collection, properties=props)
 
 
-def ensure_counts(client, collection: str, backend: str = "lite") -> bool:
-    """Count an index that has no descriptor counts yet; True if it had to."""
-    if ps.read_mesh_counts(client.describe_collection(collection)) is not None:
+def ensure_counts(client, collection: str, backend: str = "lite", force: bool = False) -> bool:
+    """Count an index that has no descriptor counts yet (or any index, with force=True: a
+    recount replaces counts a crash may have left stale); True if it counted."""
+    if not force and ps.read_mesh_counts(client.describe_collection(collection)) is not None:
         return False
     counts, rows, ids = count_collection(client, collection, postings=backend == "lite")
     save_counts(client, collection, counts, rows, ids if backend == "lite" else None)

@@ -34,6 +34,7 @@ plus `pmid`, `year`, `journal`, `mesh` (names), `mesh_ui`, `mesh_major`.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from concurrent.futures import Future
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from biorag.embedder import Embedder
     from biorag.settings import Settings
 
+log = logging.getLogger(__name__)
 
 MANUAL = MANUALS["pubmed"]  # the text lives with every other prompt
 #: HNSW beam for the retry of a filtered search that came back short
@@ -194,6 +196,9 @@ class PubMedRetriever(Retriever):
             described = self._client.describe_collection(target)
             self.meta = ps.read_meta(described)
             self.mesh_counts = ps.read_mesh_counts(described)
+            if self.mesh_counts is None:
+                log.warning("index %s has no MeSH descriptor counts (built before they were kept): every MeSH "
+                            "filter takes HNSW; `biorag index count-mesh` counts it once", target)
             self.mesh_postings = ps.read_mesh_postings(described)
             emb = self.embedder
             dim = ps.vector_dim(self._client, target)

@@ -1,4 +1,4 @@
-"""`biorag index build|stats|verify|gc`: the local PubMed vector index."""
+"""`biorag index build|stats|verify|gc|count-mesh`: the local PubMed vector index."""
 
 from __future__ import annotations
 
@@ -184,3 +184,45 @@ def verify(
         typer.echo("OK" if report.ok else "FAILED")
     if not report.ok:
         raise typer.Exit(1)
+
+
+@app.command("count-mesh")
+@friendly_errors
+def count_mesh(
+    collection: CollectionOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="Recount even when the index already has counts.")] = False,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Count the MeSH descriptors of an index built before the counts were kept.
+
+    The PubMed search scores a selective MeSH filter exactly, and needs each descriptor's row
+    count (kept by every build since) to know when; an older index falls back to HNSW for
+    every filter until it is counted. Reads pmid and MeSH only, page by page; with Milvus
+    Lite, stop `biorag serve` first (one process holds the file).
+    """
+    from biorag import pubmed_schema as ps
+    from biorag.vector_store import backend_of
+    from indexing.mesh_counts import ensure_counts
+
+    settings = settings_from_options(preset, set_)
+    alias = collection or settings.index.collection
+    client = open_index(settings)
+    try:
+        target = ps.require_collection(client, alias, settings.milvus_uri)
+        counted = ensure_counts(client, target, backend_of(settings.milvus_uri), force=force)
+        counts = ps.read_mesh_counts(client.describe_collection(target)) or {}
+    finally:
+        client.close()
+    info = {"collection": target, "counted": counted, "descriptors": len(counts),
+            "exact_path_descriptors": sum(1 for n in counts.values() if n <= settings.index.exact_filter_rows)}
+    if as_json:
+        print_json(info)
+        return
+    if counted:
+        typer.echo(f"{target}: counted {info['descriptors']} MeSH descriptors; "
+                   f"{info['exact_path_descriptors']} match at most {settings.index.exact_filter_rows} rows "
+                   "(index.exact_filter_rows) and are searched exactly")
+    else:
+        typer.echo(f"{target}: already counted ({info['descriptors']} descriptors); --force recounts")

@@ -257,3 +257,38 @@ def test_counts_follow_update_files(tmp_path, embedder):
         assert ensure_counts(client, first.collection) is False
     finally:
         client.close()
+
+
+def test_count_mesh_command_counts_an_index_built_before_counts(tmp_path, embedder):
+    """`biorag index count-mesh` gives an old index (no counts property) the counts the
+    exact path needs; a second run leaves them, --force recounts."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    settings = settings_for(tmp_path)
+    rows = sample_rows(8, start=200)
+    report = build_index(settings, [write_jsonl(tmp_path / "rows.jsonl", rows)], progress=False, embedder=embedder)
+    assert report.ok
+    client = open_store(settings.milvus_uri)
+    try:
+        client.alter_collection_properties(report.collection, properties={ps.MESH_COUNTS_PROPERTY: ""})
+    finally:
+        client.close()
+    env = {"BIORAG_DATA_DIR": str(tmp_path)}
+    runs = [CliRunner().invoke(app, ["index", "count-mesh", *extra, "--json"], env=env) for extra in ([], [], ["--force"])]
+    assert all(r.exit_code == 0 for r in runs), [r.output for r in runs]
+    first, again, forced = (json.loads(r.stdout[r.stdout.index("{"):]) for r in runs)
+    assert (first["counted"], again["counted"], forced["counted"]) == (True, False, True)
+    expected = mesh_counts(rows)
+    assert first["collection"] == report.collection and first["descriptors"] == len(expected)
+    assert first["exact_path_descriptors"] == sum(1 for n in expected.values() if n <= settings.index.exact_filter_rows)
+    client = open_store(settings.milvus_uri)
+    try:
+        assert ps.read_mesh_counts(client.describe_collection(report.collection)) == dict(expected)
+    finally:
+        client.close()
+    text = CliRunner().invoke(app, ["index", "count-mesh"], env=env)
+    assert text.exit_code == 0 and "already counted" in text.output
+    none = CliRunner().invoke(app, ["index", "count-mesh"], env={"BIORAG_DATA_DIR": str(tmp_path / "empty")})
+    assert none.exit_code != 0 and "biorag index build" in none.output
