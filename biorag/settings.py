@@ -167,6 +167,16 @@ class IndexSettings(_Section):
         "0 = always HNSW",
     )
     min_abstract_words: int = Field(40, ge=0, description="cleaning: shorter abstracts are dropped (too_short)")
+    read_workers: int = Field(
+        -1, ge=-1, le=64,
+        description="index build: processes that read, clean and tokenize input files (0 = a thread of the build "
+        "process; -1 = auto: one per core beyond the first, at least 1, at most 8)",
+    )
+    raw_rate_sample: int = Field(
+        128, ge=0, le=100_000,
+        description="index build: texts of the build's own input on which the encoder's raw rate is timed after "
+        "the build, printed next to the end-to-end rate (0 = do not measure)",
+    )
     checkpoint_seconds: float = Field(
         2.0, ge=0,
         description="index build: flush and save the resume checkpoint at most this often (and at the end of "

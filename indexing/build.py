@@ -20,10 +20,12 @@ build re-run with the same inputs continues in the same target collection, skipp
 committed items; upserts are keyed by PMID, so replaying uncheckpointed work is harmless.
 Batches span files, so many small inputs still embed in full batches.
 
-Throughput: parsing and cleaning run in a producer thread that feeds batches to the main
-thread, which embeds (torch uses the cores, releasing the GIL) and loads; so the build
-runs close to the embedder's raw rate. Start-up work overlaps too: the model loads in the
-background while the store opens and the reader fills its queue.
+Throughput (`indexing.pipeline`): reading, cleaning and tokenizing run in worker processes,
+this thread only embeds token ids in length-sorted batches (`indexing.encode`), and a
+writer thread upserts and checkpoints, so embedding never waits for parsing or the store.
+Start-up work overlaps too: the model loads in the background while the store opens and
+the readers fill their queues. The report carries the encoder's raw rate, timed on a warm
+sample of the same texts after the build, next to the build's own rate.
 """
 
 from __future__ import annotations
@@ -31,11 +33,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import queue
 import socket
-import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -44,15 +43,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag import pubmed_schema as ps
-from biorag.errors import BioragError, InputError, ToolError
+from biorag.errors import BioragError, ToolError
 from biorag.vector_store import backend_of, open_index
-from indexing.clean import Cleaner
+from indexing.embed_stage import EmbedStage, auto_read_workers, embed_all
 from indexing.gene_mesh_counts import build_gene_mesh_counts
 from indexing.ledger import PmidLedger
 from indexing.loader import mark_replaced, switch_alias
 from indexing.mesh_counts import CountingLoader
-from indexing.reader import expand_inputs, read_file, within_roots
-from indexing.records import DeleteCitations, PubmedRecord
+from indexing.pipeline import ReaderPool
+from indexing.reader import expand_inputs, within_roots
 
 if TYPE_CHECKING:
     from biorag.embedder import Embedder
@@ -87,6 +86,11 @@ class BuildReport:
     seconds: dict[str, float] = field(default_factory=dict)  # startup, parse, clean, embed, load, verify, wall
     embedder: str = ""
     dim: int = 0
+    device: str = ""  # where and in which precision the documents were embedded
+    read_workers: int = 0  # reader processes (0: a thread)
+    raw_rate: float = 0.0  # texts/s of the encoder alone, on a warm sample of this build's texts
+    raw_sample: int = 0
+    bulk_imported_shards: int = 0  # `biorag index load`: shards a Milvus server imported as they are
 
     @property
     def ok(self) -> bool:
@@ -108,10 +112,16 @@ class BuildReport:
     def records_per_s(self) -> float:
         return self.kept / self.seconds["wall"] if self.seconds.get("wall") else 0.0
 
+    def pipeline_per_s(self) -> float:
+        """Records/s from the first read to the last write (start-up and verification apart)."""
+        return self.upserted / self.seconds["pipeline"] if self.seconds.get("pipeline") else 0.0
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["ok"] = self.ok
         d["records_per_s"] = round(self.records_per_s(), 2)
+        d["pipeline_records_per_s"] = round(self.pipeline_per_s(), 2)
+        d["pipeline_to_raw"] = round(self.pipeline_per_s() / self.raw_rate, 3) if self.raw_rate else None
         return d
 
 
@@ -161,112 +171,6 @@ def _fingerprint(files: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
-# ---- producer: parse + clean ----------------------------------------------------------------
-
-
-@dataclass
-class _Mark:
-    """Checkpoint for one input file, valid once the message carrying it is committed."""
-
-    file: Path
-    items: int  # items (records and DeleteCitation blocks) of the file consumed
-    done: bool = False
-
-
-@dataclass
-class _Msg:
-    kind: str  # batch | delete | file_error | end
-    records: list[PubmedRecord] = field(default_factory=list)
-    pmids: list[int] = field(default_factory=list)
-    marks: list[_Mark] = field(default_factory=list)
-    file: Path | None = None  # the failed file, for file_error
-    error: str = ""
-
-
-class _Producer(threading.Thread):
-    """Reads and cleans the input files in order, in a thread, and emits full batches that
-    may span files (many small files still embed in full batches). Each message carries the
-    checkpoint marks of the files it covers; deletes flush the pending batch first, so
-    upserts and deletes of a PMID are applied in input order."""
-
-    def __init__(self, files: list[Path], skip: dict[Path, int], cleaner: Cleaner, out: queue.Queue, batch: int):
-        super().__init__(daemon=True, name="index-reader")
-        # `skip` (items already committed per file) is read from the job file by the caller:
-        # this thread never touches the job state, which the main thread saves concurrently
-        self.files, self.skip, self.cleaner, self.out, self.batch = files, skip, cleaner, out, batch
-        self.t_parse = 0.0
-        self.t_clean = 0.0
-        self.read = 0
-        self.resumed = 0
-        self.stop = threading.Event()
-        self._records: list[PubmedRecord] = []
-        self._marks: dict[Path, _Mark] = {}
-
-    def _put(self, msg: _Msg) -> None:
-        while not self.stop.is_set():
-            try:
-                self.out.put(msg, timeout=0.2)
-                return
-            except queue.Full:
-                continue
-
-    def _mark(self, f: Path, items: int, done: bool = False) -> None:
-        self._marks[f] = _Mark(f, items, done)
-
-    def _emit_batch(self) -> None:
-        if self._records or self._marks:
-            self._put(_Msg("batch", records=self._records, marks=list(self._marks.values())))
-        self._records, self._marks = [], {}
-
-    def run(self) -> None:
-        try:
-            for f in self.files:
-                if self.stop.is_set():
-                    return
-                self._one_file(f)
-            self._emit_batch()
-        finally:
-            self._put(_Msg("end"))
-
-    def _one_file(self, f: Path) -> None:
-        skip = self.skip.get(f, 0)
-        n = 0
-        it = read_file(f)
-        try:
-            while True:
-                t0 = time.perf_counter()
-                try:
-                    item = next(it)
-                except StopIteration:
-                    self.t_parse += time.perf_counter() - t0
-                    break
-                self.t_parse += time.perf_counter() - t0
-                n += 1
-                if n <= skip:
-                    self.resumed += 1
-                    continue
-                if isinstance(item, DeleteCitations):
-                    self._emit_batch()
-                    self._put(_Msg("delete", pmids=item.pmids, marks=[_Mark(f, n)]))
-                    continue
-                self.read += 1
-                t1 = time.perf_counter()
-                rec = self.cleaner(item)
-                self.t_clean += time.perf_counter() - t1
-                if rec is not None:
-                    self._records.append(rec)
-                self._mark(f, n)
-                if len(self._records) >= self.batch:
-                    self._emit_batch()
-        except InputError as e:
-            self._emit_batch()
-            self._put(_Msg("file_error", marks=[_Mark(f, n)], file=f, error=str(e)))
-            return
-        self._mark(f, n, done=True)
-        if len(self._records) >= self.batch:
-            self._emit_batch()
-
-
 # ---- the build ----------------------------------------------------------------------------------
 
 
@@ -291,7 +195,6 @@ def build_index(
     it is. `allow_shrink`: switch even when the rebuild is much smaller than what serves."""
     from biorag.embedder import Embedder
     from biorag.embedder import identity as embedder_identity
-    from indexing.verify import verify_collection
 
     alias = ps.check_collection_name(alias or settings.index.collection)
     files = expand_inputs(inputs)
@@ -309,7 +212,7 @@ def build_index(
     model_ready = loading.submit(lambda: embedder.dim)
     loading.shutdown(wait=False)
     own_client = client is None
-    prod: _Producer | None = None
+    reader: ReaderPool | None = None
     job: JobState | None = None
     try:
         if client is None:
@@ -339,10 +242,10 @@ def build_index(
         job.data.update(pid=os.getpid(), host=socket.gethostname(), running=True)
         target = job.data["target"]
         todo = [f for f in files if not job.file_state(f).get("done")]
-        cleaner = Cleaner(min_words=settings.index.min_abstract_words)
         skip = {f: int(job.file_state(f).get("items", 0)) for f in todo}
-        prod = _Producer(todo, skip, cleaner, queue.Queue(maxsize=4), batch_size)
-        prod.start()
+        stage = EmbedStage(embedder, settings.index.batch_size)
+        workers = auto_read_workers(settings.index.read_workers)
+        reader = ReaderPool(todo, skip, settings.index.min_abstract_words, stage.spec, batch_size, workers).start()
         loader = CountingLoader(client, target, backend, recount=resume)  # + per-descriptor row counts
         dim = model_ready.result()
         if not loader.exists():
@@ -358,40 +261,50 @@ def build_index(
         report.previous_collection = current
         report.files_skipped = len(files) - len(todo)
         report.seconds["startup"] = time.perf_counter() - t_start  # model load, store open, collection
-        _run_pipeline(prod, job, ledger, cleaner, loader, embedder, report, progress, on_progress,
-                      settings.index.checkpoint_seconds)
+        report.read_workers = workers
+        _run_pipeline(reader, stage, job, ledger, loader, report, progress, on_progress, settings, batch_size)
 
         loader.flush()
-        t0 = time.perf_counter()
-        vr = verify_collection(client, target, embedder, expected_min=1,
-                               expect=_expectation(ledger, mode, int(job.data.get("rows_before", 0))))
-        report.seconds["verify"] = time.perf_counter() - t0
-        report.verified, report.verify_problems, report.rows = vr.ok, vr.problems, vr.rows
-        report.expected_rows = vr.expected_rows
-        if mode in ("fresh", "rebuild"):
-            if current:
-                report.previous_rows = _rows(client, current)
-                report.shrink_refused = _shrink_refusal(report, settings.index.rebuild_min_fraction, allow_shrink)
-            if not report.switch_blockers():
-                switch_alias(client, alias, target)
-                report.alias_switched = True
-                if current:
-                    mark_replaced(client, current, target)
-        if report.alias_switched or (mode == "update" and report.verified):  # gene-set MeSH library
-            build_gene_mesh_counts(settings, client, target, alias)
+        verify_and_switch(client, settings, report, embedder, _expectation(ledger, mode, int(job.data.get("rows_before", 0))),
+                          allow_shrink)
         if report.ok:
             job.clear()
         report.seconds["wall"] = time.perf_counter() - t_start
         return report
     finally:
-        if prod is not None:
-            prod.stop.set()
-            prod.join(timeout=5)
+        if reader is not None:
+            reader.close()
         if job is not None and job.data.get("running") and job.path.exists():
             job.data["running"] = False
             job.save()
         if own_client and client is not None:
             client.close()
+
+
+def verify_and_switch(client, settings: Settings, report: BuildReport, embedder: Embedder, expect,
+                      allow_shrink: bool) -> None:
+    """Verify the collection the build wrote against `expect` (from its ledger); for a
+    fresh build or a rebuild, point the alias at it when nothing blocks the switch; then
+    refresh the gene-set MeSH library. Shared by the row build and the bulk load."""
+    from indexing.verify import verify_collection
+
+    alias, target, current = report.alias, report.collection, report.previous_collection
+    t0 = time.perf_counter()
+    vr = verify_collection(client, target, embedder, expected_min=1, expect=expect)
+    report.seconds["verify"] = time.perf_counter() - t0
+    report.verified, report.verify_problems, report.rows = vr.ok, vr.problems, vr.rows
+    report.expected_rows = vr.expected_rows
+    if report.mode in ("fresh", "rebuild"):
+        if current:
+            report.previous_rows = _rows(client, current)
+            report.shrink_refused = _shrink_refusal(report, settings.index.rebuild_min_fraction, allow_shrink)
+        if not report.switch_blockers():
+            switch_alias(client, alias, target)
+            report.alias_switched = True
+            if current:
+                mark_replaced(client, current, target)
+    if report.alias_switched or (report.mode == "update" and report.verified):  # gene-set MeSH library
+        build_gene_mesh_counts(settings, client, target, alias)
 
 
 def _rows(client, collection: str | None) -> int:
@@ -443,93 +356,16 @@ def _check_compatible(client, collection: str, embedder: Embedder) -> None:
         )
 
 
-def _run_pipeline(prod: _Producer, job, ledger, cleaner, loader, embedder, report, progress, on_progress,
-                  every_s: float):
-    """Embed and load what the (already started) reader thread produces. The checkpoint
-    (flush, then the job file) is written at most every `every_s` seconds, and whenever a
-    file ends or fails: on a Milvus server each flush seals a segment, and the job file
-    grows with the number of inputs, so per-batch checkpoints would cost more than they
-    save. Upserts are keyed by PMID, so work replayed after a kill is harmless."""
+def _run_pipeline(reader: ReaderPool, stage: EmbedStage, job, ledger, loader, report, progress, on_progress,
+                  settings: Settings, batch_size: int) -> None:
+    """Embed what the (started) readers produce while a writer thread loads and checkpoints
+    (`indexing.pipeline`), then time the encoder alone on a sample of the same texts."""
     from tqdm import tqdm
 
-    t_embed = t_load = 0.0
-    pending: list[_Mark] = []
-    written = False  # rows written since the last flush
-    last_save = time.monotonic()
-    bar = tqdm(total=None, unit="rec", desc="indexing", disable=not progress, dynamic_ncols=True)
+    from indexing.pipeline import Writer
 
-    def checkpoint() -> None:
-        nonlocal written, last_save
-        if written:
-            loader.flush()  # durable before the checkpoint says so
-        for m in pending:
-            st = job.file_state(m.file)
-            st["items"] = max(int(st.get("items", 0)), m.items)
-            st["done"] = st.get("done", False) or m.done
-        if ledger is not None:
-            job.path.parent.mkdir(parents=True, exist_ok=True)
-            ledger.save(job.ledger_path)  # before the job file: a ledger ahead of it is harmless
-        job.save()
-        pending.clear()
-        written, last_save = False, time.monotonic()
-
-    try:
-        while True:
-            msg: _Msg = prod.out.get()
-            if msg.kind == "end":
-                break
-            if msg.kind == "batch" and msg.records:
-                t0 = time.perf_counter()
-                vecs = embedder.embed_documents([r.document_text() for r in msg.records])
-                t1 = time.perf_counter()
-                report.upserted += loader.upsert(msg.records, vecs)
-                if ledger is not None:
-                    ledger.upserted([int(r.pmid) for r in msg.records])
-                t_embed += t1 - t0
-                t_load += time.perf_counter() - t1
-                written = True
-            elif msg.kind == "delete":
-                t0 = time.perf_counter()
-                loader.delete(msg.pmids)
-                if ledger is not None:
-                    ledger.deleted([int(p) for p in msg.pmids])
-                report.deleted += len(msg.pmids)
-                t_load += time.perf_counter() - t0
-                written = True
-            elif msg.kind == "file_error":
-                report.failed_files[str(msg.file)] = msg.error
-                tqdm.write(f"error: {msg.error} (other files continue)")
-            pending.extend(msg.marks)
-            file_ended = msg.kind == "file_error" or any(m.done for m in msg.marks)
-            if file_ended or time.monotonic() - last_save >= every_s:
-                t0 = time.perf_counter()
-                checkpoint()
-                t_load += time.perf_counter() - t0
-            report.read = prod.read
-            report.kept = cleaner.kept
-            report.dropped = dict(cleaner.counts)
-            bar.n = prod.read
-            bar.set_postfix(kept=cleaner.kept, dropped=sum(cleaner.counts.values()), deleted=report.deleted)
-            bar.refresh()
-            if on_progress is not None:
-                on_progress(report)
-        if pending or written:
-            checkpoint()
-    except BaseException:
-        # keep what was committed before the failure (an embedder crash, Ctrl-C); the message
-        # being processed is not in `pending` yet, so it is replayed on resume
-        try:
-            checkpoint()
-        except Exception:  # noqa: BLE001 - the store may be what failed; the original error matters
-            pass
-        raise
-    finally:
-        prod.stop.set()
-        bar.close()
-        prod.join(timeout=5)
-    report.resumed_items = prod.resumed
-    report.read, report.kept, report.dropped = prod.read, cleaner.kept, dict(Counter(cleaner.counts))
-    report.seconds.update(parse=prod.t_parse, clean=prod.t_clean, embed=t_embed, load=t_load)
+    writer = Writer(loader, job, ledger, report, settings.index.checkpoint_seconds, on_progress, on_error=tqdm.write)
+    embed_all(reader, stage, writer, report, settings, batch_size, progress)
 
 
 def format_report(r: BuildReport) -> str:
@@ -542,10 +378,16 @@ def format_report(r: BuildReport) -> str:
         + (f" ({', '.join(f'{k} {v}' for k, v in sorted(r.dropped.items()))})" if r.dropped else "")
         + f"; deleted {r.deleted}; upserted {r.upserted}"
         + (f"; resumed past {r.resumed_items} committed items" if r.resumed_items else ""),
-        f"time: wall {s.get('wall', 0):.1f}s = start-up {s.get('startup', 0):.1f}s (model load, store), parse {s.get('parse', 0):.1f}s (reader thread), clean "
-        f"{s.get('clean', 0):.1f}s (reader thread), embed {s.get('embed', 0):.1f}s, load {s.get('load', 0):.1f}s, "
-        f"verify {s.get('verify', 0):.1f}s; {r.records_per_s():.1f} records/s",
+        f"time: wall {s.get('wall', 0):.1f}s = start-up {s.get('startup', 0):.1f}s (model load, store), pipeline "
+        f"{s.get('pipeline', 0):.1f}s (parse {s.get('parse', 0):.1f}s and clean+tokenize {s.get('clean', 0):.1f}s "
+        f"in the readers, embed {s.get('embed', 0):.1f}s, load {s.get('load', 0):.1f}s in the writer, overlapping), "
+        f"raw-rate sample {s.get('raw_rate', 0):.1f}s, verify {s.get('verify', 0):.1f}s; {r.records_per_s():.1f} records/s",
     ]
+    if r.raw_rate:
+        lines.append(
+            f"rate: end-to-end {r.pipeline_per_s():.1f} records/s (read -> written, {s.get('pipeline', 0):.1f}s, "
+            f"{r.read_workers or 'no'} reader process(es)) vs raw encoder {r.raw_rate:.1f} texts/s "
+            f"(warm sample of {r.raw_sample} of these texts, {r.device}): ratio {r.pipeline_per_s() / r.raw_rate:.2f}")
     for f, err in r.failed_files.items():
         lines.append(f"FAILED {f}: {err}")
     for f, why in r.refused_files.items():

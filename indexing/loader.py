@@ -25,11 +25,20 @@ class MilvusLoader:
         # and logs as an ERROR with a traceback although the index is built: silence it
         # (Lite's in-process gRPC server logs it under grpc._server, the client under pymilvus).
         with _quiet("pymilvus", "grpc._server"):
-            self.client.create_collection(
-                collection_name=self.collection,
-                schema=schema,
-                index_params=ps.index_params(self.client, self.backend, index_type),
-            )
+            try:
+                self.client.create_collection(
+                    collection_name=self.collection,
+                    schema=schema,
+                    index_params=ps.index_params(self.client, self.backend, index_type),
+                )
+            except Exception as e:  # noqa: BLE001 - only the one known refusal is tolerated
+                if self.backend != "server" or "not supported" not in str(e) or not self.exists():
+                    raise
+                # Milvus before 2.4 cannot index ARRAY fields (the MeSH scalar index): the
+                # vector index, created first, stands; MeSH filters then scan
+                logging.getLogger(__name__).warning("%s: %s; MeSH filters run without a scalar index",
+                                                    self.collection, str(e).splitlines()[0][:200])
+                self.client.load_collection(self.collection)
         self.client.alter_collection_properties(self.collection, properties={ps.META_PROPERTY: meta})
 
     def upsert(self, records, vectors) -> int:

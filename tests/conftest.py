@@ -76,3 +76,19 @@ def hpo_store_path(tmp_path_factory):
     assert summary["release"] == "2025-01-16" and summary["terms"] > 18000
     print(f"\nHPO store: built in {time.perf_counter() - t0:.1f}s, {path.stat().st_size / 1e6:.0f} MB")
     return path
+
+
+@pytest.fixture(scope="session")
+def milvus_server(tmp_path_factory):
+    """One real Milvus server (2.3.5, embedded-server wheel) for the session, on 127.0.0.1;
+    its URI. Skipped, with the reason, where the wheel cannot run."""
+    from milvus_server import MilvusTestServer, unavailable
+
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    server = MilvusTestServer(tmp_path_factory.mktemp("milvus-server")).start()
+    try:
+        yield server.uri
+    finally:
+        server.stop()

@@ -55,6 +55,11 @@ def build(
         typer.Option("--allow-shrink", help="Switch the alias even when the rebuild holds fewer rows than "
                      "index.rebuild_min_fraction (0.9) of the collection it replaces."),
     ] = False,
+    to_shards: Annotated[
+        Path | None,
+        typer.Option("--to-shards", help="Bulk path: embed into Parquet shards in this folder (one per input file, "
+                     "resumable) instead of loading rows; then `biorag index load FOLDER`."),
+    ] = None,
     preset: PresetOpt = None,
     set_: SetOpt = None,
     as_json: JsonOpt = False,
@@ -76,6 +81,8 @@ def build(
 
       biorag index build --input baseline/pubmed25n000*.xml.gz --rebuild
 
+      biorag index build --input baseline/ --to-shards shards/ && biorag index load shards/ --rebuild
+
       biorag index build -i records.jsonl --set index.embedder=/models/medcpt-article --set index.query_embedder=/models/medcpt-query
     """
     from indexing.build import build_index, format_report
@@ -87,12 +94,60 @@ def build(
     if not paths:
         raise InputError("nothing to index: give --input FILE_OR_DIR (repeatable) or --sample")
     settings = settings_from_options(preset, set_)
+    if to_shards is not None:
+        from indexing.shards import embed_to_shards, format_shard_report
+
+        shards = embed_to_shards(settings, paths, to_shards, progress=not as_json)
+        if as_json:
+            print_json(shards.to_dict())
+        else:
+            typer.echo(format_shard_report(shards))
+        if not shards.ok:
+            raise typer.Exit(1)
+        return
     report = build_index(settings, paths, alias=collection, rebuild=rebuild, progress=not as_json,
                          allow_shrink=allow_shrink)
     if as_json:
         print_json(report.to_dict())
     else:
         typer.echo(format_report(report))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command("load")
+@friendly_errors
+def load(
+    shard_dir: Annotated[Path, typer.Argument(help="Folder of shards made by `biorag index build --to-shards`.")],
+    collection: CollectionOpt = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Replace the collection the alias serves, once the new one verifies.")] = False,
+    allow_shrink: Annotated[
+        bool, typer.Option("--allow-shrink", help="Switch the alias even when the new collection is much smaller.")
+    ] = False,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bulk path, load stage: bring Parquet shards into a new collection, verify, switch the alias.
+
+    On a Milvus server the shards are bulk-imported by the server (it must see the files);
+    on Milvus Lite their rows are upserted. The alias moves only when every input has a
+    finished shard and the collection verifies, as with `biorag index build`.
+    """
+    from indexing.build import format_report
+    from indexing.bulk_load import load_shards
+
+    settings = settings_from_options(preset, set_)
+    report = load_shards(settings, shard_dir, alias=collection, rebuild=rebuild, allow_shrink=allow_shrink,
+                         progress=not as_json)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        typer.echo(format_report(report))
+        s = report.seconds
+        typer.echo(f"load: {report.bulk_imported_shards} shard(s) bulk-imported by the server in "
+                   f"{s.get('bulk_import', 0):.1f}s, the rest upserted as rows; rows {report.rows}; "
+                   f"{report.rows / s['wall'] if s.get('wall') else 0:.0f} rows/s overall")
     if not report.ok:
         raise typer.Exit(1)
 

@@ -6,6 +6,7 @@ import gzip
 import json
 from pathlib import Path
 
+from biorag.embedder import Embedder
 from biorag.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,3 +26,33 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 def settings_for(tmp: Path, **index):
     return load_settings(overrides={"data_dir": str(tmp), "index": index} if index else {"data_dir": str(tmp)})
+
+
+class FailingEmbedder:
+    """The real embedder that breaks after `ok_batches` document batches."""
+
+    def __init__(self, inner: Embedder, ok_batches: int):
+        self.inner, self.left = inner, ok_batches
+        self.name, self.query_name = inner.name, inner.query_name
+
+    @property
+    def dim(self):
+        return self.inner.dim
+
+    def embed_documents(self, texts, progress=False):
+        if self.left <= 0:
+            raise RuntimeError("simulated embedder crash")
+        self.left -= 1
+        return self.inner.embed_documents(texts)
+
+
+class CountingEmbedder(FailingEmbedder):
+    """Records the size of every embed call."""
+
+    def __init__(self, inner, left=10**9):
+        super().__init__(inner, left)
+        self.calls: list[int] = []
+
+    def embed_documents(self, texts, progress=False):
+        self.calls.append(len(texts))
+        return super().embed_documents(texts)

@@ -11,7 +11,15 @@ import sys
 import textwrap
 
 import pytest
-from index_helpers import ROOT, SAMPLE, sample_rows, settings_for, write_jsonl
+from index_helpers import (
+    ROOT,
+    SAMPLE,
+    CountingEmbedder,
+    FailingEmbedder,
+    sample_rows,
+    settings_for,
+    write_jsonl,
+)
 
 from biorag import pubmed_schema as ps
 from biorag.embedder import Embedder
@@ -191,24 +199,6 @@ def test_update_with_delete_citation_and_newer_version(tmp_path, embedder):
     assert [g["title"] for g in got] == ["Revised title of this record"]
 
 
-class FailingEmbedder:
-    """The real embedder that breaks after `ok_batches` document batches."""
-
-    def __init__(self, inner: Embedder, ok_batches: int):
-        self.inner, self.left = inner, ok_batches
-        self.name, self.query_name = inner.name, inner.query_name
-
-    @property
-    def dim(self):
-        return self.inner.dim
-
-    def embed_documents(self, texts, progress=False):
-        if self.left <= 0:
-            raise RuntimeError("simulated embedder crash")
-        self.left -= 1
-        return self.inner.embed_documents(texts)
-
-
 def test_alias_switches_only_after_a_verified_rebuild(tmp_path, embedder):
     settings = settings_for(tmp_path)
     src = write_jsonl(tmp_path / "a.jsonl", sample_rows(6, start=60))
@@ -238,18 +228,6 @@ def test_alias_switches_only_after_a_verified_rebuild(tmp_path, embedder):
     target, collections = alias_target()
     assert target == ok.collection != first.collection and first.collection in collections
     assert ok.rows == 12
-
-
-class CountingEmbedder(FailingEmbedder):
-    """Records the size of every embed call."""
-
-    def __init__(self, inner, left=10**9):
-        super().__init__(inner, left)
-        self.calls: list[int] = []
-
-    def embed_documents(self, texts, progress=False):
-        self.calls.append(len(texts))
-        return super().embed_documents(texts)
 
 
 def test_small_files_share_batches_and_resume_per_file(tmp_path, embedder):

@@ -1,0 +1,106 @@
+"""The build's embed stage: which encoder path runs, and the raw rate it is measured against.
+
+A plain `Embedder` is fed token ids that the reader processes made (`indexing.encode`): the
+model's forward alone runs on this thread. An embedder subclass may override
+`embed_documents` (tests count its calls or make it fail), so it is given texts, as is a
+model whose tokenizer the readers cannot reproduce (no `tokenizer.json`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+from indexing.encode import TokenEncoder, TokenizerSpec, tokenizer_spec
+
+if TYPE_CHECKING:
+    from biorag.embedder import Embedder
+
+
+def auto_read_workers(requested: int) -> int:
+    """`index.read_workers`: -1 = one process per core beyond the first (at least 1, at most 8)."""
+    if requested >= 0:
+        return requested
+    return max(1, min(8, (os.cpu_count() or 2) - 1))
+
+
+class EmbedStage:
+    def __init__(self, embedder: Embedder, batch_size: int):
+        from biorag.embedder import Embedder, model_path
+
+        self.embedder = embedder
+        self.batch_size = batch_size
+        self.spec: TokenizerSpec | None = (
+            tokenizer_spec(model_path(embedder.name)) if type(embedder) is Embedder else None
+        )
+        self._encoder: TokenEncoder | None = None
+
+    @property
+    def encoder(self) -> TokenEncoder:
+        if self._encoder is None:
+            self._encoder = TokenEncoder(self.embedder.doc_encoder.model, self.batch_size)
+        return self._encoder
+
+    @property
+    def device(self) -> str:
+        model = getattr(getattr(self.embedder, "doc_encoder", None), "model", None)
+        if model is None:  # an embedder without a torch model of its own (a wrapper)
+            return "unknown"
+        p = next(model.parameters())
+        return f"{p.device.type} {str(p.dtype).removeprefix('torch.')}"
+
+    def on_cuda(self) -> bool:
+        return self.device.startswith("cuda")
+
+    def __call__(self, records, tokens):
+        if tokens is not None and self.spec is not None:
+            return self.encoder.encode(tokens)
+        return self.embedder.embed_documents([r.document_text() for r in records])
+
+    def raw_rate(self, sample: list) -> float:
+        """Texts/s of the encoder alone on `sample` (token ids, or texts for the text path),
+        warm: one batch first, not timed."""
+        if not sample:
+            return 0.0
+        if isinstance(sample[0], list):
+            return self.encoder.raw_rate(sample)
+        self.embedder.embed_documents(sample[: self.batch_size])
+        t0 = time.perf_counter()
+        self.embedder.embed_documents(sample)
+        return len(sample) / (time.perf_counter() - t0)
+
+
+def embed_all(reader, stage: EmbedStage, writer, report, settings, batch_size: int, progress: bool) -> None:
+    """Run the pipeline (`indexing.pipeline.run`) from the started `reader` through `stage`
+    into `writer` (started here), with a progress bar; then fill `report`'s read counts,
+    stage times, device and the raw encoder rate on a warm sample of the same texts."""
+    from tqdm import tqdm
+
+    from indexing import pipeline
+
+    bar = tqdm(total=None, unit="rec", desc="indexing", disable=not progress, dynamic_ncols=True)
+
+    def on_message(stats) -> None:
+        report.read, report.kept, report.dropped = stats.read, stats.kept, dict(stats.dropped)
+        bar.n = stats.read
+        bar.set_postfix(kept=stats.kept, dropped=sum(stats.dropped.values()))
+        bar.refresh()
+
+    # on an accelerator, windows of many batches: length sorting pads less, transfers overlap
+    window = max(batch_size, 8 * settings.index.batch_size) if stage.on_cuda() else batch_size
+    writer.start()
+    try:
+        es = pipeline.run(reader, writer, stage, window, settings.index.raw_rate_sample, on_message)
+    finally:
+        bar.close()
+    stats = reader.stats
+    report.resumed_items = stats.resumed
+    report.read, report.kept, report.dropped = stats.read, stats.kept, dict(stats.dropped)
+    report.device = stage.device
+    report.seconds.update(parse=stats.parse_s, clean=stats.clean_s, embed=es.seconds, load=writer.load_s,
+                          pipeline=es.pipeline_s)
+    if es.sample:
+        t0 = time.perf_counter()
+        report.raw_rate, report.raw_sample = stage.raw_rate(es.sample), len(es.sample)
+        report.seconds["raw_rate"] = time.perf_counter() - t0

@@ -1,0 +1,131 @@
+"""Document encoding from token ids: what the build's embed stage runs.
+
+`SentenceTransformer.encode()` tokenizes, pads and moves each batch on the calling thread,
+so the accelerator waits for the host between batches (issue 13 measured 0.24 of the raw
+rate on an H100). Here the reader processes have already tokenized (`TokenizerSpec`, with
+the `tokenizers` library only), and this module only pads, moves and runs the model:
+
+- batches are length-sorted within what it is given, so little padding is computed;
+- on CUDA the padded batch is built in pinned host memory and copied without blocking, and
+  the model runs in the half precision the embedder loaded it in (fp16/bf16); on CPU
+  neither applies;
+- `raw_rate` times the same forward on a warm sample of the same token ids, so a build can
+  print its end-to-end rate next to what its model does alone.
+
+Imports only numpy and torch (never biorag): the GPU entry point uses it too.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class TokenizerSpec:
+    """How to tokenize documents exactly as the sentence-transformers model does."""
+
+    tokenizer_json: str
+    max_length: int
+    lower: bool = False
+
+    def load(self):
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(self.tokenizer_json)
+        tok.no_padding()
+        tok.enable_truncation(self.max_length)
+        return tok
+
+
+def tokenizer_spec(model_dir: str | Path) -> TokenizerSpec | None:
+    """The spec of a sentence-transformers directory whose first module is a Transformer
+    with a fast tokenizer (`tokenizer.json`), else None (the build then lets the model
+    tokenize, on the main thread)."""
+    d = Path(model_dir)
+    try:
+        modules = json.loads((d / "modules.json").read_text())
+        first = modules[0]
+        if not first.get("type", "").endswith("Transformer"):
+            return None
+        sub = d / first.get("path", "")
+        cfg = json.loads((sub / "sentence_bert_config.json").read_text())
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+    tj = sub / "tokenizer.json"
+    if not tj.exists() or not cfg.get("max_seq_length"):
+        return None
+    return TokenizerSpec(str(tj), int(cfg["max_seq_length"]), bool(cfg.get("do_lower_case", False)))
+
+
+def tokenize(tok, spec: TokenizerSpec, texts: list[str]) -> list[list[int]]:
+    """Token ids per text, truncated like the model's own tokenizer (texts stripped first)."""
+    prepared = [t.strip().lower() if spec.lower else t.strip() for t in texts]
+    return [e.ids for e in tok.encode_batch(prepared)]
+
+
+class TokenEncoder:
+    """Runs a sentence-transformers model (or any module whose forward takes input_ids and
+    attention_mask and returns `sentence_embedding`) on token ids; unit-length float32 rows."""
+
+    def __init__(self, model, batch_size: int = 64, pad_id: int = 0, token_type_ids: bool = True):
+        import torch
+
+        self.model = model
+        self.batch_size = batch_size
+        self.pad_id = pad_id
+        self.token_type_ids = token_type_ids
+        first = next(model.parameters())
+        self.device = first.device
+        self.cuda = first.device.type == "cuda"
+        self._torch = torch
+
+    def _batch(self, ids: list[list[int]]):
+        torch = self._torch
+        width = max(len(x) for x in ids)
+        host = torch.full((len(ids), width), self.pad_id, dtype=torch.long, pin_memory=self.cuda)
+        mask = torch.zeros((len(ids), width), dtype=torch.long, pin_memory=self.cuda)
+        for i, x in enumerate(ids):
+            host[i, : len(x)] = torch.as_tensor(x, dtype=torch.long)
+            mask[i, : len(x)] = 1
+        feats = {"input_ids": host.to(self.device, non_blocking=True),
+                 "attention_mask": mask.to(self.device, non_blocking=True)}
+        if self.token_type_ids:
+            feats["token_type_ids"] = torch.zeros_like(feats["input_ids"])
+        return feats
+
+    def encode(self, ids: list[list[int]]):
+        """Vectors in the order of `ids`, computed in length-sorted batches."""
+        import numpy as np
+
+        torch = self._torch
+        dim_out: list = [None] * len(ids)
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        with torch.inference_mode():
+            for s in range(0, len(order), self.batch_size):
+                picked = order[s : s + self.batch_size]
+                out = self.model.forward(self._batch([ids[i] or [self.pad_id] for i in picked]))
+                vecs = torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=-1).cpu().numpy()
+                for row, i in enumerate(picked):
+                    dim_out[i] = vecs[row]
+        if not ids:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack(dim_out).astype(np.float32, copy=False)
+
+    def raw_rate(self, ids: list[list[int]], repeat_min_s: float = 0.0) -> float:
+        """Texts per second of the forward alone on these token ids, after one warm-up batch;
+        the sample is encoded again until `repeat_min_s` has passed (0: once)."""
+        if not ids:
+            return 0.0
+        self.encode(ids[: self.batch_size])  # warm-up: kernels, caches, allocator
+        n, t0 = 0, time.perf_counter()
+        while True:
+            self.encode(ids)
+            if self.cuda:
+                self._torch.cuda.synchronize()
+            n += len(ids)
+            if time.perf_counter() - t0 >= repeat_min_s:
+                break
+        return n / (time.perf_counter() - t0)

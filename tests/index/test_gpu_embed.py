@@ -1,0 +1,112 @@
+"""The GPU entry point's CPU path (no GPU here): it runs with only torch, transformers and
+pyarrow importable (the package itself, lxml, pymilvus and sentence-transformers blocked),
+on real abstracts from XML and from Parquet, repeats the corpus and prints both rates; with
+the package installed its options come from the settings tree; and its pooled transformers
+encoder gives the vectors of the library path."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from index_helpers import ROOT, SAMPLE, sample_rows
+
+from biorag.embedder import Embedder, model_path
+from indexing import gpu_embed
+from indexing.encode import TokenEncoder, tokenize, tokenizer_spec
+from indexing.reader import read_file
+
+BLOCKED_RUN = textwrap.dedent(
+    """
+    import json, sys
+    BLOCKED = {"biorag", "lxml", "pymilvus", "sentence_transformers", "pydantic", "unstructured", "milvus_lite"}
+    class Block:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in BLOCKED:
+                raise ImportError(f"{name} is not on the accelerator machine")
+    sys.meta_path.insert(0, Block())
+    from indexing import gpu_embed
+    a = gpu_embed.parse_args(sys.argv[1:])
+    r = gpu_embed.run(a)
+    r["imported"] = sorted({m.split(".")[0] for m in sys.modules} & BLOCKED)
+    print(json.dumps(r))
+    """
+)
+
+
+def run_blocked(*args: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", BLOCKED_RUN, *args], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def with_abstracts(path) -> int:
+    return sum(1 for r in read_file(path) if getattr(r, "abstract", ""))
+
+
+def test_runs_without_the_package_on_xml_and_parquet(tmp_path):
+    tok_dir = model_path("all-MiniLM-L6-v2")
+    xml = SAMPLE / "pubmed_0_to_99.xml.gz"
+    r = run_blocked("--input", str(xml), "--arch", "tiny", "--tokenizer", tok_dir, "--min-seconds", "1.5",
+                    "--workers", "1", "--raw-sample", "32")
+    assert r["imported"] == []  # only torch, transformers, pyarrow (and numpy, tokenizers) were needed
+    assert r["texts"] == with_abstracts(xml) > 50
+    assert r["passes"] >= 1 and r["embedded"] == r["passes"] * r["texts"] and r["seconds"] >= 1.5
+    assert r["device"].startswith("cpu float32") and r["raw_per_s"] > 0 and r["end_to_end_per_s"] > 0
+    assert r["ratio"] == pytest.approx(r["end_to_end_per_s"] / r["raw_per_s"], rel=0.01)
+    assert r["max_tokens"] == 256  # truncated like the model's tokenizer
+
+    rows = sample_rows(40)
+    shard = tmp_path / "s.parquet"
+    pq.write_table(pa.table({"pmid": [x["pmid"] for x in rows], "title": [x["title"] for x in rows],
+                             "abstract": [x["abstract"] for x in rows]}), shard)
+    r = run_blocked("--input", str(tmp_path), "--arch", "tiny", "--tokenizer", tok_dir, "--min-seconds", "0",
+                    "--workers", "2", "--raw-sample", "16", "--max-texts", "30")
+    assert r["texts"] == 30 and r["passes"] == 1 and r["embedded"] == 30 and r["imported"] == []
+
+
+def test_without_the_package_a_model_flag_is_required():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    script = BLOCKED_RUN.replace("from indexing import gpu_embed", "from indexing import gpu_embed  # noqa")
+    proc = subprocess.run([sys.executable, "-c", script, "--input", str(SAMPLE)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 2 and "give --model DIR" in proc.stderr
+
+
+def test_options_come_from_the_settings_tree_when_installed(monkeypatch):
+    monkeypatch.setenv("BIORAG_INDEX__BATCH_SIZE", "24")
+    a = gpu_embed.parse_args(["--input", str(SAMPLE)])
+    assert a.model == model_path("all-MiniLM-L6-v2") and a.default_batch == 24 and a.device == "auto"
+    assert gpu_embed.parse_args(["--input", str(SAMPLE), "--device", "cpu"]).device == "cpu"  # flags win
+
+
+def test_pooled_transformers_encoder_matches_the_library_vectors():
+    texts = [f"{r['title']}\n{r['abstract']}".strip() for r in sample_rows(12, start=5)]
+    a = gpu_embed.parse_args(["--input", str(SAMPLE), "--device", "cpu"])
+    model, device, dtype, what = gpu_embed.load_model(a)
+    assert device.type == "cpu" and "weights" in what
+    spec = tokenizer_spec(a.model)
+    got = TokenEncoder(model, batch_size=5).encode(tokenize(spec.load(), spec, texts))
+    ref = Embedder().embed_documents(texts)
+    assert float((got * ref).sum(axis=1).min()) >= 0.9999
+
+
+def test_xml_reader_reads_real_citations_only_with_abstracts(tmp_path):
+    xml = SAMPLE / "medline16n0902.xml.gz"  # the old MEDLINE format, with a DeleteCitation block
+    texts = gpu_embed.read_texts([str(xml)])
+    assert len(texts) == with_abstracts(xml) > 300
+    plain = tmp_path / "a.xml"
+    plain.write_bytes(gzip.decompress(xml.read_bytes()))
+    assert gpu_embed.read_texts([str(plain)], max_texts=7) == texts[:7]
+    assert all(t.strip() and "\n" in t for t in texts[:50])
+    assert np.mean([len(t) for t in texts]) > 500
