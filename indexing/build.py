@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 from biorag import pubmed_schema as ps
 from biorag.errors import BioragError, ToolError
 from biorag.vector_store import backend_of, open_index
-from indexing.embed_stage import EmbedStage, auto_read_workers, embed_all
+from indexing.embed_stage import EmbedStage, RateFigures, auto_read_workers, embed_all
 from indexing.gene_mesh_counts import build_gene_mesh_counts
 from indexing.ledger import PmidLedger
 from indexing.loader import mark_replaced, switch_alias
@@ -61,7 +61,7 @@ BATCH = 128  # records per embed+upsert step (and checkpoint)
 
 
 @dataclass
-class BuildReport:
+class BuildReport(RateFigures):
     alias: str
     collection: str
     mode: str
@@ -112,16 +112,14 @@ class BuildReport:
     def records_per_s(self) -> float:
         return self.kept / self.seconds["wall"] if self.seconds.get("wall") else 0.0
 
-    def pipeline_per_s(self) -> float:
-        """Records/s from the first read to the last write (start-up and verification apart)."""
-        return self.upserted / self.seconds["pipeline"] if self.seconds.get("pipeline") else 0.0
+    def written_rows(self) -> int:
+        return self.upserted
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["ok"] = self.ok
         d["records_per_s"] = round(self.records_per_s(), 2)
-        d["pipeline_records_per_s"] = round(self.pipeline_per_s(), 2)
-        d["pipeline_to_raw"] = round(self.pipeline_per_s() / self.raw_rate, 3) if self.raw_rate else None
+        d.update(self.rate_fields())
         return d
 
 
@@ -383,11 +381,8 @@ def format_report(r: BuildReport) -> str:
         f"in the readers, embed {s.get('embed', 0):.1f}s, load {s.get('load', 0):.1f}s in the writer, overlapping), "
         f"raw-rate sample {s.get('raw_rate', 0):.1f}s, verify {s.get('verify', 0):.1f}s; {r.records_per_s():.1f} records/s",
     ]
-    if r.raw_rate:
-        lines.append(
-            f"rate: end-to-end {r.pipeline_per_s():.1f} records/s (read -> written, {s.get('pipeline', 0):.1f}s, "
-            f"{r.read_workers or 'no'} reader process(es)) vs raw encoder {r.raw_rate:.1f} texts/s "
-            f"(warm sample of {r.raw_sample} of these texts, {r.device}): ratio {r.pipeline_per_s() / r.raw_rate:.2f}")
+    if rate := r.rate_line():
+        lines.append(rate)
     for f, err in r.failed_files.items():
         lines.append(f"FAILED {f}: {err}")
     for f, why in r.refused_files.items():

@@ -18,6 +18,42 @@ if TYPE_CHECKING:
     from biorag.embedder import Embedder
 
 
+class RateFigures:
+    """The rate figures a build's and the shard stage's reports share. Needs the attributes
+    `seconds`, `raw_rate`, `raw_sample`, `device`, `read_workers`; `written_rows()` says
+    what the pipeline wrote."""
+
+    # provided by the dataclass that mixes this in (annotations only: no fields here)
+    seconds: dict[str, float]
+    raw_rate: float
+    raw_sample: int
+    device: str
+    read_workers: int
+
+    def written_rows(self) -> int:
+        raise NotImplementedError
+
+    def pipeline_per_s(self) -> float:
+        """Records/s from the first read to the last write (start-up and verification apart)."""
+        secs = self.seconds.get("pipeline")
+        return self.written_rows() / secs if secs else 0.0
+
+    def rate_fields(self) -> dict:
+        raw = self.raw_rate
+        return {"pipeline_records_per_s": round(self.pipeline_per_s(), 2),
+                "pipeline_to_raw": round(self.pipeline_per_s() / raw, 3) if raw else None}
+
+    def rate_line(self) -> str | None:
+        """The end-to-end rate next to the raw encoder rate, or None when not measured."""
+        r = self
+        if not r.raw_rate:
+            return None
+        return (f"rate: end-to-end {r.pipeline_per_s():.1f} records/s (read -> written, "
+                f"{r.seconds.get('pipeline', 0):.1f}s, {r.read_workers or 'no'} reader process(es)) vs raw "
+                f"encoder {r.raw_rate:.1f} texts/s (warm sample of {r.raw_sample} of these texts, {r.device}): "
+                f"ratio {r.pipeline_per_s() / r.raw_rate:.2f}")
+
+
 def auto_read_workers(requested: int) -> int:
     """`index.read_workers`: -1 = one process per core beyond the first (at least 1, at most 8)."""
     if requested >= 0:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag import pubmed_schema as ps
 from biorag.errors import InputError
+from indexing.embed_stage import RateFigures
 from indexing.pipeline import StageThread
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def _write_json(path: Path, obj: Any) -> None:
 
 
 @dataclass
-class ShardReport:
+class ShardReport(RateFigures):
     out_dir: str
     files: int = 0
     files_skipped: int = 0  # finished shards found from an earlier run
@@ -124,14 +125,13 @@ class ShardReport:
     def ok(self) -> bool:
         return not self.failed_files
 
-    def pipeline_per_s(self) -> float:
-        return self.rows / self.seconds["pipeline"] if self.seconds.get("pipeline") else 0.0
+    def written_rows(self) -> int:
+        return self.rows
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["ok"] = self.ok
-        d["pipeline_records_per_s"] = round(self.pipeline_per_s(), 2)
-        d["pipeline_to_raw"] = round(self.pipeline_per_s() / self.raw_rate, 3) if self.raw_rate else None
+        d.update(self.rate_fields())
         return d
 
 
@@ -267,11 +267,8 @@ def format_shard_report(r: ShardReport) -> str:
         f"(embed {s.get('embed', 0):.1f}s, write {s.get('load', 0):.1f}s, overlapping), raw-rate sample "
         f"{s.get('raw_rate', 0):.1f}s",
     ]
-    if r.raw_rate:
-        lines.append(
-            f"rate: end-to-end {r.pipeline_per_s():.1f} records/s (read -> written, {r.read_workers or 'no'} reader "
-            f"process(es)) vs raw encoder {r.raw_rate:.1f} texts/s (warm sample of {r.raw_sample} of these texts, "
-            f"{r.device}): ratio {r.pipeline_per_s() / r.raw_rate:.2f}")
+    if rate := r.rate_line():
+        lines.append(rate)
     for f, err in r.failed_files.items():
         lines.append(f"FAILED {f}: {err} (no shard; re-run to retry it)")
     if r.ok:
