@@ -6,7 +6,7 @@ the Parquet shard of the file they came from instead of inserting them. A shard 
 collection's fields (pmid, title, abstract, journal, year, MeSH UIs/names/major, mesh_key,
 publication types, the vector), so `biorag index load DIR` can bulk-import it unchanged.
 
-Shards are the resumable unit. A shard is written to `NAME.parquet.tmp` and renamed when
+Shards are the resumable unit. A shard is written to `NAME.parquet.PID.tmp` and renamed when
 its file was read to its end; its sidecar `NAME.json` (rows, and the file's
 DeleteCitations with the row offset where each occurred) is written last and marks it
 done. A killed run leaves at most the unfinished shards' `.tmp` files, and the next run
@@ -142,7 +142,7 @@ class ShardWriter(StageThread):
     def __init__(self, out_dir: Path, names: dict[Path, str], report: ShardReport, on_progress=None):
         super().__init__("shard-writer")
         self.out_dir, self.names, self.report, self.on_progress = out_dir, names, report, on_progress
-        self.open: dict[Path, Any] = {}  # file -> ParquetWriter on NAME.parquet.tmp
+        self.open: dict[Path, Any] = {}  # file -> ParquetWriter on its temporary shard
         self.rows: dict[Path, int] = {}
         self.deletes: dict[Path, list] = {}
         self.schema = arrow_schema()
@@ -151,10 +151,15 @@ class ShardWriter(StageThread):
         import pyarrow.parquet as pq
 
         if f not in self.open:
-            tmp = self.out_dir / f"{self.names[f]}.parquet.tmp"
+            tmp = self._tmp(f)
             self.open[f] = pq.ParquetWriter(tmp, self.schema, compression="zstd")
             self.rows[f], self.deletes[f] = 0, []
         return self.open[f]
+
+    def _tmp(self, f: Path) -> Path:
+        # the writing process in the name: a retried file (a Ray actor restarted) never
+        # shares a temporary file with the attempt that died
+        return self.out_dir / f"{self.names[f]}.parquet.{os.getpid()}.tmp"
 
     def _append(self, f: Path, rows: list[dict]) -> None:
         import pyarrow as pa
@@ -167,7 +172,9 @@ class ShardWriter(StageThread):
         self._writer(f).close()  # a file without kept records still gets its (empty) shard
         del self.open[f]
         name = self.names[f]
-        os.replace(self.out_dir / f"{name}.parquet.tmp", self.out_dir / f"{name}.parquet")
+        os.replace(self._tmp(f), self.out_dir / f"{name}.parquet")
+        for dead in self.out_dir.glob(f"{name}.parquet.*.tmp"):  # what a killed attempt left
+            dead.unlink(missing_ok=True)
         _write_json(self.out_dir / f"{name}.json", {"file": str(f), "rows": self.rows[f], "deletes": self.deletes[f]})
         self.report.shards_written += 1
 
@@ -175,7 +182,7 @@ class ShardWriter(StageThread):
         w = self.open.pop(f, None)
         if w is not None:
             w.close()
-        (self.out_dir / f"{self.names[f]}.parquet.tmp").unlink(missing_ok=True)
+        self._tmp(f).unlink(missing_ok=True)
 
     def apply(self, item: tuple) -> None:
         kind, payload, marks = item
@@ -206,14 +213,11 @@ class ShardWriter(StageThread):
             self._discard(f)
 
 
-def embed_to_shards(settings: Settings, inputs: list[str | Path], out_dir: str | Path, progress: bool = True,
-                    embedder: Embedder | None = None, batch_size: int = 128, on_progress=None) -> ShardReport:
-    """Embed `inputs` into Parquet shards in `out_dir`, skipping inputs whose shard is
-    finished; see the module docstring."""
-    from biorag.embedder import Embedder
+def plan_shards(settings: Settings, inputs: list[str | Path], out_dir: str | Path, embedder: Embedder
+                ) -> tuple[Path, list[Path], dict[Path, str], list[Path]]:
+    """(shard folder, input files, shard name per file, files still to embed); refuses a
+    folder of another embedder's shards, and removes a killed run's unfinished shards."""
     from biorag.embedder import identity as embedder_identity
-    from indexing.embed_stage import EmbedStage, auto_read_workers, embed_all
-    from indexing.pipeline import ReaderPool
     from indexing.reader import expand_inputs
 
     files = expand_inputs(inputs)
@@ -221,37 +225,67 @@ def embed_to_shards(settings: Settings, inputs: list[str | Path], out_dir: str |
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: not a directory; --to-shards takes a folder for the shards")
     out.mkdir(parents=True, exist_ok=True)
-    embedder = embedder or Embedder.from_settings(settings)
-    ident = embedder_identity(embedder.name)
     if (out / MANIFEST).exists():
         old = read_manifest(out)
-        if old.get("embedder_id") != ident:
+        if old.get("embedder_id") != embedder_identity(embedder.name):
             raise InputError(f"{out} holds shards embedded with {old.get('embedder')}, not {embedder.name}: "
                              "use another folder, or the same embedder")
-    t_start = time.perf_counter()
     names = {f: shard_name(f) for f in files}
     if len(set(names.values())) != len(names):
         raise InputError("two inputs would share one shard name; give each file once")
-    for tmp in out.glob("*.parquet.tmp"):  # a killed run's unfinished shards are redone
+    for tmp in out.glob("*.parquet.*.tmp"):  # a killed run's unfinished shards are redone
         tmp.unlink()
-    todo = [f for f in files if finished(out, names[f]) is None]
-    report = ShardReport(out_dir=str(out), files=len(files), files_skipped=len(files) - len(todo),
-                         embedder=embedder.name)
+    return out, files, names, [f for f in files if finished(out, names[f]) is None]
+
+
+def write_manifest(out: Path, embedder: Embedder, files: list[Path], names: dict[Path, str]) -> None:
+    from biorag.embedder import identity as embedder_identity
+
+    _write_json(out / MANIFEST, {
+        "schema": SHARD_SCHEMA_VERSION, "embedder": embedder.name, "embedder_id": embedder_identity(embedder.name),
+        "query_embedder": embedder.query_name, "dim": embedder.dim,
+        "inputs": [{"file": str(f), "shard": names[f]} for f in files]})
+
+
+def embed_files(settings: Settings, todo: list[Path], names: dict[Path, str], out: Path, embedder: Embedder,
+                report: ShardReport, batch_size: int, progress: bool, on_progress=None, workers: int | None = None,
+                before=None) -> None:
+    """Run the pipeline over `todo` into their shards (`before()`: called once the readers
+    started, for work that overlaps their start-up)."""
+    from indexing.embed_stage import EmbedStage, auto_read_workers, embed_all
+    from indexing.pipeline import ReaderPool
+
     stage = EmbedStage(embedder, settings.index.batch_size)
-    workers = auto_read_workers(settings.index.read_workers)
-    reader = ReaderPool(todo, {}, settings.index.min_abstract_words, stage.spec, batch_size, workers).start()
+    report.read_workers = auto_read_workers(settings.index.read_workers) if workers is None else workers
+    reader = ReaderPool(todo, {}, settings.index.min_abstract_words, stage.spec, batch_size, report.read_workers)
+    reader.start()
     try:
-        report.dim = embedder.dim
-        manifest = {"schema": SHARD_SCHEMA_VERSION, "embedder": embedder.name, "embedder_id": ident,
-                    "query_embedder": embedder.query_name, "dim": report.dim,
-                    "inputs": [{"file": str(f), "shard": names[f]} for f in files]}
-        _write_json(out / MANIFEST, manifest)
-        report.read_workers = workers
-        report.seconds["startup"] = time.perf_counter() - t_start
+        if before is not None:
+            before()
         embed_all(reader, stage, ShardWriter(out, names, report, on_progress), report, settings, batch_size,
                   progress)
     finally:
         reader.close()
+
+
+def embed_to_shards(settings: Settings, inputs: list[str | Path], out_dir: str | Path, progress: bool = True,
+                    embedder: Embedder | None = None, batch_size: int = 128, on_progress=None) -> ShardReport:
+    """Embed `inputs` into Parquet shards in `out_dir`, skipping inputs whose shard is
+    finished; see the module docstring."""
+    from biorag.embedder import Embedder
+
+    t_start = time.perf_counter()
+    embedder = embedder or Embedder.from_settings(settings)
+    out, files, names, todo = plan_shards(settings, inputs, out_dir, embedder)
+    report = ShardReport(out_dir=str(out), files=len(files), files_skipped=len(files) - len(todo),
+                         embedder=embedder.name)
+
+    def start() -> None:  # the model loads while the readers start
+        write_manifest(out, embedder, files, names)
+        report.dim = embedder.dim
+        report.seconds["startup"] = time.perf_counter() - t_start
+
+    embed_files(settings, todo, names, out, embedder, report, batch_size, progress, on_progress, before=start)
     report.seconds["wall"] = time.perf_counter() - t_start
     return report
 

@@ -60,6 +60,15 @@ def build(
         typer.Option("--to-shards", help="Bulk path: embed into Parquet shards in this folder (one per input file, "
                      "resumable) instead of loading rows; then `biorag index load FOLDER`."),
     ] = None,
+    engine: Annotated[
+        str, typer.Option("--engine", help="local: this machine; ray: the embed stage on Ray Data (needs --to-shards).")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option("--address", help="--engine ray: the Ray cluster (ray://host:10001 or auto); "
+                                 "default: a local Ray on 127.0.0.1.")
+    ] = None,
+    actors: Annotated[int, typer.Option("--actors", min=1, help="--engine ray: embedding actors when the cluster "
+                                        "has no GPUs (with GPUs: one per GPU).")] = 2,
     preset: PresetOpt = None,
     set_: SetOpt = None,
     as_json: JsonOpt = False,
@@ -83,6 +92,8 @@ def build(
 
       biorag index build --input baseline/ --to-shards shards/ && biorag index load shards/ --rebuild
 
+      biorag index build --input /shared/baseline --engine ray --address auto --to-shards /shared/shards
+
       biorag index build -i records.jsonl --set index.embedder=/models/medcpt-article --set index.query_embedder=/models/medcpt-query
     """
     from indexing.build import build_index, format_report
@@ -93,11 +104,23 @@ def build(
         paths.append(str(bundled_sample()))
     if not paths:
         raise InputError("nothing to index: give --input FILE_OR_DIR (repeatable) or --sample")
+    if engine not in ("local", "ray"):
+        raise InputError(f"--engine must be local or ray, not {engine!r}")
+    if engine == "ray" and to_shards is None:
+        raise InputError("--engine ray writes shards: give --to-shards FOLDER (one every Ray node can write), "
+                         "then run `biorag index load FOLDER`")
+    if address and engine != "ray":
+        raise InputError("--address names a Ray cluster: use it with --engine ray")
     settings = settings_from_options(preset, set_)
     if to_shards is not None:
         from indexing.shards import embed_to_shards, format_shard_report
 
-        shards = embed_to_shards(settings, paths, to_shards, progress=not as_json)
+        if engine == "ray":
+            from indexing.ray_build import ray_embed_to_shards
+
+            shards = ray_embed_to_shards(settings, paths, to_shards, address=address, actors=actors)
+        else:
+            shards = embed_to_shards(settings, paths, to_shards, progress=not as_json)
         if as_json:
             print_json(shards.to_dict())
         else:

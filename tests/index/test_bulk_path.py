@@ -138,7 +138,7 @@ def test_a_killed_embed_stage_redoes_only_unfinished_shards(tmp_path, parts, emb
     assert proc.returncode == -9, proc.stderr[-2000:]
     names = [e["shard"] for e in read_manifest(out)["inputs"]]
     done_before = [n for n in names if finished(out, n)]
-    assert len(done_before) == 1 and list(out.glob("*.parquet.tmp"))  # one finished, one cut off
+    assert len(done_before) == 1 and list(out.glob("*.parquet.*.tmp"))  # one finished, one cut off
     first_mtime = (out / f"{done_before[0]}.parquet").stat().st_mtime_ns
 
     counting = CountingEmbedder(embedder)
