@@ -56,3 +56,18 @@ class CountingEmbedder(FailingEmbedder):
     def embed_documents(self, texts, progress=False):
         self.calls.append(len(texts))
         return super().embed_documents(texts)
+
+
+def shard_vectors(out: Path) -> dict:
+    """PMID -> vector over every shard a shard folder's manifest lists."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from biorag import pubmed_schema as ps
+    from indexing.shards import read_manifest
+
+    vecs = {}
+    for e in read_manifest(out)["inputs"]:
+        t = pq.read_table(out / f"{e['shard']}.parquet", columns=["pmid", ps.VECTOR_FIELD]).to_pylist()
+        vecs.update({int(r["pmid"]): np.asarray(r[ps.VECTOR_FIELD], dtype=np.float32) for r in t})
+    return vecs

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from index_helpers import ROOT, SAMPLE, CountingEmbedder, settings_for
+from index_helpers import ROOT, SAMPLE, CountingEmbedder, settings_for, shard_vectors
 from typer.testing import CliRunner
 
 from biorag import pubmed_schema as ps
@@ -64,14 +64,6 @@ def stored(uri: str, alias: str = "pubmed") -> dict[int, np.ndarray]:
         return {int(r["pmid"]): np.asarray(r[ps.VECTOR_FIELD], dtype=np.float32) for r in rows}
     finally:
         client.close()
-
-
-def shard_vectors(out) -> dict[int, np.ndarray]:
-    vecs = {}
-    for e in read_manifest(out)["inputs"]:
-        t = pq.read_table(out / f"{e['shard']}.parquet", columns=["pmid", ps.VECTOR_FIELD]).to_pylist()
-        vecs.update({int(r["pmid"]): np.asarray(r[ps.VECTOR_FIELD], dtype=np.float32) for r in t})
-    return vecs
 
 
 def test_shards_hold_the_collection_fields_and_the_documents_vectors(shards, parts, embedder):

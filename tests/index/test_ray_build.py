@@ -9,27 +9,16 @@ import signal
 import threading
 import time
 
-import numpy as np
-import pyarrow.parquet as pq
 import pytest
-from index_helpers import SAMPLE, settings_for
+from index_helpers import SAMPLE, settings_for, shard_vectors
 
-from biorag import pubmed_schema as ps
 from biorag.embedder import Embedder
 from indexing.bulk_load import load_shards
-from indexing.shards import embed_to_shards, finished, read_manifest
+from indexing.shards import embed_to_shards, finished
 from indexing.split import split_pubmed_xml
 
 pytestmark = pytest.mark.milvus
 ray = pytest.importorskip("ray", reason="ray[data] is not installed (dev extra)")
-
-
-def vectors(out) -> dict[int, np.ndarray]:
-    vecs = {}
-    for e in read_manifest(out)["inputs"]:
-        t = pq.read_table(out / f"{e['shard']}.parquet", columns=["pmid", ps.VECTOR_FIELD]).to_pylist()
-        vecs.update({int(r["pmid"]): np.asarray(r[ps.VECTOR_FIELD], dtype=np.float32) for r in t})
-    return vecs
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +59,7 @@ def test_ray_build_matches_the_single_process_build_and_survives_a_killed_worker
     report = result["report"]
     assert report.ok and report.shards_written == 4 and report.failed_files == {}
     assert finished(out, killed[0]) and not list(out.glob("*.tmp"))  # retried by a new actor, once
-    got, want = vectors(out), vectors(tmp_path / "single")
+    got, want = shard_vectors(out), shard_vectors(tmp_path / "single")
     assert set(got) == set(want) and len(got) == single.rows == report.rows
     assert min(float(got[p] @ want[p]) for p in got) >= 0.9999
 
