@@ -143,7 +143,7 @@ def load_shards(settings: Settings, shard_dir: str | Path, alias: str | None = N
     from biorag.embedder import Embedder
     from biorag.embedder import identity as embedder_identity
     from indexing.build import BuildReport, _expectation, verify_and_switch
-    from indexing.mesh_counts import CountingLoader, count_collection, save_counts
+    from indexing.mesh_counts import CountingLoader, ensure_counts
 
     out = Path(shard_dir).expanduser()
     manifest = read_manifest(out)
@@ -202,8 +202,7 @@ def load_shards(settings: Settings, shard_dir: str | Path, alias: str | None = N
             report.upserted += up
             report.deleted += gone
         loader.flush()
-        counts, rows, postings = count_collection(client, target, postings=backend == "lite")
-        save_counts(client, target, counts, rows, postings if backend == "lite" else None)
+        ensure_counts(client, target, backend, force=True)  # imported rows were never counted
         report.seconds["load"] = time.perf_counter() - t0
         report.read = report.kept = sum(i.rows for i in done)
         report.files_skipped = 0
