@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from biorag.gene_sets import Library, QueryLibrary
+from biorag.phenotype_names import name_words
 
 
 def _log_comb(n: int, k: int) -> float:
@@ -120,3 +121,55 @@ def broader_cover(best: Enriched, enriched: list[Enriched], broader: set[str], a
     if not wider:
         return best
     return min(wider, key=lambda e: (-e.k, e.K, e.p_adj, e.term))
+
+
+def _lcs_len(a: list[str], b: list[str]) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        prev = 0
+        for j, y in enumerate(b):
+            prev, row[j + 1] = row[j + 1], prev + 1 if x == y else max(row[j + 1], row[j])
+    return row[-1]
+
+
+def name_agreement(a: list[str], b: list[str]) -> float:
+    """ROUGE-L F-measure of two names' words: their longest common word subsequence over
+    their lengths (1 for equal names, 0 for names sharing no word)."""
+    if not a or not b:
+        return 0.0
+    common = _lcs_len(a, b)
+    return 2 * common / (len(a) + len(b)) if common else 0.0
+
+
+def consensus_term(candidates: list[tuple[Enriched, float]], power: float = 2.0,
+                   cross_weight: float = 2.0) -> Enriched:
+    """The candidate whose name agrees most with the other candidates' names: a
+    minimum-Bayes-risk choice under ROUGE-L. `candidates` are (term, weight) pairs, most
+    significant first, weight being the term's significance relative to its library's best
+    (1 for the best). A term's vote is weight**`power`, normalised so that each library
+    votes with a total of 1 (GO BP's many near-duplicate terms do not outvote Reactome);
+    a candidate counts its own vote in full, and agreement with a term of another library
+    counts `cross_weight` times (two curations naming the same process). A tie keeps the
+    earlier (more significant) term.
+
+    The single most significant term is often a narrow or side process ("rhythmic
+    process" for Wnt/beta-catenin genes); the name that the top terms share words with
+    is more often the one a curator gives."""
+    raw = [w ** power for _, w in candidates]
+    totals: dict[str, float] = {}
+    for (e, _), v in zip(candidates, raw, strict=True):
+        totals[e.library] = totals.get(e.library, 0.0) + v
+    votes = [v / totals[e.library] if totals[e.library] else 0.0 for (e, _), v in zip(candidates, raw, strict=True)]
+    words = [name_words(e.name) for e, _ in candidates]
+    best, best_score = candidates[0][0], -1.0
+    for i, (e, _) in enumerate(candidates):
+        score = 0.0
+        for j, (other, _) in enumerate(candidates):
+            if i == j:
+                score += votes[j]
+            else:
+                agree = name_agreement(words[j], words[i])
+                score += votes[j] * agree * (cross_weight if other.library != e.library else 1.0)
+        if score > best_score:
+            best, best_score = e, score
+    return best

@@ -24,6 +24,7 @@ Steps (`GeneSetInterpreter.interpret`):
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Sequence
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from biorag.enrichment import Enriched, broader_cover, enrich
+from biorag.enrichment import Enriched, broader_cover, consensus_term, enrich
 from biorag.errors import (
     InputError,
     NoRecord,
@@ -324,8 +325,14 @@ class GeneSetInterpreter:
         return report
 
     def _best_term(self, report: GeneSetReport) -> tuple[Enriched | None, bool]:
-        """The first library's most significant term, or a broader one of its graph that
-        covers more of the genes as significantly (`biorag.enrichment.broader_cover`)."""
+        """The consensus of the top significant terms of all libraries
+        (`geneset.consensus_top_k`, `biorag.enrichment.consensus_term`); with that off, the
+        first library's most significant term, or a broader one of its graph that covers
+        more of the genes as significantly (`biorag.enrichment.broader_cover`)."""
+        if self.cfg.consensus_top_k > 0:
+            candidates = self._consensus_candidates(report)
+            if candidates:
+                return consensus_term(candidates, self.cfg.consensus_power, self.cfg.consensus_cross_weight), True
         for lib in LIBRARY_ORDER:
             sig = [e for e in report.enriched.get(lib, []) if e.p_adj <= self.cfg.alpha]
             if sig:
@@ -333,6 +340,19 @@ class GeneSetInterpreter:
                 return broader_cover(sig[0], sig, broader, self.cfg.alpha, self.cfg.broader_strength), True
         closest = report.top_terms(1)
         return (closest[0], False) if closest else (None, False)
+
+    def _consensus_candidates(self, report: GeneSetReport) -> list[tuple[Enriched, float]]:
+        """The `consensus_top_k` most significant terms of each library, weighted by their
+        -log10 adjusted p over the library's best (libraries differ in size and so in how
+        low their p-values go), most weighted first; ties keep LIBRARY_ORDER."""
+        pooled = []
+        for rank, lib in enumerate(LIBRARY_ORDER):
+            sig = [e for e in report.enriched.get(lib, []) if e.p_adj <= self.cfg.alpha][:self.cfg.consensus_top_k]
+            if sig:
+                top = _strength(sig[0])
+                pooled += [(e, _strength(e) / top if top > 0 else 1.0, rank) for e in sig]
+        pooled.sort(key=lambda c: (-c[1], c[2]))
+        return [(e, w) for e, w, _ in pooled]
 
     def _use_model(self) -> bool:
         mode = self.cfg.naming
@@ -449,6 +469,10 @@ class GeneSetInterpreter:
         ]
         naming, _raw = llm.structured(messages, ModelNaming, max_tokens=512)
         return naming
+
+
+def _strength(e: Enriched) -> float:
+    return -math.log10(max(e.p_adj, 1e-300))
 
 
 # ---- questions in plain words -----------------------------------------------------------------
