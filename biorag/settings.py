@@ -266,16 +266,17 @@ class GeneSetSettings(_Section):
     )
     alpha: float = Field(0.05, gt=0, le=1, description="adjusted p-value a term must reach to count as enriched")
     broader_strength: float = Field(
-        1.0, ge=0, description="a broader term (GO/Reactome ancestor) covering more genes names the set instead of "
+        1.0, ge=0, description="with consensus_top_k 0 (or no significant GO BP/Reactome term): a broader "
+        "term (GO/Reactome ancestor) covering more genes names the set instead of "
         "the most significant one when its -log10 adjusted p is at least this share of the best's (1: as "
         "significant after correction; lower values cost ROUGE on NeST and GO, see the team note); above 1: never",
     )
     consensus_top_k: int = Field(
-        20, ge=0, description="name the set by consensus: of the top this-many significant terms of each "
-        "library (pooled, weighted by -log10 adjusted p over the library's best), the one whose name shares "
-        "most words in order with the others (ROUGE-L; minimum Bayes risk; each library votes 1 in all). Raised "
-        "ROUGE-L on NeST 0.124 -> 0.188 and GO(200) 0.104 -> 0.115; 0: the most significant term of the first library (with "
-        "broader_strength)",
+        20, ge=0, description="name the set by consensus: of the top this-many significant terms of GO BP and "
+        "Reactome (pooled, weighted by -log10 adjusted p over the library's best), the one whose name shares "
+        "most words in order with the others (ROUGE-L; minimum Bayes risk; each library votes 1 in all). "
+        "ROUGE-L NeST 0.126 -> 0.188, GO(200) 0.103 -> 0.115, GO(1000) flat (see the team note); 0: the most "
+        "significant term of the first library (with broader_strength)",
     )
     consensus_power: float = Field(
         2.0, ge=0, description="a term's vote in the consensus is its relative weight to this power (higher: "
