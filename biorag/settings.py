@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from biorag import redaction
@@ -315,6 +315,107 @@ class ServeSettings(_Section):
     )
 
 
+# ---- training: `biorag train embedder|mesh` (their CLI flags are generated from these) ----
+
+
+def _comma_separated(value: Any) -> Any:
+    """A list setting given as one comma-separated string (a CLI flag, `--set`)."""
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return value
+
+
+CommaList = Annotated[list[str], BeforeValidator(_comma_separated)]
+
+
+def _flag(name: str) -> dict[str, Any]:
+    """`json_schema_extra` naming a setting's CLI flag where it is not --setting-name."""
+    return {"flag": name}
+
+
+class _TrainingRun(_Section):
+    """What every training run takes: where it runs, how it is seeded and evaluated."""
+
+    device: str = Field("auto", description="auto (CUDA when present, else MPS, else CPU), cpu, cuda, cuda:N or mps.")
+    seed: int = Field(0, description="Seed for data order, initial weights and the split.")
+    amp: bool = Field(True, description="Mixed precision on CUDA (bf16 where supported, else fp16).")
+    grad_accum: int = Field(1, ge=1, description="Micro-batches per optimizer step.")
+    eval_limit: int | None = Field(None, ge=1, description="Evaluate on at most this many held-out examples "
+                                   "(the embedder: records and PubMedQA items); default: all.")
+
+
+class EmbedderTrainingSettings(_TrainingRun):
+    """`biorag train embedder`: contrastive fine-tuning of the sentence embedder."""
+
+    base: str | None = Field(None, description="Local model folder to start from (e.g. PubMedBERT, MedCPT); "
+                             "default: the bundled all-MiniLM-L6-v2.")
+    epochs: int = Field(2, ge=1, description="Passes over the training pairs.")
+    batch_size: int = Field(32, ge=1, description="Pairs per batch (in-batch negatives = batch size - 1; at least 2).")
+    lr: float = Field(2e-5, gt=0, description="Peak learning rate (AdamW; linear warm-up, then decay).")
+    weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay.")
+    warmup_ratio: float = Field(0.1, ge=0, le=1, description="Share of the optimizer steps spent warming up.")
+    max_seq_length: int = Field(256, ge=8, description="Tokens per text (abstracts are truncated).")
+    scale: float = Field(20.0, gt=0, description="Similarity scale of the contrastive loss (1 / temperature).")
+    kinds: CommaList = Field(default_factory=lambda: ["title", "question", "mesh"],
+                             description="Comma-separated pair kinds: title,question,mesh.")
+    max_pairs: int | None = Field(None, ge=1, description="Train on a random subset of this many pairs (CPU runs).")
+    evaluate: bool = Field(True, description="Evaluate before and after training (held-out pairs, PubMedQA retrieval).",
+                           json_schema_extra=_flag("--eval/--no-eval"))
+    checkpoint_every: int = Field(0, ge=0, description="Save a checkpoint every N optimizer steps (0: each epoch).")
+    keep_checkpoints: int = Field(2, ge=1, description="Checkpoints kept on disk while training (the newest).",
+                                  json_schema_extra=_flag("--checkpoints-kept"))
+    keep_checkpoints_after: bool = Field(False, description="Keep OUT/checkpoints after a finished run (removed by default).",
+                                         json_schema_extra=_flag("--keep-checkpoints"))
+    resume: bool = Field(False, description="Continue from the last checkpoint in the output folder.")
+
+
+class MeshTrainingSettings(_TrainingRun):
+    """`biorag train mesh`: a MeSH tagger for questions (LoRA). Epochs, batch size, learning
+    rate and LoRA alpha left unset take the head's defaults (`for_head`)."""
+
+    head: str = Field("classifier", description="classifier (LoRA encoder + multi-label head) or generative "
+                      "(LoRA causal LM, constrained decoding).")
+    base: str | None = Field(None, description="classifier: encoder folder (default bundled MiniLM). generative: "
+                             "HF causal LM folder, .gguf file, smollm2-gguf (default: the bundled "
+                             "SmolLM2-135M-Instruct) or tiny-random (tests).")
+    top_n: int = Field(512, ge=1, description="classifier: label space = the N most frequent descriptors.")
+    label_space: str = Field("train", description="generative: names it may emit: train (seen in training) or "
+                             "vocabulary (all MeSH).")
+    epochs: int | None = Field(None, ge=1, description="Default 5 (classifier) or 2 (generative).")
+    batch_size: int | None = Field(None, ge=1, description="Default 32 (classifier) or 8 (generative).")
+    lr: float | None = Field(None, gt=0, description="Default 5e-4 (classifier) or 2e-4 (generative).")
+    warmup_ratio: float = Field(0.06, ge=0, le=1, description="Share of the optimizer steps spent warming up.")
+    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
+    max_length: int = Field(64, ge=8, description="classifier: tokens per question.")
+    max_target_terms: int = Field(6, ge=1, description="generative: descriptors per target sequence.")
+    lora_r: int = Field(8, ge=1, description="LoRA rank.")
+    lora_alpha: int | None = Field(None, ge=1, description="LoRA alpha; default 2 x lora_r.")
+    lora_dropout: float = Field(0.05, ge=0, lt=1, description="LoRA dropout.")
+    sources: CommaList = Field(default_factory=lambda: ["title", "pubmedqa"],
+                               description="Example sources: title (PubMed titles), pubmedqa (real questions).")
+    max_train: int | None = Field(None, ge=1, description="Train on a random subset of this many examples (CPU runs).")
+    k: int = Field(3, ge=1, description="Terms per question when evaluating (as mesh.max_terms).")
+    filtered_eval: bool = Field(True, description="Evaluate PubMedQA retrieval with the predictions as MeSH filter.")
+
+    def for_head(self) -> MeshTrainingSettings:
+        """These settings with the head's defaults filled in where they are unset."""
+        gen = self.head == "generative"
+        return self.model_copy(update={
+            "epochs": self.epochs or (2 if gen else 5),
+            "batch_size": self.batch_size or (8 if gen else 32),
+            "lr": self.lr or (2e-4 if gen else 5e-4),
+            "lora_alpha": self.lora_alpha or 2 * self.lora_r,
+        })
+
+
+class TrainingSettings(_Section):
+    """Options of `biorag train`: they never change an answer, so `Settings.fingerprint`
+    leaves them out."""
+
+    embedder: EmbedderTrainingSettings = Field(default_factory=EmbedderTrainingSettings)
+    mesh: MeshTrainingSettings = Field(default_factory=MeshTrainingSettings)
+
+
 class Settings(BaseSettings):
     """The whole configuration. See module docstring for the layering."""
 
@@ -351,6 +452,7 @@ class Settings(BaseSettings):
     )
     gene_files: GeneFilesSettings = Field(default_factory=GeneFilesSettings)
     geneset: GeneSetSettings = Field(default_factory=GeneSetSettings)
+    training: TrainingSettings = Field(default_factory=TrainingSettings)
 
     @classmethod
     def settings_customise_sources(
@@ -378,9 +480,11 @@ class Settings(BaseSettings):
         return redaction.redact_settings(self.model_dump(mode="json"))
 
     def fingerprint(self) -> str:
+        """A hash of everything in the settings that can change an answer (not `training`)."""
         import hashlib
 
-        blob = json.dumps(self.redacted(), sort_keys=True).encode()
+        answering = {k: v for k, v in self.redacted().items() if k != "training"}
+        blob = json.dumps(answering, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
     @property

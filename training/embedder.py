@@ -21,43 +21,18 @@ import random
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
 from biorag.device import pick_device
 from biorag.errors import ConfigError, InputError
+from biorag.settings import EmbedderTrainingSettings
 from training.evaluate import eval_pairs, eval_pubmedqa
 from training.pairs import Pair, pair_key
 from training.prepare import Prepared
 from training.runtime import autocast, grad_scaler, seed_everything
 
 BUNDLED = "all-MiniLM-L6-v2"
-
-
-@dataclass
-class EmbedderConfig:
-    base: str | None = None  # local path; None -> the bundled all-MiniLM-L6-v2
-    epochs: int = 2
-    batch_size: int = 32
-    grad_accum: int = 1
-    lr: float = 2e-5
-    weight_decay: float = 0.01
-    warmup_ratio: float = 0.1
-    max_seq_length: int = 256
-    scale: float = 20.0
-    kinds: tuple[str, ...] = ("title", "question", "mesh")
-    max_pairs: int | None = None
-    eval_limit: int | None = None  # held-out records / PubMedQA items evaluated (None: all)
-    evaluate: bool = True
-    checkpoint_every: int = 0  # optimizer steps; 0: only at epoch ends
-    keep_checkpoints: int = 2
-    keep_checkpoints_after: bool = False  # leave checkpoints/ in the output once training finished
-    seed: int = 0
-    device: str = "auto"
-    amp: bool = True
-    resume: bool = False
-    extra: dict = field(default_factory=dict)
 
 
 def resolve_base(base: str | None) -> tuple[str, str]:
@@ -128,7 +103,7 @@ def _checkpoints(out: Path) -> list[Path]:
     return sorted(root.glob("step-*"), key=lambda p: int(p.name.split("-")[1]))
 
 
-def _evaluate(model, prepared: Prepared, cfg: EmbedderConfig, progress: bool) -> dict:
+def _evaluate(model, prepared: Prepared, cfg: EmbedderTrainingSettings, progress: bool) -> dict:
     model.eval()
     res = {"heldout_pairs": eval_pairs(model, prepared.pairs("heldout"), cfg.eval_limit, progress=progress)}
     qa = prepared.pubmedqa()
@@ -140,7 +115,7 @@ def _evaluate(model, prepared: Prepared, cfg: EmbedderConfig, progress: bool) ->
 def train_embedder(
     prepared: Prepared,
     out: str | Path,
-    cfg: EmbedderConfig,
+    cfg: EmbedderTrainingSettings,
     progress: bool = True,
     log: Callable[[str], None] = print,
 ) -> ArtifactManifest:
@@ -157,9 +132,9 @@ def train_embedder(
     seed_everything(cfg.seed)
     base_path, base_name = resolve_base(cfg.base)
 
-    pairs = prepared.pairs("train", kinds=cfg.kinds, limit=cfg.max_pairs, seed=cfg.seed)
+    pairs = prepared.pairs("train", kinds=tuple(cfg.kinds), limit=cfg.max_pairs, seed=cfg.seed)
     if len(pairs) < 2:
-        raise InputError(f"{prepared.path} has {len(pairs)} training pairs of kinds {cfg.kinds}: prepare more data")
+        raise InputError(f"{prepared.path} has {len(pairs)} training pairs of kinds {tuple(cfg.kinds)}: prepare more data")
 
     ckpts = _checkpoints(out) if cfg.resume else []
     load_from = str(ckpts[-1]) if ckpts else base_path
@@ -257,8 +232,7 @@ def train_embedder(
     if not cfg.keep_checkpoints_after:  # the finished model supersedes them (~3x its size each)
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-    config = {k: v for k, v in asdict(cfg).items() if k not in ("extra", "resume", "keep_checkpoints_after")}
-    config["kinds"] = list(cfg.kinds)
+    config = cfg.model_dump(exclude={"resume", "keep_checkpoints_after"})
     manifest = ArtifactManifest(
         kind="embedder",
         base_model=base_name,

@@ -22,7 +22,6 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
@@ -40,6 +39,7 @@ from biorag.mesh_classifier import (
     prompt_ids,
     special_ids,
 )
+from biorag.settings import MeshTrainingSettings
 from training.mesh_data import MeshExample, label_counts, top_labels
 from training.mesh_eval import filtered_retrieval, set_metrics, tagger_report
 from training.pairs import is_heldout
@@ -49,34 +49,7 @@ from training.runtime import autocast, grad_scaler, seed_everything
 TINY_RANDOM = "tiny-random"
 
 
-@dataclass
-class MeshConfig:
-    head: str = "classifier"  # classifier | generative
-    base: str | None = None  # classifier: encoder folder (default bundled MiniLM); generative: see module doc
-    top_n: int = 512  # classifier label space
-    label_space: str = "train"  # generative: "train" (labels seen in training) or "vocabulary" (all MeSH)
-    epochs: int = 5
-    batch_size: int = 32
-    grad_accum: int = 1
-    lr: float = 5e-4
-    warmup_ratio: float = 0.06
-    weight_decay: float = 0.0
-    max_length: int = 64  # classifier input tokens
-    max_target_terms: int = 6  # generative: descriptors per target sequence
-    lora_r: int = 8
-    lora_alpha: int = 16
-    lora_dropout: float = 0.05
-    sources: tuple[str, ...] = ("title", "pubmedqa")
-    max_train: int | None = None
-    eval_limit: int | None = None
-    k: int = 3  # terms per question when evaluating (settings.mesh.max_terms)
-    filtered_eval: bool = True
-    seed: int = 0
-    device: str = "auto"
-    amp: bool = True
-
-
-def _examples(prepared: Prepared, split: str, cfg: MeshConfig, limit: int | None) -> list[MeshExample]:
+def _examples(prepared: Prepared, split: str, cfg: MeshTrainingSettings, limit: int | None) -> list[MeshExample]:
     exs = [e for e in prepared.mesh(split) if e.source in cfg.sources]
     if limit is not None and len(exs) > limit:
         exs = sorted(random.Random(cfg.seed).sample(exs, limit), key=lambda e: (e.source, e.id))
@@ -89,7 +62,7 @@ def _schedule(optimizer, steps: int, warmup_ratio: float):
     return get_linear_schedule_with_warmup(optimizer, int(warmup_ratio * steps), steps)
 
 
-def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshConfig, device: str, desc: str,
+def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshTrainingSettings, device: str, desc: str,
                 progress: bool) -> list[float]:
     """AdamW over the trainable parameters, warm-up, accumulation, AMP on CUDA."""
     import torch
@@ -126,7 +99,7 @@ def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshConfig, device
     return losses
 
 
-def _lora(model, target_modules, cfg: MeshConfig):
+def _lora(model, target_modules, cfg: MeshTrainingSettings):
     from peft import LoraConfig, get_peft_model
 
     conf = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
@@ -137,7 +110,7 @@ def _lora(model, target_modules, cfg: MeshConfig):
 # ---- classifier head --------------------------------------------------------------------
 
 
-def _train_classifier(train: list[MeshExample], out: Path, cfg: MeshConfig, device: str, progress: bool,
+def _train_classifier(train: list[MeshExample], out: Path, cfg: MeshTrainingSettings, device: str, progress: bool,
                       log: Callable[[str], None]) -> dict:
     import torch
     from safetensors.torch import save_file
@@ -191,7 +164,7 @@ def _train_classifier(train: list[MeshExample], out: Path, cfg: MeshConfig, devi
             "max_length": cfg.max_length}
 
 
-def _tune_threshold(model, tokenizer, val: list[MeshExample], labels: list[str], cfg: MeshConfig, device: str) -> float:
+def _tune_threshold(model, tokenizer, val: list[MeshExample], labels: list[str], cfg: MeshTrainingSettings, device: str) -> float:
     import torch
 
     if not val:
@@ -253,7 +226,7 @@ def generative_sequences(tokenizer, examples: list[MeshExample], allowed: set[st
     return out
 
 
-def _train_generative(train: list[MeshExample], out: Path, cfg: MeshConfig, device: str, progress: bool,
+def _train_generative(train: list[MeshExample], out: Path, cfg: MeshTrainingSettings, device: str, progress: bool,
                       log: Callable[[str], None]) -> dict:
     import torch
 
@@ -299,7 +272,7 @@ def _train_generative(train: list[MeshExample], out: Path, cfg: MeshConfig, devi
 # ---- entry point ------------------------------------------------------------------------
 
 
-def train_mesh(prepared: Prepared, out: str | Path, cfg: MeshConfig, progress: bool = True,
+def train_mesh(prepared: Prepared, out: str | Path, cfg: MeshTrainingSettings, progress: bool = True,
                log: Callable[[str], None] = print) -> ArtifactManifest:
     from tqdm import tqdm
 
@@ -307,6 +280,7 @@ def train_mesh(prepared: Prepared, out: str | Path, cfg: MeshConfig, progress: b
         raise InputError(f"unknown head '{cfg.head}': use classifier or generative")
     if cfg.label_space not in ("train", "vocabulary"):
         raise InputError(f"unknown label space '{cfg.label_space}': use train or vocabulary")
+    cfg = cfg.for_head()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     device = pick_device(cfg.device, "--device")
@@ -314,7 +288,7 @@ def train_mesh(prepared: Prepared, out: str | Path, cfg: MeshConfig, progress: b
     train = _examples(prepared, "train", cfg, cfg.max_train)
     held = _examples(prepared, "heldout", cfg, cfg.eval_limit)
     if len(train) < 2:
-        raise InputError(f"{prepared.path} has {len(train)} MeSH training examples from {cfg.sources}: prepare more data")
+        raise InputError(f"{prepared.path} has {len(train)} MeSH training examples from {tuple(cfg.sources)}: prepare more data")
 
     t0 = time.time()
     trainer = _train_classifier if cfg.head == "classifier" else _train_generative
@@ -322,7 +296,7 @@ def train_mesh(prepared: Prepared, out: str | Path, cfg: MeshConfig, progress: b
     seconds = round(time.time() - t0, 1)
     losses = info.pop("losses")
     k = max(1, min(20, len(losses) // 4))
-    config = {**asdict(cfg), "sources": list(cfg.sources), "device": device}
+    config = {**cfg.model_dump(), "device": device}
     manifest = ArtifactManifest(
         kind="mesh-tagger",
         base_model=info["base_spec"],
@@ -359,7 +333,7 @@ def train_mesh(prepared: Prepared, out: str | Path, cfg: MeshConfig, progress: b
     return manifest
 
 
-def _filtered_eval(prepared: Prepared, held: list[MeshExample], tagger, cfg: MeshConfig, log) -> dict:
+def _filtered_eval(prepared: Prepared, held: list[MeshExample], tagger, cfg: MeshTrainingSettings, log) -> dict:
     """PubMedQA held-out questions, MeSH filter from this tagger vs the dictionary tagger."""
     from sentence_transformers import SentenceTransformer
 

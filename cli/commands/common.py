@@ -43,10 +43,13 @@ def settings_from_options(
     disable: list[str] | None = None,
     enable: list[str] | None = None,
     replay: str | None = None,
+    overrides: dict[str, Any] | None = None,
 ):
+    """The settings of a command: its --preset, --set, switches and --replay, then
+    `overrides` (a tree, e.g. the flags made by `settings_flags`)."""
     from biorag.settings import load_settings
 
-    overrides: dict[str, Any] = {}
+    overrides = dict(overrides or {})
     if replay:
         from pathlib import Path
 

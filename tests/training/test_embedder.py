@@ -10,19 +10,19 @@ import pytest
 
 from biorag.artifacts import check_embedder_manifest, read_manifest
 from biorag.errors import ConfigError
+from biorag.settings import EmbedderTrainingSettings
 from training.embedder import (
-    EmbedderConfig,
     pmid_unique_batches,
     symmetric_info_nce,
     train_embedder,
 )
 
 
-def _cfg(**kw) -> EmbedderConfig:
+def _cfg(**kw) -> EmbedderTrainingSettings:
     base = dict(epochs=2, batch_size=8, max_seq_length=48, max_pairs=24, eval_limit=10, lr=5e-5,
                 checkpoint_every=2, keep_checkpoints=10, keep_checkpoints_after=True, device="cpu", seed=3)
     base.update(kw)
-    return EmbedderConfig(**base)
+    return EmbedderTrainingSettings(**base)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,8 @@ from biorag.mesh_classifier import (
     prompt_ids,
     special_ids,
 )
-from training.mesh_train import MeshConfig, tiny_random_causal_lm, train_mesh
+from biorag.settings import MeshTrainingSettings
+from training.mesh_train import tiny_random_causal_lm, train_mesh
 
 NAMES = [
     "Brain", "Brain Diseases", "Brain Injuries", "Brain Neoplasms", "Alzheimer Disease", "tau Proteins",
@@ -85,7 +86,7 @@ def test_unconstrained_random_model_would_not_produce_names(tiny_lm):
 @pytest.fixture(scope="module")
 def generative(prepared, tmp_path_factory):
     out = tmp_path_factory.mktemp("mesh-gen")
-    cfg = MeshConfig(head="generative", base="tiny-random", epochs=2, batch_size=8, lr=5e-3, max_train=48,
+    cfg = MeshTrainingSettings(head="generative", base="tiny-random", epochs=2, batch_size=8, lr=5e-3, max_train=48,
                      eval_limit=6, filtered_eval=False, device="cpu", seed=0)
     return out, train_mesh(prepared, out, cfg, progress=False, log=lambda _m: None)
 
@@ -134,7 +135,7 @@ def test_generative_adapter_round_trip_changes_the_base(generative):
 @pytest.fixture(scope="module")
 def classifier(prepared, tmp_path_factory):
     out = tmp_path_factory.mktemp("mesh-cls")
-    cfg = MeshConfig(head="classifier", epochs=2, batch_size=32, lr=2e-3, top_n=64, max_train=96,
+    cfg = MeshTrainingSettings(head="classifier", epochs=2, batch_size=32, lr=2e-3, top_n=64, max_train=96,
                      eval_limit=20, device="cpu", seed=0)
     return out, train_mesh(prepared, out, cfg, progress=False, log=lambda _m: None)
 
@@ -185,4 +186,4 @@ def test_bad_head_is_clear(prepared, tmp_path):
     from biorag.errors import InputError
 
     with pytest.raises(InputError, match="unknown head 'oracle'"):
-        train_mesh(prepared, tmp_path, MeshConfig(head="oracle"), progress=False)
+        train_mesh(prepared, tmp_path, MeshTrainingSettings(head="oracle"), progress=False)
