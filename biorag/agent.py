@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from biorag import prompts
@@ -31,6 +33,7 @@ from biorag.extractive import SentenceRanker, best_sentences, extractive_text
 from biorag.grounding import structured_answer, verify_claims
 from biorag.llm import make_llm
 from biorag.llm.base import LLM, ChatMessage
+from biorag.llm.meter import metering
 from biorag.models import Answer, Citation, Evidence, SearchFilters, Timings, TraceEvent
 from biorag.planner import Attempt, LoopState, PlanExhausted, Planner, evidence_block, make_planner
 from biorag.sufficiency import EvidenceCheck, check_evidence
@@ -48,6 +51,40 @@ log = logging.getLogger(__name__)
 EventSink = Callable[[TraceEvent], None]
 #: consecutive failures of a planning step after which the loop stops burning rounds
 MAX_CONSECUTIVE_FAILURES = 2
+
+
+@dataclass
+class _Run:
+    """One answer in progress: what the steps of the loop hand each other."""
+
+    state: LoopState
+    planner: Planner
+    ranker: SentenceRanker
+    on_event: EventSink | None
+    trace: list[TraceEvent] = field(default_factory=list)
+    round: int = 0  # the round being run, from 1
+    rounds: int = 0  # the rounds the answer reports
+    failures: int = 0  # consecutive failed planning steps
+    sufficient: bool = False  # the last evaluation, after the evidence guard
+    retriever: str = ""  # this round's choice, its query and MeSH terms
+    query: str = ""
+    mesh: list[str] = field(default_factory=list)
+
+    @contextmanager
+    def step(self, ev: TraceEvent) -> Iterator[TraceEvent]:
+        """Time the step and its own model calls into `ev`, then emit it (a step that
+        raises emits nothing)."""
+        t = time.perf_counter()
+        with metering() as llm:
+            yield ev
+        ev.ms, ev.llm_ms = _ms(t), round(llm.ms, 1)
+        self.trace.append(ev)
+        if self.on_event:
+            self.on_event(ev)
+
+
+#: a step of the loop returns the step to run next, or None when the answer is due
+NextStep = Callable[[_Run], "NextStep | None"]
 
 
 class Agent:
@@ -130,104 +167,96 @@ class Agent:
             event.details["mesh_rejected"] = rejected
         return terms[: self.settings.mesh.max_terms]
 
-    # ------------------------------------------------------------------------------
+    # ---- the loop: one method per step; each returns the step to run next ------------
     def answer(self, question: str, on_event: EventSink | None = None) -> Answer:
         question = check_user_text(question, self.settings)
-
         t0 = time.perf_counter()
-        llm_ms_start = self._llm.total_ms if self._llm else 0.0
-        s = self.settings
-        trace: list[TraceEvent] = []
+        with metering() as llm:  # this run's model calls only, whoever else shares the model
+            run = self._start(question, on_event)
+            step: NextStep | None = self._next_round
+            while step is not None:
+                step = step(run)
+            answer = self._generate(run)
+        answer.trace = run.trace
+        answer.timings = Timings(total_ms=_ms(t0), llm_ms=round(llm.ms, 1))
+        answer.config = self.settings.redacted()
+        return answer
 
-        def emit(ev: TraceEvent) -> TraceEvent:
-            trace.append(ev)
-            if on_event:
-                on_event(ev)
-            return ev
-
+    def _start(self, question: str, on_event: EventSink | None) -> _Run:
         retrievers = self.retrievers
         if not retrievers:
             raise ConfigError("every source is disabled: enable at least one (e.g. --enable pubmed)")
         state = LoopState(question=question, analysis=analyse(question, retrievers, self.lexicon), retrievers=retrievers)
-        planner = self._planner()
-        ranker = SentenceRanker(self.embedder)  # the model itself loads on first use
-        sufficient = False
-        rounds = 0
-        failures = 0
+        return _Run(state, self._planner(), SentenceRanker(self.embedder), on_event)  # the model loads on first use
 
-        def planning_failed(ev: TraceEvent, t: float, error: str, raw: list[str] | None = None) -> bool:
-            """Record a failed select/rewrite step; True once the loop should stop trying."""
-            nonlocal failures
-            ev.ok, ev.error = False, error
-            if raw is not None:
-                ev.details = {"raw": raw}
-            ev.ms = _ms(t)
-            emit(ev)
-            failures += 1
-            return failures >= MAX_CONSECUTIVE_FAILURES
+    def _next_round(self, run: _Run) -> NextStep | None:
+        if run.round >= self.settings.max_rounds:
+            return None
+        run.round = run.rounds = run.round + 1
+        return self._select
 
-        for rnd in range(1, s.max_rounds + 1):
-            rounds = rnd
-            # (1) select
-            ev = TraceEvent(step="select", round=rnd)
-            t = time.perf_counter()
+    def _select(self, run: _Run) -> NextStep | None:
+        """(1) Pick the source for this round."""
+        ev = TraceEvent(step="select", round=run.round)
+        with run.step(ev):
             try:
-                sel = planner.select(state)
-                ev.retriever, ev.decision = sel.retriever, sel.reason
-                ev.details = {"by": sel.by, **({"raw": sel.raw} if sel.raw else {})}
+                sel = run.planner.select(run.state)
             except PlanExhausted as e:
                 ev.decision, ev.details = "stop", {"reason": str(e)}
-                ev.ms = _ms(t)
-                emit(ev)
-                rounds = rnd - 1 if rnd > 1 else rnd
-                break
+                run.rounds = max(run.round - 1, 1)  # this round did nothing
+                return None
             except StructuredOutputError as e:
-                if planning_failed(ev, t, str(e), e.raw_outputs):
-                    break
-                continue
-            ev.ms = _ms(t)
-            emit(ev)
-            name = sel.retriever
-            retriever = retrievers[name]
+                return self._planning_failed(run, ev, str(e), e.raw_outputs)
+            ev.retriever, ev.decision = sel.retriever, sel.reason
+            ev.details = {"by": sel.by, **({"raw": sel.raw} if sel.raw else {})}
+        run.retriever = sel.retriever
+        return self._rewrite
 
-            # (2) rewrite + MeSH tagging
-            ev = TraceEvent(step="rewrite", round=rnd, retriever=name)
-            t = time.perf_counter()
-            use_mesh = s.components.mesh_filter and s.mesh.mode != "off" and retriever.supports_mesh
+    def _rewrite(self, run: _Run) -> NextStep | None:
+        """(2) Write the source's query and pick the MeSH terms that go with it."""
+        s, state, name = self.settings, run.state, run.retriever
+        ev = TraceEvent(step="rewrite", round=run.round, retriever=name)
+        use_mesh = s.components.mesh_filter and s.mesh.mode != "off" and state.retrievers[name].supports_mesh
+        with run.step(ev):
             try:
                 if s.components.query_rewrite:
-                    rw = planner.rewrite(state, name, use_mesh)
-                    query, proposed = rw.query, rw.mesh_terms
+                    rw = run.planner.rewrite(state, name, use_mesh)
+                    run.query, proposed = rw.query, rw.mesh_terms
                     ev.details = {"by": rw.by, **({"raw": rw.raw} if rw.raw else {})}
                 else:
-                    query, proposed = question, []
+                    run.query, proposed = state.question, []
                     ev.details = {"by": "none", "rewrite": "off"}
-                ev.query = query
+                ev.query = run.query
                 if use_mesh:
                     ev.mesh = self._mesh_terms(state.analysis.core, proposed, ev)
             except StructuredOutputError as e:
-                if planning_failed(ev, t, str(e), e.raw_outputs):
-                    break
-                continue
+                return self._planning_failed(run, ev, str(e), e.raw_outputs)
             except InputError as e:
                 ev.ok, ev.error = False, str(e)
-            if ev.ok and state.tried(name, query):
+            if ev.ok and state.tried(name, run.query):
                 # an LLM planner that repeats itself makes no progress: say so, don't re-run
-                if planning_failed(ev, t, f"repeats an earlier {name} query; not run again"):
-                    break
-                continue
-            ev.ms = _ms(t)
-            emit(ev)
-            failures = 0
-            mesh = ev.mesh
+                return self._planning_failed(run, ev, f"repeats an earlier {name} query; not run again")
+        run.failures = 0
+        run.mesh = ev.mesh
+        return self._retrieve
 
-            # (3) retrieve
-            ev = TraceEvent(step="retrieve", round=rnd, retriever=name, query=query, mesh=mesh)
-            t = time.perf_counter()
-            k = s.sources[name].top_k
-            hits: list[Evidence] = []
+    def _planning_failed(self, run: _Run, ev: TraceEvent, error: str, raw: list[str] | None = None) -> NextStep | None:
+        """A failed select/rewrite step, recorded in its event: the next round tries again,
+        until MAX_CONSECUTIVE_FAILURES in a row end the loop."""
+        ev.ok, ev.error = False, error
+        if raw is not None:
+            ev.details = {"raw": raw}
+        run.failures += 1
+        return None if run.failures >= MAX_CONSECUTIVE_FAILURES else self._next_round
+
+    def _retrieve(self, run: _Run) -> NextStep | None:
+        """(3) Run the search; a failing source is an event with ok=False, not the end of the run."""
+        s, state, name, query, mesh = self.settings, run.state, run.retriever, run.query, run.mesh
+        ev = TraceEvent(step="retrieve", round=run.round, retriever=name, query=query, mesh=mesh)
+        k, hits = s.sources[name].top_k, []
+        with run.step(ev):
             try:
-                hits = retriever.search(query, k, SearchFilters(mesh=mesh, mesh_mode=s.mesh.mode) if mesh else None)
+                hits = state.retrievers[name].search(query, k, SearchFilters(mesh=mesh, mesh_mode=s.mesh.mode) if mesh else None)
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
                 ev.details["error_type"] = type(e).__name__
@@ -239,84 +268,66 @@ class Agent:
                 ev.details["error_type"] = type(e).__name__
             ev.hits = [h.key for h in hits]
             ev.details.update(getattr(hits, "info", None) or {})  # what the search did (SearchHits)
-            ev.ms = _ms(t)
-            emit(ev)
-            new = [h for h in hits if h.key not in {e.key for e in state.evidence}]
-            state.evidence.extend(new)
-            state.attempts.append(Attempt(rnd, name, query, len(hits), ev.error))
-            state.notes.append(_note(name, query, hits, ev.error))
+        known = {e.key for e in state.evidence}
+        state.evidence.extend(h for h in hits if h.key not in known)
+        state.attempts.append(Attempt(run.round, name, query, len(hits), ev.error))
+        state.notes.append(_note(name, query, hits, ev.error))
+        return self._evaluate
 
-            # (4) self-evaluation, under the evidence guard
-            if not s.components.self_eval:
-                sufficient = self._check(state, ranker).sufficient
-                break
-            ev = TraceEvent(step="evaluate", round=rnd)
-            t = time.perf_counter()
-            sufficient = False
-            if not state.evidence:  # nothing to judge: no planner may say YES
-                ev.decision = "NO"
-                ev.details = {"by": "evidence_guard", "missing": "no source has returned evidence yet"}
-            else:
-                try:
-                    verdict = planner.evaluate(state)
-                    ev.decision = "YES" if verdict.sufficient else "NO"
-                    ev.details = {"by": verdict.by, "missing": verdict.missing, **({"raw": verdict.raw} if verdict.raw else {})}
-                    sufficient = verdict.sufficient
-                except StructuredOutputError as e:
-                    ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
-                if sufficient:
-                    check = self._check(state, ranker)
-                    if not check.sufficient:
-                        sufficient = False
-                        ev.decision = "NO"
-                        ev.details.update(overruled=f"{ev.details.get('by')} said YES", by="evidence_guard",
-                                          missing=check.reason, **check.figures)
-            ev.ms = _ms(t)
-            emit(ev)
-            if sufficient:
-                break
-            if verdict_missing := ev.details.get("missing"):
-                state.notes.append(f"still missing: {verdict_missing}")
+    def _evaluate(self, run: _Run) -> NextStep | None:
+        """(4) Is the evidence enough? Self-evaluation, under the evidence guard; with
+        self-evaluation off, the guard alone decides after one round."""
+        if not self.settings.components.self_eval:
+            run.sufficient = self._check(run.state, run.ranker).sufficient
+            return None
+        ev = TraceEvent(step="evaluate", round=run.round)
+        with run.step(ev):
+            run.sufficient = self._judge(run, ev)
+        if run.sufficient:
+            return None
+        if missing := ev.details.get("missing"):
+            run.state.notes.append(f"still missing: {missing}")
+        return self._next_round
 
-        # (5) generate
-        answer = self._generate(state, rounds, sufficient, self._check(state, ranker), ranker, emit)
-        answer.trace = trace
-        answer.timings = Timings(
-            total_ms=_ms(t0), llm_ms=round((self._llm.total_ms if self._llm else 0.0) - llm_ms_start, 1)
-        )
-        answer.config = s.redacted()
-        return answer
+    def _judge(self, run: _Run, ev: TraceEvent) -> bool:
+        """The planner's verdict, vetoed by the evidence guard; nothing to judge is a NO."""
+        state = run.state
+        if not state.evidence:  # no planner may say YES
+            ev.decision = "NO"
+            ev.details = {"by": "evidence_guard", "missing": "no source has returned evidence yet"}
+            return False
+        try:
+            verdict = run.planner.evaluate(state)
+        except StructuredOutputError as e:
+            ev.ok, ev.error, ev.details = False, str(e), {"raw": e.raw_outputs}
+            return False
+        ev.decision = "YES" if verdict.sufficient else "NO"
+        ev.details = {"by": verdict.by, "missing": verdict.missing, **({"raw": verdict.raw} if verdict.raw else {})}
+        if not verdict.sufficient:
+            return False
+        check = self._check(state, run.ranker)
+        if not check.sufficient:
+            ev.decision = "NO"
+            ev.details.update(overruled=f"{ev.details.get('by')} said YES", by="evidence_guard",
+                              missing=check.reason, **check.figures)
+        return check.sufficient
 
-    def _generate(
-        self, state: LoopState, rounds: int, sufficient: bool, check: EvidenceCheck, ranker: SentenceRanker, emit
-    ) -> Answer:
-        """The answer: read from a record, quoted from the evidence (extractive) or generated.
+    def _generate(self, run: _Run) -> Answer:
+        """(5) The answer: read from a record, quoted from the evidence (extractive) or generated.
         Sufficient only if the loop said so, the evidence guard agrees and there is an answer."""
-        s = self.settings
+        s, state, rounds = self.settings, run.state, run.rounds
+        check = self._check(state, run.ranker)
         ev = TraceEvent(step="generate", round=rounds)
-        t = time.perf_counter()
-        text, used, unsupported = "", [], []
-        structured = structured_answer(state.analysis, state.evidence, state.retrievers) if s.grounding else None
-        if not check.sufficient:  # no evidence, or evidence that is not about the question
-            ev.decision = "no_evidence" if not state.evidence else "insufficient"
-            ev.details = {"mode": "none", "reason": check.reason, **check.figures}
-        elif structured is not None:
-            text, used = structured.text, structured.used
-            ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
-        elif s.generation.mode == "llm":
-            text, used, unsupported = self._generated(state, check, ranker, ev)
-        else:
-            text, used = self._extractive(state, check, ranker, ev)
-        sufficient = sufficient and check.sufficient and bool(text)
-        best_attempt = s.components.self_eval and not sufficient and rounds >= 1
-        if not sufficient:
-            where = f" after {rounds} round(s)" if s.components.self_eval else ""
-            reason = check.reason or "the evidence does not settle the question"
-            text = f"Insufficient evidence{where}; best attempt: {text}" if text else f"Insufficient evidence{where}: {reason}."
-        if unsupported:
-            text += f" [{len(unsupported)} unsupported claim(s) removed: {', '.join(unsupported)}]"
-        ev.ms = _ms(t)
-        emit(ev)
+        with run.step(ev):
+            text, used, unsupported = self._compose(state, check, run.ranker, ev)
+            sufficient = run.sufficient and check.sufficient and bool(text)
+            best_attempt = s.components.self_eval and not sufficient and rounds >= 1
+            if not sufficient:
+                where = f" after {rounds} round(s)" if s.components.self_eval else ""
+                reason = check.reason or "the evidence does not settle the question"
+                text = f"Insufficient evidence{where}; best attempt: {text}" if text else f"Insufficient evidence{where}: {reason}."
+            if unsupported:
+                text += f" [{len(unsupported)} unsupported claim(s) removed: {', '.join(unsupported)}]"
         citations = [Citation.from_evidence(e) for e in _dedupe(used)]
         return Answer(
             question=state.question,
@@ -327,6 +338,24 @@ class Agent:
             best_attempt=best_attempt,
             unsupported_claims=unsupported,
         )
+
+    def _compose(
+        self, state: LoopState, check: EvidenceCheck, ranker: SentenceRanker, ev: TraceEvent
+    ) -> tuple[str, list[Evidence], list[str]]:
+        """(text, evidence used, unsupported claims) by the first way that applies: none
+        without sufficient evidence, a record's field, a generated or an extractive answer."""
+        if not check.sufficient:  # no evidence, or evidence that is not about the question
+            ev.decision = "no_evidence" if not state.evidence else "insufficient"
+            ev.details = {"mode": "none", "reason": check.reason, **check.figures}
+            return "", [], []
+        structured = structured_answer(state.analysis, state.evidence, state.retrievers) if self.settings.grounding else None
+        if structured is not None:
+            ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
+            return structured.text, structured.used, []
+        if self.settings.generation.mode == "llm":
+            return self._generated(state, check, ranker, ev)
+        text, used = self._extractive(state, check, ranker, ev)
+        return text, used, []
 
     def _extractive(
         self, state: LoopState, check: EvidenceCheck, ranker: SentenceRanker, ev: TraceEvent

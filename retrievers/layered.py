@@ -5,7 +5,8 @@ that fails (not recorded, no network, no record) is noted and the next one is as
 hit carries ``metadata["backend"]`` (the layer that answered), and what each layer did is
 returned with the hits (``SearchHits.info``; on failure, the raised error's ``info``), which
 the agent copies into the retrieve step of the trace, so a user sees whether the offline
-store or E-utilities answered. ``last_search_info`` keeps the same for direct callers.
+store or E-utilities answered. The retriever keeps no record of its last search: the server
+shares it between concurrent requests.
 
 Registered backends (application/catalog.py):
 
@@ -44,12 +45,10 @@ class LayeredRetriever(Retriever):
             raise ValueError("a layered source needs at least one layer")
         self.layers = layers
         self.missing = missing or {}  # layer label -> why it is not there (e.g. no store built)
-        self.last_search_info: dict[str, Any] = {}
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> SearchHits:
         tried: list[dict[str, Any]] = [{"backend": label, "skipped": why} for label, why in self.missing.items()]
         info: dict[str, Any] = {"backend": None, "layers": tried}
-        self.last_search_info = info
         error: ToolError | None = None
         for label, layer in self.layers:
             try:

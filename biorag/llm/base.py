@@ -16,6 +16,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from biorag.errors import StructuredOutputError
+from biorag.llm import meter
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -39,8 +40,6 @@ class LLM(ABC):
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.retries = retries
-        #: total milliseconds spent in model calls (the agent reports it per answer)
-        self.total_ms = 0.0
 
     @property
     @abstractmethod
@@ -64,14 +63,17 @@ class LLM(ABC):
         temperature: float | None = None,
     ) -> LLMReply:
         t = time.perf_counter()
-        reply = self._complete(
-            messages,
-            json_schema,
-            max_tokens or self.max_tokens,
-            self.temperature if temperature is None else temperature,
-        )
-        reply.ms = (time.perf_counter() - t) * 1000
-        self.total_ms += reply.ms
+        try:
+            reply = self._complete(
+                messages,
+                json_schema,
+                max_tokens or self.max_tokens,
+                self.temperature if temperature is None else temperature,
+            )
+        finally:  # a failed call (a timeout) took the run's time too
+            ms = (time.perf_counter() - t) * 1000
+            meter.record(ms)  # to the run (and step) that made the call, not to the shared model
+        reply.ms = ms
         return reply
 
     def structured(

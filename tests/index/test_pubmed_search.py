@@ -14,6 +14,7 @@ from biorag import pubmed_schema as ps
 from biorag.agent import Agent
 from biorag.embedder import Embedder
 from biorag.models import SearchFilters
+from biorag.planner import Rewrite, RulesPlanner
 from biorag.settings import load_settings
 from biorag.vector_store import open_store
 from indexing.build import build_index
@@ -225,6 +226,50 @@ def test_agent_trace_shows_what_the_search_did(index, embedder, mode):
             counts = mesh_counts(rows)
             assert ev.details["matching_rows"] == sum(counts.get(ps.vocabulary().resolve(t).ui, 0) for t in ev.mesh)
     r._batcher.close()
+
+
+class _ProposesMesh(RulesPlanner):
+    """The rules planner, with the MeSH descriptor a planning model proposes with its query."""
+
+    def __init__(self, term: str):
+        self.term = term
+
+    def rewrite(self, state, retriever, with_mesh):
+        rw = super().rewrite(state, retriever, with_mesh)
+        return Rewrite(rw.query, [self.term] if with_mesh else [], rw.by)
+
+
+@pytest.mark.parametrize("rare", [True, False], ids=["exact-widened", "ann-not-widened"])
+def test_answer_trace_of_a_mesh_filtered_search_shows_filter_path_and_widening(index, embedder, rare):
+    """A whole answer through the agent: the retrieve event of the returned (and dumped)
+    trace says which filter ran, whether the search was exact or HNSW, and whether the
+    unfiltered search filled the list, as the search returned it."""
+    settings, rows, keeper, _ = index
+    counts = mesh_counts(rows)
+    ui = _descriptor(rows, lambda c: c == 2) if rare else AD
+    name = ps.vocabulary().by_ui[ui].name
+    s = load_settings(overrides={"data_dir": str(settings.data_dir), "planner": "rules", "mesh": {"mode": "filter"},
+                                 "index": {"exact_filter_rows": 10}},
+                      disable=["gene", "dbsnp", "omim", "blast", "web"])
+    r = retriever(s, embedder, keeper)
+    try:
+        ans = Agent(s, retrievers={"pubmed": r}, planner=_ProposesMesh(name)).answer(
+            "Which changes in memory decline are seen in these patients?")
+    finally:
+        r._batcher.close()
+    (rewrite,) = [e for e in ans.model_dump(mode="json")["trace"] if e["step"] == "rewrite"]
+    (ev,) = [e for e in ans.model_dump(mode="json")["trace"] if e["step"] == "retrieve"]
+    assert rewrite["details"]["mesh_source"] == "planner" and ev["ok"] and ev["mesh"] == [name]
+    d = ev["details"]
+    k = s.sources["pubmed"].top_k
+    assert d["filter"] == f'(mesh_key like "%|{ui}|%")' and d["mesh"] == [ui] and d["mesh_mode"] == "filter"
+    assert d["matching_rows"] == counts[ui] and d["widen_mode"] == "drop_filter" and len(ev["hits"]) == k
+    if rare:  # two rows carry it: both scored exactly, the other hits filled from the unfiltered search
+        assert d["path"] == "exact" and d["filtered_hits"] == 2 and d["widened"] is True
+        assert "searched exactly" in d["note"] and f"filled {k - 2} from unfiltered search" in d["note"]
+    else:  # a broad descriptor: HNSW with the filter pushed down, enough hits without widening
+        assert counts[ui] > 10 and d["path"] == "ann" and d["filtered_hits"] == k and d["widened"] is False
+        assert "filled" not in d["note"]
 
 
 def test_counts_follow_update_files(tmp_path, embedder):

@@ -10,6 +10,7 @@ from biorag.errors import StructuredOutputError
 from biorag.grounding import extract_claims, supported
 from biorag.llm import ChatMessage, make_llm
 from biorag.llm.base import LLM, LLMReply
+from biorag.llm.meter import metering
 from biorag.settings import load_settings
 from tests.spine.records import GENES, SNP, RecordRetriever
 
@@ -27,8 +28,9 @@ class Pick(BaseModel):
 
 
 def test_chat_returns_text(llm):
-    reply = llm.chat([ChatMessage(role="user", content="Name one organ of the human body.")], max_tokens=16)
-    assert reply.text.strip() and reply.ms > 0 and llm.total_ms >= reply.ms
+    with metering() as run:  # the call's time goes to the run that made it
+        reply = llm.chat([ChatMessage(role="user", content="Name one organ of the human body.")], max_tokens=16)
+    assert reply.text.strip() and reply.ms > 0 and run.ms == reply.ms and run.calls == 1
     assert "SmolLM2" in llm.identity
 
 
@@ -67,6 +69,9 @@ def test_llm_planner_drives_the_loop(llm):
         # either a valid choice among the enabled sources, or a recorded failure with raw output
         assert (e.ok and e.retriever in ("gene", "dbsnp")) or (not e.ok and e.details["raw"])
     assert ans.timings.llm_ms > 0
+    # the run's model time is its steps' model time: the planner's calls, each in its own step
+    assert ans.timings.llm_ms == pytest.approx(sum(e.llm_ms for e in ans.trace), abs=0.1 * len(ans.trace))
+    assert all(e.llm_ms > 0 for e in selects) and all(e.llm_ms == 0 for e in ans.trace if e.step == "retrieve")
 
 
 def test_hybrid_uses_rules_for_entities_and_llm_otherwise(llm):

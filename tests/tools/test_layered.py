@@ -26,11 +26,11 @@ def test_gene_answered_by_the_store_then_summary_filled_from_eutils(server, live
         gene.close()
     top = hits[0].metadata
     assert (hits[0].id, top["symbol"], top["backend"], top["matched"]) == ("5699", "PSMB10", "local", "alias")
-    assert gene.last_search_info["backend"] == "local"
-    assert gene.last_search_info["layers"][0]["backend"] == "local" and gene.last_search_info["layers"][0]["hits"] >= 1
+    assert hits.info["backend"] == "local"
+    assert hits.info["layers"][0]["backend"] == "local" and hits.info["layers"][0]["hits"] >= 1
     # the store has no RefSeq summaries: the same search through E-utilities filled it in
     assert top["summary_source"] == "eutils" and "proteasome" in top["summary"].lower()
-    assert gene.last_search_info["summary"] == "filled from eutils"
+    assert hits.info["summary"] == "filled from eutils"
     assert [r["params"]["term"] for r in server.requests if "esearch" in r["path"]] == ["LMP10"]
 
 
@@ -39,11 +39,11 @@ def test_store_miss_falls_through_to_eutils_which_refuses_a_partial_match(server
     unrelated RP11-carrying records are not returned as if they were the gene."""
     gene = LayeredGeneRetriever.from_settings(live_settings(gene_store=str(full_gene_store_path)))
     try:
-        with pytest.raises(ToolError, match="no record for 'RP11-17A4.3'.*only part"):
+        with pytest.raises(ToolError, match="no record for 'RP11-17A4.3'.*only part") as failed:
             gene.search("RP11-17A4.3", 5)
     finally:
         gene.close()
-    layers = gene.last_search_info["layers"]
+    layers = failed.value.info["layers"]  # what each layer did travels with the failure
     assert [(x["backend"], x["hits"]) for x in layers] == [("local", 0), ("eutils", 0)]
     assert "error" in layers[1] and len(server.requests) >= 1
 
@@ -55,7 +55,7 @@ def test_without_a_store_the_layered_source_is_eutils_and_says_why(server, live_
     finally:
         gene.close()
     assert hits and all(h.metadata["backend"] == "eutils" for h in hits)
-    skipped = gene.last_search_info["layers"][0]
+    skipped = hits.info["layers"][0]
     assert skipped["backend"] == "local" and "biorag data gene-store build" in skipped["skipped"]
 
 
@@ -84,7 +84,7 @@ def test_disease_missing_from_the_dictionary_goes_to_omim(server, live_settings,
     finally:
         omim.close()
     assert hits and all(h.metadata["backend"] == "eutils" for h in hits)
-    assert [x["backend"] for x in omim.last_search_info["layers"]] == ["local", "eutils"]
+    assert [x["backend"] for x in hits.info["layers"]] == ["local", "eutils"]
 
 
 def _agent(store_path):
