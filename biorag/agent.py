@@ -2,9 +2,13 @@
 (1) select a retriever, (2) rewrite the query and tag MeSH, (3) retrieve,
 (4) self-evaluate YES/NO; then (5) generate a cited answer.
 
-Every step emits a `TraceEvent` to `on_event` as it happens (the API streams them) and
-into `Answer.trace`. Failures of a step (tool error, unparseable model output) are trace
-events with `ok=False`; they never turn into invented evidence or default decisions.
+The loop is a small state machine: each step is a method that takes the run (`_Run`: the
+loop state, the planner, the round) and returns the step to run next, or None when the
+answer is due. Every step emits a `TraceEvent` to `on_event` as it happens (the API
+streams them) and into `Answer.trace`, with its time and the model time of its own calls
+(`llm_ms`, metered per run: biorag/llm/meter.py). Failures of a step (tool error,
+unparseable model output) are trace events with `ok=False`; they never turn into
+invented evidence or default decisions.
 
 Switches: `self_eval` off -> one retrieval round, then answer; `query_rewrite` off -> the
 question goes to the retriever as is; `mesh_filter` off (or `mesh.mode=off`) -> no MeSH

@@ -75,6 +75,7 @@ class TraceEvent(BaseModel):
     step: Step
     round: int
     ms: float = 0.0
+    #: model time of the calls made in this step (biorag/llm/meter.py)
     llm_ms: float = 0.0
     retriever: str | None = None
     query: str | None = None
@@ -94,6 +95,8 @@ class TraceEvent(BaseModel):
 
 class Timings(BaseModel):
     total_ms: float = 0.0
+    #: model time of this run's own calls (the sum of its trace events' `llm_ms`), not of
+    #: other runs sharing the model; a call's time includes waiting for a busy model
     llm_ms: float = 0.0
 
 
