@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from rouge_score import rouge_scorer
 
 from biorag.enrichment import consensus_term, enrich, name_agreement
 from biorag.gene_sets import bundled_library
@@ -28,6 +27,11 @@ def _candidates(genes: set[str], libraries: tuple[str, ...], top_k: int = 20):
 
 def test_name_agreement_is_rouge_l_of_the_names_words():
     """Checked against Google's rouge_score on real library names (no stemming on either side)."""
+    # imported here, as evaluation/geneset_naming.py does: rouge_score brings absl logging, which
+    # binds the stderr of the moment; imported at collection it broke every later CliRunner test
+    # ("I/O operation on closed file" in test_real_agent, then pytest lost sys.stderr)
+    from rouge_score import rouge_scorer
+
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
     names = [e.name for e, _ in _candidates(MMR, ("go_bp", "reactome"))]
     assert len(names) > 10
