@@ -6,11 +6,14 @@ concurrency one call for many beats one call each. Measured before: 4 threads se
 one at a time were *slower* (75 q/s) than one thread (86 q/s).
 
 How: `submit(item)` queues the item and returns a Future. A fixed pool of worker threads
-(sized to the cores; this is also the bound on concurrent work) takes what is queued:
-everything waiting when a worker frees up goes into one batch, up to `max_batch`. A worker
-waits for companions (at most `max_wait_s` after the oldest item arrived) only while
-another batch is in flight, so a lone caller never waits and single-thread latency stays
-what it was.
+(its size is the bound on concurrent work) takes what is queued: everything waiting when
+a worker frees up goes into one batch, up to `max_batch`. A worker waits for companions (at
+most `max_wait_s` after the oldest item arrived) only when there is concurrency to wait
+for: while another batch is in flight, or until as many items are queued as were
+outstanding at once (queued or being run) since the last batch was taken. A lone caller
+never waits, so single-thread latency stays what it was; under load the short wait lets
+callers who come back a moment after their batch ended (a closed loop of clients) meet in
+one batch, instead of settling into halves that take turns.
 
 A bound method `run` is held weakly: the batcher's threads never keep its owner alive (an
 index rebuild drops the server's retriever, whose store client closes when it is collected),
@@ -73,6 +76,8 @@ class MicroBatcher(Generic[T, R]):
         self._cond = threading.Condition()
         self._pending: list[tuple[float, T, Future]] = []
         self._in_flight = 0  # batches being run right now
+        self._running = 0  # items in the batches being run
+        self._expect = 0  # most items outstanding at once since the last take: companions to expect
         self._threads: list[threading.Thread] = []
         self._closed = False
 
@@ -84,6 +89,7 @@ class MicroBatcher(Generic[T, R]):
             if not self._threads:
                 self._start()
             self._pending.append((time.monotonic(), item, fut))
+            self._expect = max(self._expect, len(self._pending) + self._running)
             self._cond.notify()
         return fut
 
@@ -104,10 +110,12 @@ class MicroBatcher(Generic[T, R]):
                         return None  # the owner is gone: nothing will ever be submitted
                 if not self._pending:
                     return None  # closed and drained
-                # companions are likely only while other work is in flight: wait for them,
-                # bounded from the oldest item's arrival; a lone caller runs at once
+                # companions are likely while other work is in flight, or when more items were
+                # outstanding lately than are queued now: wait, bounded from the oldest item's
+                # arrival; a lone caller runs at once
                 deadline = self._pending[0][0] + self.max_wait_s
-                while (self._pending and len(self._pending) < self.max_batch and self._in_flight
+                while (self._pending and len(self._pending) < self.max_batch
+                       and (self._in_flight or len(self._pending) < min(self._expect, self.max_batch))
                        and not self._closed and time.monotonic() < deadline):
                     self._cond.wait(max(0.0, deadline - time.monotonic()))
                 if not self._pending:
@@ -115,6 +123,8 @@ class MicroBatcher(Generic[T, R]):
                 batch = self._pending[: self.max_batch]
                 del self._pending[: self.max_batch]
                 self._in_flight += 1
+                self._running += len(batch)
+                self._expect = len(self._pending) + self._running
                 self.stats.record(len(batch))
                 return batch
 
@@ -140,6 +150,7 @@ class MicroBatcher(Generic[T, R]):
             finally:
                 with self._cond:
                     self._in_flight -= 1
+                    self._running -= len(batch)
                     self._cond.notify_all()
 
     def _call(self, items: list[T]) -> list:

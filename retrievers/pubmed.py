@@ -146,7 +146,7 @@ class PubMedRetriever(Retriever):
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
                  ef: int = 64, exact_filter_rows: int = 1024, client=None, boost_weight: float = 0.02,
-                 boost_pool: int = 5, batch_workers: int | None = None, max_batch: int = 32):
+                 boost_pool: int = 5, batch_workers: int = 1, max_batch: int = 32):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
         self.backend = backend_of(uri)
@@ -232,6 +232,12 @@ class PubMedRetriever(Retriever):
 
     @property
     def batcher(self) -> MicroBatcher:
+        """One worker by default: the query encoder is then always called from the same
+        thread. torch's OpenMP thread team belongs to the thread that calls it, so two
+        workers taking turns kept two teams spinning against each other on 2 cores (a lone
+        caller: 52 q/s with two workers, 72 with one), and a second worker also split the
+        queue into smaller batches. The store call is a few ms against an encode of 10-25 ms,
+        so running it in the same thread costs little."""
         with self._lock:
             if self._batcher is None:
                 self._batcher = MicroBatcher(self._run_batch, max_batch=self._max_batch,

@@ -151,3 +151,49 @@ def test_workers_do_not_keep_the_owner_alive():
         assert not any(t.is_alive() for t in threads)  # and they ended
     finally:
         mb.IDLE_CHECK_S = old
+
+
+def test_a_closed_loop_of_callers_meets_in_one_batch():
+    """Four clients that each send their next item as soon as the last came back share one
+    call a round. A worker that took the queue the moment it was free settled into two
+    halves taking turns (batches of 2, 2, 2, ...): the half whose results had just gone out
+    came back a moment too late."""
+    fn = SlowSquare(cost_s=0.02)
+    b = MicroBatcher(fn, workers=1, max_wait_s=0.5)  # a bound far above the callers' return time
+    rounds, clients = 8, 4
+    start = threading.Barrier(clients)
+    results: dict[int, list] = {c: [] for c in range(clients)}
+
+    def client(c: int) -> None:
+        start.wait()
+        for r in range(rounds):
+            results[c].append(b(c * 100 + r))
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    b.close()
+    assert results == {c: [(c * 100 + r) ** 2 for r in range(rounds)] for c in range(clients)}
+    sizes = [len(c) for c in fn.calls]
+    assert sum(sizes) == rounds * clients
+    # the first call may start before every client arrived, and the last one carries the
+    # remainder; every call between holds all four clients (one call a round)
+    assert sizes[1:-1] == [clients] * (len(sizes) - 2)
+    assert len(sizes) <= rounds + 1
+
+
+def test_a_lone_caller_after_a_burst_waits_once_at_most():
+    fn = SlowSquare(cost_s=0.0)
+    b = MicroBatcher(fn, workers=1, max_wait_s=0.3)
+    out = _hammer(b, list(range(8)))  # a burst: the last batch had company
+    assert out == {x: x * x for x in range(8)}
+    t = time.perf_counter()
+    for x in range(5):
+        assert b(x) == x * x
+    b.close()
+    # the first lone call may wait for the companions the burst promised; the next ones run
+    # at once (five waits would take 1.5 s)
+    assert time.perf_counter() - t < 0.9
+    assert [len(c) for c in fn.calls][-4:] == [1] * 4
