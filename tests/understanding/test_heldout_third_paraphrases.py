@@ -1,0 +1,28 @@
+"""The third held-out set (heldout_third_phrasings.py), never used to tune understanding:
+typos, British spellings, quotes, species, context clauses, written-out names, two questions
+in one sentence. A miss may be "insufficient", never a wrong value; its score through the
+real Agent must not fall below what it was when the set was last measured (see the module
+docstring and benchmarks/understanding_cost.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.understanding.heldout_third_phrasings import HELDOUT_THIRD, judge
+
+#: the score this set must keep (first measured before any change: 84/106 = 0.792, with 19
+#: "insufficient" and 3 wrong values marked sufficient)
+FLOOR = 0.79
+
+
+@pytest.mark.xfail(strict=True, reason="3 wrong values marked sufficient before the session's fixes")
+def test_third_heldout_phrasings_score(agent):
+    verdicts = {"right": [], "miss": [], "wrong": []}
+    for field, question, expected in HELDOUT_THIRD:
+        ans = agent.answer(question)
+        verdicts[judge(field, question, expected, ans.answer, ans.sufficient)].append(
+            (question, ans.answer[:80], expected))
+    score = len(verdicts["right"]) / len(HELDOUT_THIRD)
+    assert len(HELDOUT_THIRD) >= 80
+    assert score >= FLOOR, (score, verdicts["miss"] + verdicts["wrong"])
+    assert verdicts["wrong"] == [], verdicts["wrong"]  # "I don't know" beats a wrong answer
