@@ -4,7 +4,9 @@
 1. no evidence (nothing retrieved, or every retrieval failed): never sufficient;
 2. the evidence must name the entities the question names (gene, rsID, ID, disease; case,
    hyphen and spacing variants allowed: IL6 ~ IL-6, APOE4 ~ APOE e4; a dictionary's
-   official name for an alias counts), or it is about something else (`missing_entities`);
+   official name for an alias counts), or it is about something else (`missing_entities`).
+   When the question's field is understood, only the entities its first lookup takes count:
+   a disease in a context clause of a gene question is no subject;
 3. a record holds the asked-for field (`grounding.structured_answer`): sufficient;
 4. otherwise the answer will be free text, so the evidence must be on topic: its best
    sentence is at least `min_similarity` similar to the question (`extractive.SentenceRanker`).
@@ -82,6 +84,11 @@ def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
         return False
 
     named = [e for e in analysis.entities if e.kind not in _NOT_REQUIRED]
+    if analysis.intent is not None and analysis.intent.hops[0].takes:
+        # what the answer is about is what its first lookup takes; other names are context
+        # ("I'm studying cystic fibrosis; which chromosome is CFTR on?" is about CFTR)
+        subject = [e for e in named if e.kind in analysis.intent.hops[0].takes]
+        named = subject or named
     confident = [e for e in named if e.confident]
     if confident:
         return list(dict.fromkeys(e.text for e in confident if not mentioned(e)))
