@@ -52,13 +52,44 @@ def disease_key(text: str) -> str:
     return " ".join(out)
 
 
+#: British spellings of medical words and their American forms, which the catalogues use
+#: (ClinVar, HPO, MeSH, HGNC): "haemochromatosis", "anaemia", "oesophagus", "tumour"
+_BRITISH = [(re.compile(p), a) for p, a in (
+    (r"(?<=[a-z])aemi", "emi"),  # anaemia, leukaemia, ischaemia, hypoglycaemia
+    (r"haem", "hem"),  # haemoglobin, haemochromatosis, haemophilia
+    (r"anaesth", "anesth"), (r"aetiolog", "etiolog"), (r"faec", "fec"),
+    (r"\boesoph", "esoph"), (r"\boedem", "edem"), (r"\boestr", "estr"), (r"\bfoet", "fet"),
+    (r"coeliac", "celiac"), (r"rrhoea", "rrhea"), (r"\bpaed", "ped"), (r"orthopaed", "orthoped"),
+    (r"\b(tum|col|behavi|hum|fav|lab)our", r"\1or"),  # tumour, behaviour
+    (r"(?<=al|ar|er|an|on|un)is(ation|ed|ing)\b", r"iz\1"),  # generalised, characterised
+    (r"(?<=l)yse(d|s)?\b", r"yze\1"),  # analysed, paralysed
+    (r"\b(fib|cent|lit)re(s?)\b", r"\1er\2"), (r"sulph", "sulf"), (r"\bgrey\b", "gray"),
+)]
+
+
+#: substrings every British spelling above contains
+_BRITISH_HINT = re.compile(r"ae|oe|our|is(?:ation|ed|ing)|yse|[bt]re|sulph|grey")
+
+
+def american_spelling(text: str) -> str:
+    """`text` (a key: lower case) with British spellings of medical words in their American
+    form ("hereditary haemochromatosis" -> "hereditary hemochromatosis")."""
+    if not _BRITISH_HINT.search(text):
+        return text  # most names: no pattern to try
+    for pattern, american in _BRITISH:
+        text = pattern.sub(american, text)
+    return text
+
+
 def name_keys(name: str) -> set[str]:
     """Keys a catalogue name is found under: its own key, plus "B A" for a name written
-    "A, B" (one comma: the catalogues' inverted order)."""
+    "A, B" (one comma: the catalogues' inverted order), and the American spelling of each
+    ("Barrett oesophagus" is filed as "barrett esophagus")."""
     keys = {disease_key(name)}
     parts = [p.strip() for p in name.split(",")]
     if len(parts) == 2 and all(parts):
         keys.add(disease_key(f"{parts[1]} {parts[0]}"))
+    keys |= {american_spelling(k) for k in keys}
     keys.discard("")
     return keys
 

@@ -154,8 +154,9 @@ class LexiconHit:
 class Lexicon(Protocol):
     """Exact (case-insensitive) dictionary look-up of candidate spans, in one batch.
 
-    `kinds` picks the dictionaries: ("gene",) for gene names and IDs, ("disease",
-    "phenotype") for disease names. A lexicon that lacks a dictionary returns no hits for
-    it (entity linking then falls back to patterns)."""
+    `kinds` picks the dictionaries: ("gene",) for gene names and IDs, ("gene_name",) for
+    genes' names written out (hits' `how`: "full_name", "designation", "designation head"),
+    ("disease", "phenotype") for disease names. A lexicon that lacks a dictionary returns no
+    hits for it (entity linking then falls back to patterns)."""
 
-    def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind]) -> list[LexiconHit]: ...
+    def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind | str]) -> list[LexiconHit]: ...

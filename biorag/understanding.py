@@ -9,13 +9,17 @@ Nothing here is keyed to a phrasing or to a source:
   from real data (the local gene store: symbols, aliases, previous symbols, IDs, clone
   names; disease names). Without a lexicon, gene and disease names fall back to patterns.
   A name that several genes share is kept with all its candidates (`Entity.canonical`):
-  the answer lists them, nothing picks one.
+  the answer lists them, nothing picks one. A gene may also be named by its name written
+  out (HGNC name, gene_info designations: "the myoglobin gene", "tumour protein p53").
+  Typographic quotes are read as plain ones.
 - The answer field comes from the cue words the *sources* declare (biorag.sources): the
   question is normalised (lower case, hyphens as spaces, entity names blanked out) and
   the earliest cue wins, so a question, a cloze sentence ("The official symbol of gene
   CARD15 is"), an imperative ("Tell me ...") and a fragment ("chromosome of TP53?") read
-  the same. A field that no source answers for the question's entities is reached
-  through a field that yields them (the genes of a SNP, then the gene's function).
+  the same. A misspelt cue word ("chromsome") is read as the one cue word it is an edit
+  away from. Two questions in one sentence get the first one's field. A field that no source
+  answers for the question's entities is reached through a field that yields them (the
+  genes of a SNP, then the gene's function).
 """
 
 from __future__ import annotations
@@ -156,8 +160,12 @@ _CLOZE_TAIL = re.compile(
 _SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|was|were|-|\u2013|\u2014)\s", re.I)
 
 
+#: typographic quotes as the plain ones tokens are split at ("\u201cTP53\u201d", "\u00abTP53\u00bb")
+_QUOTES = str.maketrans({c: '"' for c in "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u2033"} | {"\u2018": "'", "\u201a": "'"})
+
+
 def _clean(question: str) -> str:
-    return _BOILERPLATE.sub("", question).strip()
+    return _BOILERPLATE.sub("", question.translate(_QUOTES)).strip()
 
 
 def _tokens(text: str) -> list[tuple[str, int]]:
@@ -286,16 +294,29 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     explicit = {m.group(1).strip(".-").lower() for f in _EXPLICIT_GENE for m in f.finditer(scan)}
     disease = None if has_id else _disease(scan, lexicon)
     in_disease = disease.text.lower() if disease else ""
-    for tok, _, kind in toks:
+    named = _named_in_full(scan, lexicon) if lexicon is not None and not has_id else []
+    token_genes: list[tuple[int, Entity]] = []
+    for tok, pos, kind in toks:
         if tok.lower() in in_disease.split():
             continue
         matched = [h for v in _variants(tok) for h in hits.get(v.lower(), [])]
         if kind == "symbol":
             matched = [h for h in matched if h.how == "symbol"]
         if matched:
-            add(_gene_entity(tok, matched))
+            token_genes.append((pos, _gene_entity(tok, matched)))
         elif kind == "any":
-            add(Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None))
+            token_genes.append((pos, Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None)))
+    # a gene written out by name ("the myoglobin gene") is the question's gene when
+    # no gene is named outside it; the symbols inside its words ("p53" in "tumor protein
+    # p53") are part of the name
+    inside = {i for start, end, _ in named for i, (pos, _) in enumerate(token_genes) if start <= pos < end}
+    if named and not any(e.confident for i, (_, e) in enumerate(token_genes) if i not in inside):
+        token_genes = [(start, e) for start, _, e in named] + [g for i, g in enumerate(token_genes) if i not in inside]
+        token_genes.sort(key=lambda g: g[0])
+        if disease and any(disease.text.lower() in e.span.lower() for _, _, e in named):
+            disease = None  # a disease name inside a gene's name is part of that name
+    for _, e in token_genes:
+        add(e)
     genes = [e for e in found if e.kind == "gene" and e.confident]
     loose = [e for e in found if e.kind == "gene"] if lexicon is None else []
     if len(genes) >= 2 or len(loose) >= 3:  # several genes: the question may be about them as a set
@@ -312,6 +333,54 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     if disease:
         add(disease)
     return found
+
+
+_NAME_WORD = re.compile(r"[A-Za-z0-9]+")
+#: words a gene's written-out name never starts or ends with
+_NOT_NAME_EDGE = frozenset("the a an of is are was on in at for and or to by with what which where how its it "
+                           "this that gene genes".split())
+_NAME_STRENGTH = {"full_name": 0, "designation": 1, "designation head": 2}
+
+
+def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]:
+    """Genes the question names by their name written out ("the myoglobin gene", "fat mass
+    and obesity associated", "tumour protein p53"), as (start, end, entity): the longest phrases
+    of up to 10 words the gene-name dictionary knows, left to right, not overlapping. A one-
+    word name ("leptin") counts only as a current full name next to the word "gene". A name
+    several genes share is listed with all of them when it is their current full name, and
+    left out when it is only an old name or designation."""
+    words = list(_NAME_WORD.finditer(text))
+    spans: dict[str, tuple[int, int]] = {}
+    for i, first in enumerate(words):
+        if first.group(0).lower() in _NOT_NAME_EDGE:
+            continue
+        for n in range(1, min(10, len(words) - i) + 1):
+            last = words[i + n - 1]
+            if last.group(0).lower() not in _NOT_NAME_EDGE:
+                spans.setdefault(text[first.start():last.end()].lower(), (i, n))
+    found: dict[str, list[LexiconHit]] = {}
+    for h in _safe_lookup(lexicon, list(spans), ("gene_name",)):  # type: ignore[arg-type]
+        found.setdefault(h.span, []).append(h)
+    taken: set[int] = set()
+    out = []
+    for span, (i, n) in sorted(spans.items(), key=lambda kv: (-kv[1][1], kv[1][0])):
+        hits = found.get(span)
+        if not hits or taken.intersection(range(i, i + n)):
+            continue
+        best = min(_NAME_STRENGTH.get(h.how, 3) for h in hits)
+        top = [h for h in hits if _NAME_STRENGTH.get(h.how, 3) == best]
+        symbols = tuple(dict.fromkeys(h.canonical for h in top))
+        if n == 1:
+            near = {w.group(0).lower() for w in words[max(0, i - 1):i + 2]}
+            if best > 0 or not near & {"gene", "genes"} or span in _NOT_GENES:
+                continue
+        if len(symbols) > 1 and best > 0:
+            continue
+        taken.update(range(i, i + n))
+        start, end = words[i].start(), words[i + n - 1].end()
+        out.append((start, end, Entity("gene", symbols[0] if len(symbols) == 1 else text[start:end], True,
+                                       symbols, top[0].how, span=text[start:end])))
+    return sorted(out, key=lambda t: t[0])
 
 
 def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[LexiconHit]:
@@ -371,11 +440,19 @@ def _disease(text: str, lexicon: Lexicon | None) -> Entity | None:
     return None
 
 
+#: words that start the next part of a sentence, not more of a name
+_NEXT_PART = frozenset("and or but so also plus which what where how when why who is are was were does do".split())
+
+
 def _extends(span: str, known: str) -> bool:
     """Whether a question form's phrase is a known name plus at most one more word (the
-    form caught a word of the question: "Marfan syndrome map"); then the name wins."""
+    form caught a word of the question: "Marfan syndrome map"), or plus the next part of
+    the sentence ("Meesmann corneal dystrophy and where is it"); then the name wins."""
     s, k = span.lower(), known.lower()
-    return s.startswith(k) and len(s[len(k):].split()) <= 1
+    if not s.startswith(k) or (len(s) > len(k) and s[len(k)].isalnum()):
+        return False
+    rest = s[len(k):].split()
+    return len(rest) <= 1 or rest[0].strip(",") in _NEXT_PART
 
 
 # ---- answer fields ------------------------------------------------------------------
@@ -387,6 +464,9 @@ class _CueIndex:
     pattern: re.Pattern
     by_cue: dict[str, list[tuple[str, AnswerField, bool]]]  # cue -> (source, field, weak)
     decls: list[tuple[str, AnswerField]]
+    #: a cue word (5 letters or more) and its one-letter deletions -> the cue words: how a
+    #: misspelt word of the question ("chromsome", "ensmbl", "protien") finds its cue word
+    near: dict[str, set[str]] = field(default_factory=dict)
 
 
 _INDEX_CACHE: dict[tuple, _CueIndex] = {}
@@ -408,7 +488,8 @@ def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
         cues = sorted((c for c in by_cue if c), key=len, reverse=True)
         alternatives = [re.escape(c[:-2]) + r"(?=\s*$)" if c.endswith(" $") else re.escape(c) for c in cues]
         pattern = re.compile(r"(?<![\w\u220e])(?:" + "|".join(alternatives) + r")(?![\w])") if cues else re.compile(r"(?!x)x")
-        idx = _CueIndex(pattern, by_cue, decls)
+        vocabulary = {w for _s, f in decls for c in (*f.cues, *f.weak_cues) for w in _normalise(c).split()}
+        idx = _CueIndex(pattern, by_cue, decls, _near_words(vocabulary))
         if len(_INDEX_CACHE) > 64:
             _INDEX_CACHE.clear()
         _INDEX_CACHE[cache_key] = idx
@@ -416,8 +497,41 @@ def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
 
 
 #: words a question may use for a shorter cue word ("Ensembl gene identifier" asks for the
-#: "ensembl gene id"): both cues and questions are read through it
-_SAME_WORD = {"identifier": "id", "identifiers": "ids"}
+#: "ensembl gene id"; "what sort of gene" for "what kind of gene"): both cues and questions
+#: are read through it
+_SAME_WORD = {"identifier": "id", "identifiers": "ids", "sort": "kind", "sorts": "kinds", "class": "kind",
+              "classes": "kinds"}
+_MIN_TYPO_WORD = 5
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _near_words(vocabulary: set[str]) -> dict[str, set[str]]:
+    near: dict[str, set[str]] = {}
+    for w in vocabulary:
+        if len(w) >= _MIN_TYPO_WORD and w.isalpha():
+            for v in {w} | _deletions(w):
+                near.setdefault(v, set()).add(w)
+    return near
+
+
+def _spelt_as_cues(norm: str, near: dict[str, set[str]]) -> str:
+    """The normalised question with each misspelt word read as the one cue word it is one
+    edit (a letter left out, added, changed, or two swapped) away from: only a word of 5
+    letters or more that is no cue word and no English word, and only when one cue word is
+    that near ("chromsome" -> "chromosome"; "genus" stays)."""
+    words = norm.split()
+    changed = False
+    for i, w in enumerate(words):
+        if len(w) < _MIN_TYPO_WORD or not w.isalpha() or w in near and w in near[w] or w in english_words():
+            continue
+        found = set().union(*(near.get(v, ()) for v in {w} | _deletions(w)))
+        if len(found) == 1:
+            words[i] = found.pop()
+            changed = True
+    return " " + " ".join(words) + " " if changed else norm
 
 
 def _normalise(text: str) -> str:
@@ -509,8 +623,33 @@ def _direct_within(cue: str, kinds: set[str], idx: _CueIndex, cued: set[str]) ->
     return None
 
 
+#: where a second question may start: "?", "!", ";", or "and"/"or"/"also" before an asking word
+_NEXT_QUESTION = re.compile(
+    r"[?!;]+\s*|,?\s+(?:and|or|also|plus)\s+(?=(?:what|whats|what's|which|where|how|is|are|does|do|its|it's)\b)", re.I)
+_LEADS_QUESTION = re.compile(r"^\W*(?:(?:and|or|also|plus|so|but)\W+)*(?:" + "|".join(sorted(_ASKING)) + r")\b", re.I)
+
+
 def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | None,
                   strong_only: bool = False) -> Intent | None:
+    """The field the question asks for (see `_detect_intent`). Two questions in one sentence
+    ("Where is FTO, and is it protein coding?"): the first one's field, read from its own
+    words, so the answer is never the second question's value standing alone."""
+    parts = [p for p in _NEXT_QUESTION.split(text) if p.strip()]
+    if len(parts) > 1:
+        ends = [m.group(0) for m in _NEXT_QUESTION.finditer(text)]
+        asked = []
+        for i, part in enumerate(parts):
+            is_question = _LEADS_QUESTION.match(part) or (i < len(ends) and "?" in ends[i])
+            intent = _detect_intent(part, kinds, sources, strong_only) if is_question else None
+            if intent is not None:
+                asked.append(intent)
+        if len({i.kind for i in asked}) > 1:
+            return asked[0]
+    return _detect_intent(text, kinds, sources, strong_only)
+
+
+def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | None,
+                   strong_only: bool = False) -> Intent | None:
     """The field the question asks for: the first strong cue (see `_ordered_matches`) whose
     field can be answered for the question's entities, else the first weak cue, else a
     field answered by default for a question that only names an entity."""
@@ -518,7 +657,7 @@ def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | No
         return None
     decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
     idx = _cue_index(decls)
-    norm = _normalise(text)
+    norm = _spelt_as_cues(_normalise(text), idx.near)
     matches = _ordered_matches(norm, idx)
     cued = {f.name for cue in matches for _, f, _ in idx.by_cue[cue]}
     # "the <field> of the gene of <SNP>": a strong cue for a field about what a cued link

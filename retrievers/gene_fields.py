@@ -25,7 +25,8 @@ OFFICIAL_SYMBOL = AnswerField(
     "official_symbol", "official symbol of a gene",
     ("official symbol", "official gene symbol", "gene symbol", "symbol", "approved symbol",
      "current symbol", "hgnc symbol", "standard symbol", "official name of the gene",
-     "nomenclature", "renamed", "current name", "called now", "now called"),
+     "nomenclature", "renamed", "current name", "called now", "now called", "called these days",
+     "called today", "called nowadays", "called currently", "name today", "new name", "new symbol"),
     GENE_IDS)
 ALIASES = AnswerField(
     "aliases", "aliases of a gene",

@@ -7,19 +7,41 @@ and the clone-based names (RP11-..., CTD-..., AC...) that gene_info and HGNC lis
 indexed ``IN`` query per question. Disease and phenotype names: the store's disease
 dictionary (ClinVar, HPO, MeSH names and synonyms, matched on `biorag.names.disease_key`,
 as `GeneStore.find_diseases` matches them) in one more query, when the store has one;
-otherwise none (patterns take over).
+otherwise none (patterns take over). British spellings of both are looked up in their
+American form too (`biorag.names.american_spelling`: "haemochromatosis", "tumour").
+
+Full gene names (``kinds`` ("gene_name",)): a gene named by its name written out ("the
+myoglobin gene", "fat mass and obesity associated"): the HGNC name of every human gene with
+an HGNC record ("full_name"), gene_info's other designations ("designation") and the part of
+a name or designation before its first comma ("designation head": "FAST kinase
+domain-containing protein 5, mitochondrial"),
+matched case-, hyphen- and punctuation-free. Loaded into memory at the first such look-up
+(about 130,000 names, under a second).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from biorag.names import disease_key
+from biorag.names import american_spelling, disease_key
 from biorag.sources import EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
 from retrievers.gene_store import build_command_hint, catalogue_forms
+
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+#: how strongly a written-out name means its gene: lower is stronger
+_NAME_STRENGTH = {"full_name": 0, "designation": 1, "designation head": 2}
+
+
+def gene_name_key(text: str) -> str:
+    """The matching key of a gene's written-out name: lower case, words of letters and
+    digits only ("BRCA1/BRCA2-containing complex, subunit 2" -> "brca1 brca2 containing
+    complex subunit 2")."""
+    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
+
 
 #: the store's kinds of name -> what linking calls them
 _HOW = {"symbol": "symbol", "previous": "previous", "alias": "alias", "ensembl": "ensembl",
@@ -34,20 +56,68 @@ class StoreLexicon:
         self.prefer_taxid = prefer_taxid
         tables = {r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         self.has_diseases = {"disease_names", "diseases"} <= tables
+        self._names: dict[str, list[tuple[int, str, str]]] | None = None  # gene_name_key -> (id, symbol, how)
+        self._first_words: set[str] = set()  # the first words of those keys
 
-    def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind]) -> list[LexiconHit]:
+    def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind | str]) -> list[LexiconHit]:
         hits: list[LexiconHit] = []
         if "gene" in kinds or "ensembl" in kinds:
             hits += self._genes(spans)
+        if "gene_name" in kinds:
+            hits += self._gene_names(spans)
         if ("disease" in kinds or "phenotype" in kinds) and self.has_diseases:
             hits += self._diseases(spans)
         return hits
 
+    def _gene_names(self, spans: Sequence[str]) -> list[LexiconHit]:
+        names = self._load_names()
+        out = []
+        for span in spans:
+            first = span.split(maxsplit=1)[0].lower() if span.strip() else ""
+            if first not in self._first_words and american_spelling(first) not in self._first_words:
+                continue  # no name starts with this word: most phrases of a question
+            key = gene_name_key(span)
+            for k in dict.fromkeys([key, american_spelling(key)]):
+                for gene_id, symbol, how in names.get(k, ()):
+                    out.append(LexiconHit(span.lower(), "gene", span, symbol, str(gene_id), how))
+                if k in names:
+                    break
+        return out
+
+    def _load_names(self) -> dict[str, list[tuple[int, str, str]]]:
+        with self._lock:
+            if self._names is None:
+                taxon = "" if self.prefer_taxid is None else f" AND tax_id = {int(self.prefer_taxid)}"
+                rows = self._con.execute("SELECT gene_id, symbol, name, other_designations FROM genes "
+                                         f"WHERE hgnc_id IS NOT NULL{taxon}").fetchall()
+                best: dict[str, dict[int, tuple[str, str]]] = {}
+
+                def add(text: str, gene_id: int, symbol: str, how: str) -> None:
+                    key = gene_name_key(text)
+                    if key:
+                        old = best.setdefault(key, {}).get(gene_id)
+                        if old is None or _NAME_STRENGTH[how] < _NAME_STRENGTH[old[1]]:
+                            best[key][gene_id] = (symbol, how)
+
+                for gene_id, symbol, name, other in rows:
+                    for i, text in enumerate([name or "", *(other or "").split("|")]):
+                        how = "full_name" if i == 0 else "designation"
+                        add(text, gene_id, symbol, how)
+                        if "," in text:
+                            add(text.split(",")[0], gene_id, symbol, "designation head")
+                self._names = {k: [(g, sym, how) for g, (sym, how) in genes.items()] for k, genes in best.items()}
+                self._first_words = {k.split(" ", 1)[0] for k in self._names}
+            return self._names
+
     def _diseases(self, spans: Sequence[str]) -> list[LexiconHit]:
         by_key: dict[str, list[str]] = {}
+        american: set[str] = set()  # keys only looked up as the American spelling of a span
         for span in spans:
             if key := disease_key(span):
                 by_key.setdefault(key, []).append(span)
+                if (us := american_spelling(key)) != key:
+                    by_key.setdefault(us, []).append(span)
+                    american.add(us)
         if not by_key:
             return []
         with self._lock:
@@ -58,7 +128,8 @@ class StoreLexicon:
         hits = [LexiconHit(span.lower(), "disease", name, name, str(did), str(source))
                 for key, did, source, name in rows for span in by_key[key]]
         known = {key for key, *_ in rows}
-        return hits + self._disease_heads([k for k in by_key if k not in known and " " in k], by_key)
+        return hits + self._disease_heads([k for k in by_key if k not in known and " " in k and k not in american],
+                                          by_key)
 
     def _disease_heads(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
         """Catalogue names whose head is the span: "Bile acid malabsorption, primary, 1" is
