@@ -1,7 +1,12 @@
 """Phrasings of every answer field, used WHILE BUILDING question understanding (tuned on).
 
 Each field has at least 8 phrasings: a question, a cloze sentence, an imperative, a fragment,
-lower case, extra words, no question mark, and hyphen/case variants of the entity.
+lower case, extra words, no question mark, and hyphen/case variants of the entity; and (added
+in the sixth session, before the third held-out set was looked at item by item) the ways
+people type: misspelt words ("wat", "chromsome", "protien"), British spellings, quoted
+names (curly and guillemets), the species, a leading context clause naming a disease, "gene
+for <disease>". `STYLES` holds the phrasings no template can: genes named by their full name
+written out, British disease names, two questions in one sentence (the first one's value).
 Placeholders: {x} the entity as the record spells it, {xl} lower-cased, {xv} a hyphen or
 case variant. The held-out phrasings, never tuned on, are in heldout_phrasings.py.
 
@@ -24,7 +29,10 @@ GENE = {
          "I was reading an older paper; what is the current official gene symbol of {x} these days?",
          "Give the Official Gene-Symbol for {xv}",
          "convert {x} to its official symbol",
-         "{x}: official symbol"]),
+         "{x}: official symbol",
+         "wat is the offical symbol of \u201c{x}\u201d now???",
+         "I'm reading about Crohn disease; what is {x} called these days?",
+         "human {xv} - approved symbol?!"]),
     "aliases": (
         [("SLC38A6", "slc38a6", "Slc38a6", "SLC38A6, NAT-1, SNAT6")],
         ["What are the aliases of {x}?",
@@ -38,7 +46,9 @@ GENE = {
          "{x} also known as?",
          "List alternative symbols for {x} please",
          "what were the former names of {xl}",
-         "Which previous or alternate symbols does {xv} have?"]),
+         "Which previous or alternate symbols does {xv} have?",
+         "waht are the alisases of '{x}'?",
+         "For a grant on amino acid transport: which synonyms does human {x} have..."]),
     "chromosome": (
         [("FTO", "fto", "Fto", "chr16"), ("BRCA2", "brca2", "Brca2", "chr13")],
         ["Which chromosome is {x} on?",
@@ -51,7 +61,10 @@ GENE = {
          "{xv} chromosome",
          "What chromosome carries {x}",
          "chromosome for {xv}",
-         "Is {xv} on an autosome? Which chromosome exactly?"]),
+         "Is {xv} on an autosome? Which chromosome exactly?",
+         "wich chromsome is '{x}' on???",
+         "I'm studying cystic fibrosis; which chromosome harbours the human {x} gene?",
+         "\u00ab{xv}\u00bb chromosome"]),
     "map_location": (
         [("PSMB10", "psmb10", "Psmb10", "16q22.1")],
         ["What is the cytogenetic location of {x}?",
@@ -62,7 +75,9 @@ GENE = {
          "For a karyotype figure I need the exact chromosomal locus of the {x} gene",
          "{xv} locus?",
          "Tell me the chromosomal location of {x}",
-         "map-location for {x}"]),
+         "map-location for {x}",
+         "teh cytogenetic localisation of \u201c{x}\u201d?!",
+         "I'm mapping a deletion in a patient with Crohn disease; what's the cytoband of {x}?"]),
     "protein_coding": (
         [("TP53", "tp53", "Tp53", "Yes"), ("LINC01270", "linc01270", "Linc01270", "No")],
         ["Is {x} a protein-coding gene?",
@@ -73,7 +88,9 @@ GENE = {
          "Sorry if this is basic, but does the gene {x} actually code for a protein or not?",
          "Does {xv} code for a protein",
          "{x}: coding gene or not?",
-         "is {x} a Protein-Coding gene"]),
+         "is {x} a Protein-Coding gene",
+         "Wether human '{x}' codes for a protein...",
+         "I'm annotating hits from a cancer screen; is {x} protien coding?"]),
     "gene_type": (
         [("TP53", "tp53", "Tp53", "protein-coding"), ("LINC01270", "linc01270", "Linc01270", "ncrna")],
         ["What type of gene is {x}?",
@@ -84,7 +101,9 @@ GENE = {
          "I'm annotating a list of hits; which locus type does {x} have?",
          "{xv} biotype",
          "type of gene: {x}",
-         "What kind of gene is {x}"]),
+         "What kind of gene is {x}",
+         "what sort of gene is \u201c{x}\u201d??",
+         "What class of gene is human {xv}?"]),
     "summary": (
         [("TP53", "tp53", "Tp53", "TP53: tumor protein p53 (protein-coding)")],
         ["What is the function of {x}?",
@@ -95,7 +114,9 @@ GENE = {
          "Could you briefly summarise the role of the gene {x}?",
          "What is {xv}?",
          "Describe {x}",
-         "{x}?"]),
+         "{x}?",
+         "wat is the function of '{x}'?",
+         "I'm new to cancer biology; could you summarise the role of human {x}?"]),
     "ensembl_id": (
         [("TP53", "tp53", "Tp53", "ENSG00000141510")],
         ["What is the Ensembl ID of {x}?",
@@ -107,7 +128,9 @@ GENE = {
          "Convert {xv} to Ensembl",
          "{x} -> Ensembl gene ID",
          "What's {x}'s Ensembl gene identifier?",
-         "the ensembl gene identifiers of {xv} are"]),
+         "the ensembl gene identifiers of {xv} are",
+         "Wat's the ensmbl id for \u201c{x}\u201d?!",
+         "I'm cross-referencing RNA-seq results with Ensembl; what's the ID for human {x}?"]),
     "entrez_id": (
         [("TP53", "tp53", "Tp53", "7157")],
         ["What is the NCBI Gene ID of {x}?",
@@ -117,7 +140,9 @@ GENE = {
          "what is the gene id of {xl}",
          "For my script I need the numeric NCBI GeneID of {x}",
          "Convert {xv} to an Entrez Gene ID",
-         "{x} entrez"]),
+         "{x} entrez",
+         "I need to query NCBI from a script; what's the GeneID of '{x}'?",
+         "wat is teh entrez id of Homo sapiens {xv}..."]),
     "full_name": (
         [("TP53", "tp53", "Tp53", "tumor protein p53")],
         ["What is the full name of {x}?",
@@ -130,7 +155,8 @@ GENE = {
          "full name: {x}",
          "Spell out {x}",
          "give me the unabbreviated name of {xl}",
-         "What is the long form of {xv}?"]),
+         "What is the long form of {xv}?",
+         "wat does \u201c{x}\u201d stand for???"]),
     "official_symbol_from_ensembl": (
         [("ENSG00000215251", "ensg00000215251", "ENSG00000215251.5", "FASTKD5")],
         ["What is the official gene symbol of {x}?",
@@ -140,7 +166,8 @@ GENE = {
          "official symbol for {xl}",
          "Our pipeline only gives Ensembl IDs; which official gene symbol is {x}?",
          "Convert {xv} into an official symbol",
-         "{x} gene symbol"]),
+         "{x} gene symbol",
+         "wat is the offical symbol of \u201c{x}\u201d?"]),
 }
 
 SNP = {
@@ -153,7 +180,10 @@ SNP = {
          "which gene is {xl} in",
          "I found {x} among my GWAS hits; which gene does it belong to?",
          "{xv} gene",
-         "What gene contains {x}"]),
+         "What gene contains {x}",
+         "wich gene does '{x}' fall in??",
+         "I'm following up a GWAS hit; {x} maps to which gene?",
+         "The gene harbouring human {x} is"]),
     "chromosome": (
         [("rs545148486", "rs545148486", "RS545148486", "chr16")],
         ["Which chromosome does SNP {x} locate on human genome?",
@@ -166,7 +196,8 @@ SNP = {
          "{x} chromosome",
          "chromosome location for {x}",
          "The chromosomal location of {xv} is",
-         "what chromosomal location does {xl} have"]),
+         "what chromosomal location does {xl} have",
+         "chromsome of '{x}'??"]),
     "snp_function": (
         [("rs1217074595", "rs1217074595", "RS1217074595", "LINC01270: long intergenic non-protein coding RNA 1270 (ncRNA)")],
         ["What is the function of the gene associated with SNP {x}?",
@@ -193,7 +224,11 @@ DISEASE = {
          "{x}: which gene?",
          "{xl} genes",
          "Tell me which genes are implicated in {xv}",
-         "{x} - causative genes please"]),
+         "{x} - causative genes please",
+         "What is the gene for {x}?",
+         "My patient has {x} - what's the gene for it?",
+         "gene for '{x}'",
+         "wich genes cause \u201c{xl}\u201d??"]),
     "map_location": (
         [("Meesmann corneal dystrophy", "meesmann corneal dystrophy", "Meesmann Corneal Dystrophy", "17q21.2, 12q13.13")],
         ["List chromosome locations of the genes related to {x}.",
@@ -203,7 +238,8 @@ DISEASE = {
          "cytogenetic bands of the genes linked to {xl}",
          "For a genetic counselling note I need where the genes behind {x} map (cytogenetic locations)",
          "chromosome locations of {xv} genes",
-         "Tell me the map locations of the genes causing {x}"]),
+         "Tell me the map locations of the genes causing {x}",
+         "teh cytogenetic bands of the genes for '{x}'?"]),
 }
 
 _SEQ = ("ATTCTGCCTTTAGTAATTTGATGACAGAGACTTCTTGGGAACCACAGCCAGGGAGCCACCCTTTACTCCACCAACAGGTGGCTTATATCCAATCTGAGAAAGAAAGAAAAAAAAAAAAGTATTTCTCT")
@@ -232,3 +268,33 @@ SEQUENCE = {
          "Where does {xv} map on the human genome",
          "{x} genomic coordinates"]),
 }
+
+
+#: (field, question, expected): phrasings no template can hold. Values from the same records
+#: (the bundled gene_info/HGNC snapshot, ClinVar gene_condition_source_id, the dev recording);
+#: "disease_genes": the expected gene must be among those answered
+STYLES: list[tuple[str, str, str]] = [
+    # a gene named by its name written out: HGNC name, a gene_info designation, its head
+    ("map_location", "Which band is proteasome 20S subunit beta 10 on?", "16q22.1"),
+    ("chromosome", "What chromosome is tumour protein p53 on?", "chr17"),
+    ("chromosome", "Which chromosome is the fat mass and obesity associated gene on?", "chr16"),
+    ("ensembl_id", "What is the Ensembl ID of nucleotide binding oligomerization domain containing 2?",
+     "ENSG00000167207"),
+    ("chromosome", "Which chromosome is FAST kinase domain-containing protein 5 on?", "chr20"),
+    ("chromosome", "Where is the myoglobin gene?", "chr22"),
+    ("map_location", "cytoband of the rhodopsin gene", "3q22.1"),
+    ("entrez_id", "NCBI gene id of the gene albumin", "213"),
+    ("gene_type", "What type of gene is keratin 12?", "protein-coding"),
+    # British spellings of disease names (ClinVar spells them the American way)
+    ("disease_genes", "Which genes are linked to X-linked sideroblastic anaemia 1?", "ALAS2"),
+    ("disease_genes", "gene for Barrett oesophagus", "ASCC1"),
+    # a disease in a context clause of a gene question
+    ("official_symbol", "I'm reading about Crohn disease; what is CARD15 called now?", "NOD2"),
+    ("map_location", "Meesmann corneal dystrophy runs in my family; what's the cytoband of KRT12?", "17q21.2"),
+    # two questions in one sentence: the first one's value
+    ("chromosome", "Where is FTO, and is it protein coding?", "chr16"),
+    ("disease_genes", "What is the gene for Meesmann corneal dystrophy and where is it?", "KRT12"),
+    ("chromosome", "Which chromosome is FTO on? Also, what is its type?", "chr16"),
+    ("snp_genes", "Which gene is rs1217074595 in and what does it do?", "LINC01270"),
+    ("protein_coding", "is LINC01270 protein-coding, and which chromosome is it on?", "No"),
+]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.understanding.phrasings import DISEASE, GENE, SEQUENCE, SNP
+from tests.understanding.heldout_phrasings import matches
+from tests.understanding.phrasings import DISEASE, GENE, SEQUENCE, SNP, STYLES
 
 
 def _cases():
@@ -30,6 +31,13 @@ def test_field_value_whatever_the_phrasing(agent, field, question, expected):
     assert ans.sufficient, question
     generated = [e for e in ans.trace if e.step == "generate"]
     assert generated and generated[0].decision == "structured"  # read from a record, not written
+
+
+@pytest.mark.parametrize("field, question, expected", STYLES, ids=[q[:40] for _, q, _ in STYLES])
+def test_written_out_names_british_spellings_context_and_two_questions(agent, field, question, expected):
+    ans = agent.answer(question)
+    assert matches(field, ans.answer, expected), (question, ans.answer)
+    assert ans.sufficient, question
 
 
 def _cloze(p: str) -> bool:
