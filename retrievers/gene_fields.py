@@ -140,6 +140,19 @@ def records_for(evidence: list[Evidence], name: str) -> tuple[list[Evidence], bo
     return chosen, len(chosen) > 1
 
 
+def distinct_names(symbol: str, aliases: Sequence[str]) -> list[str]:
+    """The symbol, then its aliases in their order, each name once whatever its case: HGNC
+    and NCBI sometimes list one alias in two spellings (PTPN22: NCBI "LYP", HGNC "Lyp").
+    The symbol keeps its own spelling; of an alias's spellings the upper-case one, as human
+    gene symbols are written, else the first listed."""
+    chosen: dict[str, str] = {symbol.lower(): symbol}
+    for name in aliases:
+        key = name.lower()
+        if key not in chosen or (name.isupper() and not chosen[key].isupper() and key != symbol.lower()):
+            chosen[key] = name
+    return list(chosen.values())
+
+
 def _chrom(value: Any) -> str | None:
     if value in (None, ""):
         return None
@@ -166,8 +179,7 @@ def gene_value(field: str, rec: Evidence) -> str | None:
             return gtype
         return "Yes" if gtype == "protein-coding" else "No"
     if field == "aliases":
-        aliases = _listed(_meta(rec, "aliases"))
-        return ", ".join(dict.fromkeys([symbol, *aliases])) if symbol else None
+        return ", ".join(distinct_names(symbol, _listed(_meta(rec, "aliases")))) if symbol else None
     if field == "summary":
         about = _meta(rec, "summary")
         if not about and _meta(rec, "name"):
