@@ -9,7 +9,9 @@
    a disease in a context clause of a gene question is no subject;
 3. a record holds the asked-for field (`grounding.structured_answer`): sufficient;
 4. otherwise the answer will be free text, so the evidence must be on topic: its best
-   sentence is at least `min_similarity` similar to the question (`extractive.SentenceRanker`).
+   sentence is at least `min_similarity` similar to the question (`extractive.SentenceRanker`);
+   database records alone (no free-text source among them) are no free-text answer to a
+   question whose field was not understood ("How many exons does TP53 have?").
 
 A question about a gene that exists nowhere in the evidence ("What is the function of
 ZQX99?") or literature about something else ("Which chromosome is TP53 on?" answered by a
@@ -97,6 +99,12 @@ def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
     return []
 
 
+def _record_source(source: Source | None) -> bool:
+    """A source of database records (it declares answer fields and takes no free text)."""
+    return source is not None and bool(getattr(source, "answers", ())) and "free_text" not in getattr(
+        source, "accepts", ())
+
+
 def check_evidence(
     analysis: Analysis,
     evidence: list[Evidence],
@@ -114,6 +122,10 @@ def check_evidence(
         )
     if structured_answer(analysis, evidence, sources) is not None:
         return EvidenceCheck(True, "", structured=True)
+    if analysis.intent is None and evidence and all(_record_source(sources.get(ev.source)) for ev in evidence):
+        # database records answer through their fields: a line quoted from a gene record is
+        # no answer to what none of its fields holds ("How many exons does TP53 have?")
+        return EvidenceCheck(False, "the records found hold no field the question asks for")
     if ranker is None or min_similarity <= 0:
         return EvidenceCheck(True, "")
     ranked = ranker.rank(analysis.core, evidence)

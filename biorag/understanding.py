@@ -139,6 +139,8 @@ what whats is are was the a an tell me about gene genes describe please info inf
 who explain give show do does you know can could i want to learn more this that it something
 some anything everything summary summarize summarise overview human
 """.split())
+_LONG_FILLER = frozenset(w for w in _FILLER if len(w) >= 4)
+_FILLER_NEAR = {v: w for w in _FILLER if len(w) >= 3 for v in {w} | {w[:i] + w[i + 1:] for i in range(len(w))}}
 _EXPLICIT_GENE = [  # forms that name a gene without a dictionary
     re.compile(r"\bgenes?\s+(?:symbol\s+|named\s+|called\s+)?([A-Za-z0-9][\w@.\-]*)", re.I),
     re.compile(r"([A-Za-z0-9][\w@.\-]*)\s+genes?\b", re.I),
@@ -517,6 +519,20 @@ def _near_words(vocabulary: set[str]) -> dict[str, set[str]]:
     return near
 
 
+def _filler(word: str) -> bool:
+    """A word that leaves a question bare ("what", "tell", "about"), or a misspelling of one:
+    a letter left out of one of 4 letters or more ("wat"), or, for a word that is no English
+    word, one edit away ("teh", "whta")."""
+    if word in _FILLER:
+        return True
+    if len(word) < 3 or not word.isalpha():
+        return False
+    if any(word in _deletions(f) for f in _LONG_FILLER):
+        return True
+    return word not in english_words() and bool(
+        _FILLER_NEAR.keys() & ({word} | _deletions(word)))
+
+
 def _spelt_as_cues(norm: str, near: dict[str, set[str]]) -> str:
     """The normalised question with each misspelt word read as the one cue word it is one
     edit (a letter left out, added, changed, or two swapped) away from: only a word of 5
@@ -678,7 +694,7 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
                         intent = _direct_within(cue, kinds, idx, cued) or intent
                     if intent is not None:
                         return intent
-    words = [w for w in norm.split() if w not in _FILLER and w != "\u220e"]
+    words = [w for w in (w.strip("'") for w in norm.split()) if w and not _filler(w) and w != "\u220e"]
     if not words and not strong_only:
         for s, f in decls:
             if kinds.intersection(f.default_for):

@@ -291,10 +291,23 @@ STYLES: list[tuple[str, str, str]] = [
     # a disease in a context clause of a gene question
     ("official_symbol", "I'm reading about Crohn disease; what is CARD15 called now?", "NOD2"),
     ("map_location", "Meesmann corneal dystrophy runs in my family; what's the cytoband of KRT12?", "17q21.2"),
+    # a bare question about a gene, misspelt or quoted: its summary
+    ("summary", "wat is TP53", "TP53: tumor protein p53 (protein-coding)"),
+    ("summary", "'TP53'", "TP53: tumor protein p53 (protein-coding)"),
+    ("summary", "teh gene FTO?", "FTO: FTO alpha-ketoglutarate dependent dioxygenase (protein-coding)"),
     # two questions in one sentence: the first one's value
     ("chromosome", "Where is FTO, and is it protein coding?", "chr16"),
     ("disease_genes", "What is the gene for Meesmann corneal dystrophy and where is it?", "KRT12"),
     ("chromosome", "Which chromosome is FTO on? Also, what is its type?", "chr16"),
     ("snp_genes", "Which gene is rs1217074595 in and what does it do?", "LINC01270"),
     ("protein_coding", "is LINC01270 protein-coding, and which chromosome is it on?", "No"),
+]
+
+#: questions about a gene that ask for something no record field holds: "insufficient",
+#: never a line quoted from the gene's record
+NO_FIELD: list[str] = [
+    "How many exons does TP53 have?",
+    "Which strand is BRCA2 on?",
+    "Who discovered TP53?",
+    "What tissues express PSMB10?",
 ]

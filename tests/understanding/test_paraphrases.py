@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.understanding.heldout_phrasings import matches
-from tests.understanding.phrasings import DISEASE, GENE, SEQUENCE, SNP, STYLES
+from tests.understanding.phrasings import DISEASE, GENE, NO_FIELD, SEQUENCE, SNP, STYLES
 
 
 def _cases():
@@ -38,6 +38,13 @@ def test_written_out_names_british_spellings_context_and_two_questions(agent, fi
     ans = agent.answer(question)
     assert matches(field, ans.answer, expected), (question, ans.answer)
     assert ans.sufficient, question
+
+
+@pytest.mark.parametrize("question", NO_FIELD)
+def test_a_field_no_record_holds_is_insufficient(agent, question):
+    ans = agent.answer(question)
+    assert not ans.sufficient, (question, ans.answer)
+    assert ans.answer.startswith("Insufficient evidence"), ans.answer
 
 
 def _cloze(p: str) -> bool:
