@@ -453,8 +453,8 @@ def _extends(span: str, known: str) -> bool:
     s, k = span.lower(), known.lower()
     if not s.startswith(k) or (len(s) > len(k) and s[len(k)].isalnum()):
         return False
-    rest = s[len(k):].split()
-    return len(rest) <= 1 or rest[0].strip(",") in _NEXT_PART
+    rest = s[len(k):].lstrip(" ,;:-").split()
+    return len(rest) <= 1 or rest[0] in _NEXT_PART
 
 
 # ---- answer fields ------------------------------------------------------------------
@@ -639,10 +639,13 @@ def _direct_within(cue: str, kinds: set[str], idx: _CueIndex, cued: set[str]) ->
     return None
 
 
-#: where a second question may start: "?", "!", ";", or "and"/"or"/"also" before an asking word
+#: where a second question may start: "?", "!", ";", or "and"/"or"/"also" before an asking
+#: word, itself perhaps after a preposition (", and on which chromosome?")
 _NEXT_QUESTION = re.compile(
-    r"[?!;]+\s*|,?\s+(?:and|or|also|plus)\s+(?=(?:what|whats|what's|which|where|how|is|are|does|do|its|it's)\b)", re.I)
-_LEADS_QUESTION = re.compile(r"^\W*(?:(?:and|or|also|plus|so|but)\W+)*(?:" + "|".join(sorted(_ASKING)) + r")\b", re.I)
+    r"[?!;]+\s*|,?\s+(?:and|or|also|plus)\s+(?=(?:(?:on|in|at|to|for|from|of|with|by|into)\s+)?"
+    r"(?:what|whats|what's|which|where|how|is|are|does|do|its|it's)\b)", re.I)
+_LEADS_QUESTION = re.compile(r"^\W*(?:(?:and|or|also|plus|so|but)\W+)*(?:(?:on|in|at|to|for|from|of|with|by|into)\W+)?"
+                             r"(?:" + "|".join(sorted(_ASKING)) + r")\b", re.I)
 
 
 def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | None,

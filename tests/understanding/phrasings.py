@@ -301,6 +301,8 @@ STYLES: list[tuple[str, str, str]] = [
     ("chromosome", "Which chromosome is FTO on? Also, what is its type?", "chr16"),
     ("snp_genes", "Which gene is rs1217074595 in and what does it do?", "LINC01270"),
     ("protein_coding", "is LINC01270 protein-coding, and which chromosome is it on?", "No"),
+    ("snp_genes", "Which gene is rs1217074595 in, and on which chromosome?", "LINC01270"),
+    ("disease_genes", "What is the gene for Meesmann corneal dystrophy, and on what chromosome is it?", "KRT12"),
 ]
 
 #: questions about a gene that ask for something no record field holds: "insufficient",
