@@ -297,6 +297,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     disease = None if has_id else _disease(scan, lexicon)
     in_disease = disease.text.lower() if disease else ""
     named = _named_in_full(scan, lexicon) if lexicon is not None and not has_id else []
+    if disease:  # a disease the dictionary knows is that disease, not a gene's old name for it
+        named = [n for n in named if n[2].span.lower() not in in_disease]
     token_genes: list[tuple[int, Entity]] = []
     for tok, pos, kind in toks:
         if tok.lower() in in_disease.split():
@@ -378,6 +380,8 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
                 continue
         if len(symbols) > 1 and best > 0:
             continue
+        if top[0].how == "designation head" and not any(c.isdigit() for c in words[i + n - 1].group(0)):
+            continue  # a head names one gene by its number ("breast cancer 2"), else it is a phrase
         taken.update(range(i, i + n))
         start, end = words[i].start(), words[i + n - 1].end()
         out.append((start, end, Entity("gene", symbols[0] if len(symbols) == 1 else text[start:end], True,

@@ -179,3 +179,24 @@ def test_the_organism_a_question_names_reaches_the_alignment_reader():
         assert found is not None and found.text.startswith("chr") and "Saccharomyces cerevisiae" in found.text, q
     human = analyse(f"Align the DNA sequence to the human genome: {seq}", SOURCES)
     assert structured_answer(human, evidence, SOURCES) is None
+
+
+@pytest.mark.parametrize("question, symbol, how", [
+    ("Where is the myoglobin gene?", "MB", "full_name"),  # HGNC name, one word next to "gene"
+    ("Which band is proteasome 20S subunit beta 10 on?", "PSMB10", "full_name"),  # "20S" is inside it
+    ("What chromosome is tumour protein p53 on?", "TP53", "full_name"),  # British spelling
+    ("Which chromosome is the fat mass and obesity associated gene on?", "FTO", "designation"),
+    ("Which chromosome is FAST kinase domain-containing protein 5 on?", "FASTKD5", "designation head"),
+])
+def test_genes_named_by_their_name_written_out(lexicon, question, symbol, how):
+    genes = [e for e in find_entities(question, lexicon) if e.kind == "gene"]
+    assert [(e.text, e.canonical, e.how) for e in genes] == [(symbol, (symbol,), how)]
+
+
+@pytest.mark.parametrize("question", [
+    "What is the best treatment for breast cancer?",  # a designation head of LDOC1, and a disease
+    "What is insulin resistance?",  # a one-word name not next to "gene"
+    "How do T cells recognise antigens?",
+])
+def test_phrases_that_are_also_gene_designations_stay_phrases(lexicon, question):
+    assert [e for e in find_entities(question, lexicon) if e.kind == "gene"] == []
