@@ -56,7 +56,7 @@ class StoreLexicon:
         self.prefer_taxid = prefer_taxid
         tables = {r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         self.has_diseases = {"disease_names", "diseases"} <= tables
-        self._names: dict[str, list[tuple[int, str, str]]] | None = None  # gene_name_key -> (id, symbol, how)
+        self._names: dict[str, tuple[tuple[int, str, str], ...]] | None = None  # key -> (id, symbol, how)
         self._first_words: set[str] = set()  # the first words of those keys
 
     def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind | str]) -> list[LexiconHit]:
@@ -84,7 +84,7 @@ class StoreLexicon:
                     break
         return out
 
-    def _load_names(self) -> dict[str, list[tuple[int, str, str]]]:
+    def _load_names(self) -> dict[str, tuple[tuple[int, str, str], ...]]:
         with self._lock:
             if self._names is None:
                 taxon = "" if self.prefer_taxid is None else f" AND tax_id = {int(self.prefer_taxid)}"
@@ -105,7 +105,10 @@ class StoreLexicon:
                         add(text, gene_id, symbol, how)
                         if "," in text:
                             add(text.split(",")[0], gene_id, symbol, "designation head")
-                self._names = {k: [(g, sym, how) for g, (sym, how) in genes.items()] for k, genes in best.items()}
+                # tuples of strings and ints only: the garbage collector stops tracking them,
+                # so 130,000 names add no pause to later collections
+                self._names = {k: tuple((g, sym, how) for g, (sym, how) in genes.items()) for k, genes in best.items()}
+                del best
                 self._first_words = {k.split(" ", 1)[0] for k in self._names}
             return self._names
 
