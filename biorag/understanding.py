@@ -686,9 +686,11 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
     # "the <field> of the gene of <SNP>": a strong cue for a field about what a cued link
     # yields is what is asked, wherever it stands; the link is the way there
     yielded = {f.yields for cue in matches for _, f, _ in idx.by_cue[cue] if f.yields and kinds.intersection(f.about)}
+    # a weak cue counts there when it is the question's first word: "Where is the gene for X?"
+    opening = norm.split()[:1]
     for cue in matches:
         for _s, f, weak in idx.by_cue[cue]:
-            if not weak and not f.yields and yielded.intersection(f.about):
+            if (not weak or cue.split() == opening) and not f.yields and yielded.intersection(f.about):
                 intent = plan(f.name, kinds, decls, cued)
                 if intent is not None:
                     return intent

@@ -291,6 +291,9 @@ STYLES: list[tuple[str, str, str]] = [
     # a disease in a context clause of a gene question
     ("official_symbol", "I'm reading about Crohn disease; what is CARD15 called now?", "NOD2"),
     ("map_location", "Meesmann corneal dystrophy runs in my family; what's the cytoband of KRT12?", "17q21.2"),
+    # "where" opening a question about the gene of a SNP or a disease: that gene's chromosome
+    ("chromosome", "Where is the gene associated with rs1217074595?", "chr20"),
+    ("chromosome", "where is the gene for meesmann corneal dystrophy", "chr17, chr12"),
     # a bare question about a gene, misspelt or quoted: its summary
     ("summary", "wat is TP53", "TP53: tumor protein p53 (protein-coding)"),
     ("summary", "'TP53'", "TP53: tumor protein p53 (protein-coding)"),
