@@ -296,9 +296,6 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     explicit = {m.group(1).strip(".-").lower() for f in _EXPLICIT_GENE for m in f.finditer(scan)}
     disease = None if has_id else _disease(scan, lexicon)
     in_disease = disease.text.lower() if disease else ""
-    named = _named_in_full(scan, lexicon) if lexicon is not None and not has_id else []
-    if disease:  # a disease the dictionary knows is that disease, not a gene's old name for it
-        named = [n for n in named if n[2].span.lower() not in in_disease]
     token_genes: list[tuple[int, Entity]] = []
     for tok, pos, kind in toks:
         if tok.lower() in in_disease.split():
@@ -312,7 +309,12 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             token_genes.append((pos, Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None)))
     # a gene written out by name ("the myoglobin gene") is the question's gene when
     # no gene is named outside it; the symbols inside its words ("p53" in "tumor protein
-    # p53") are part of the name
+    # p53") are part of the name. A question naming a gene by its official symbol needs no
+    # look-up (nor the loading of the names at the first one)
+    by_symbol = any(e.confident and e.how in ("symbol", "gene_id", "ensembl", "hgnc") for _, e in token_genes)
+    named = _named_in_full(scan, lexicon) if lexicon is not None and not has_id and not by_symbol else []
+    if disease:  # a disease the dictionary knows is that disease, not a gene's old name for it
+        named = [n for n in named if n[2].span.lower() not in in_disease]
     inside = {i for start, end, _ in named for i, (pos, _) in enumerate(token_genes) if start <= pos < end}
     if named and not any(e.confident for i, (_, e) in enumerate(token_genes) if i not in inside):
         token_genes = [(start, e) for start, _, e in named] + [g for i, g in enumerate(token_genes) if i not in inside]

@@ -16,7 +16,8 @@ an HGNC record ("full_name"), gene_info's other designations ("designation") and
 a name or designation before its first comma ("designation head": "FAST kinase
 domain-containing protein 5, mitochondrial"),
 matched case-, hyphen- and punctuation-free. Loaded into memory at the first such look-up
-(about 130,000 names, under a second).
+(about 130,000 names, about a second; understanding asks only when a question names no gene
+by its symbol or an ID).
 """
 
 from __future__ import annotations
