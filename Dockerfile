@@ -28,8 +28,10 @@ COPY cli ./cli
 COPY evaluation ./evaluation
 
 # torch first, CPU build, pinned; the constraints keep every later install from replacing it.
+# llama.cpp portable (GGML_NATIVE=OFF), as `make setup` builds it: a native build on an AMX
+# CPU crashes on the bundled GGUF (see the Makefile).
 RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
- && pip install -c constraints.txt .
+ && CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -c constraints.txt .
 
 RUN useradd --create-home --uid 10001 biorag && mkdir -p /data && chown biorag /data
 USER biorag

@@ -21,12 +21,25 @@ help:
 
 setup: $(STAMP)
 
+# llama-cpp-python compiles from source (~5 min on 2 cores), always as a portable build
+# (GGML_NATIVE=OFF: AVX2/FMA/F16C, no AMX). A native build on a CPU with AMX (the machines
+# here since 2026-11-25) routes the bundled SmolLM2 Q4_1 weights through ggml's AMX kernels,
+# and the first decode segfaults. pip's own wheel cache is keyed by the source, not by
+# CMAKE_ARGS, so it could hand back a native wheel built earlier: the portable wheel is
+# built once into a wheelhouse of its own (named by version and build) and installed from there.
+LLAMA_CPP_VERSION := $(shell sed -n 's/^llama-cpp-python==//p' constraints.txt)
+LLAMA_CMAKE_ARGS  := -DGGML_NATIVE=OFF
+WHEELHOUSE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/biorag/wheels/llama-cpp-python-$(LLAMA_CPP_VERSION)-portable
+
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip wheel
 	# torch first: the pinned CPU build (see DEVELOPERS.md); constraints keep it.
 	$(BIN)/pip install -q torch==2.13.0
-	# llama-cpp-python compiles from source (~5 min on 2 cores); pip caches the wheel.
+	# llama-cpp-python: the portable wheel, built once per machine (see LLAMA_CMAKE_ARGS)
+	ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel -q --no-cache-dir --no-deps -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_CPP_VERSION)
+	$(BIN)/pip install -q --no-deps --force-reinstall $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 	$(BIN)/pip install -q -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 

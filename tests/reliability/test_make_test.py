@@ -48,3 +48,21 @@ def test_make_test_checks_the_browser_first_and_ci_runs_only_make_test():
     commands = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
                 if line.strip() and not line.startswith("#") and not line.startswith(("set ", "cd "))]
     assert commands == ["make test"]
+
+
+def test_setup_builds_llama_cpp_portably_from_its_own_wheelhouse(tmp_path):
+    """A native llama.cpp build on an AMX CPU segfaults on the bundled GGUF, and pip's wheel
+    cache cannot tell a native wheel from a portable one: set-up builds the pinned version
+    with GGML_NATIVE=OFF into a wheelhouse named for that build, and installs it from there."""
+    pinned = [line.split("==")[1] for line in (ROOT / "constraints.txt").read_text().splitlines()
+              if line.startswith("llama-cpp-python==")]
+    assert len(pinned) == 1
+    r = _make("-n", "-B", "setup", WHEELHOUSE=str(tmp_path / "wh"))  # -B: as if the venv were new
+    assert r.returncode == 0, r.stderr
+    build = [line for line in r.stdout.splitlines() if "pip wheel -q" in line]
+    assert len(build) == 1 and 'CMAKE_ARGS="-DGGML_NATIVE=OFF"' in build[0] and "--no-cache-dir" in build[0]
+    assert f"llama-cpp-python=={pinned[0]}" in build[0] and f"-w {tmp_path / 'wh'}" in build[0]
+    installs = [line for line in r.stdout.splitlines() if "pip install" in line]
+    wheel_at = next(i for i, line in enumerate(installs) if str(tmp_path / "wh") in line)
+    project_at = next(i for i, line in enumerate(installs) if '-e ".[dev]"' in line)
+    assert wheel_at < project_at  # the portable wheel is in place before the project resolves it
