@@ -42,5 +42,41 @@ def half_dtype(device: str) -> str | None:
     return "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
 
 
+#: query_precision values (index.query_precision)
+PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+
+
+def cpu_has_fast_bf16() -> bool:
+    """Whether this CPU multiplies bf16 matrices in hardware (Intel AMX tiles). Elsewhere
+    torch emulates bf16 on CPU, slower than float32."""
+    import torch
+
+    probe = getattr(getattr(torch, "cpu", None), "_is_amx_tile_supported", None)
+    try:
+        return bool(probe()) if probe is not None else False
+    except Exception:  # noqa: BLE001 - a private probe: no answer means no
+        return False
+
+
+def query_dtype(precision: str, device: str) -> str | None:
+    """The dtype the query encoder runs in on `device` (None = float32).
+
+    auto: the document encoder's half precision on CUDA; bf16 on a CPU with AMX, where a
+    batch of queries encodes 2-3x faster than in float32 and the vectors stay within cosine
+    0.998 of the float32 ones (measured on the bundled MiniLM, see index.query_precision);
+    float32 elsewhere. An explicit dtype is taken as asked."""
+    if precision not in PRECISIONS:
+        raise ConfigError(f"index.query_precision={precision} is not one of {', '.join(PRECISIONS)}")
+    if precision == "float32":
+        return None
+    if precision != "auto":
+        return precision
+    if device.startswith("cuda"):
+        return half_dtype(device)
+    if device == "cpu" and cpu_has_fast_bf16():
+        return "bfloat16"
+    return None
+
+
 def _is_cuda(spec: str) -> bool:
     return spec == "cuda" or (spec.startswith("cuda:") and spec[5:].isdigit())

@@ -11,6 +11,9 @@
   encoder; the misses of one call are encoded together in one batch.
 - Device: `index.device`, picked by `biorag.device` ("auto": CUDA, in fp16 or bf16 where
   supported, when present, else Apple MPS, else CPU). Vectors are L2-normalised so cosine == inner product.
+- Query precision: `index.query_precision` ("auto": bf16 on a CPU with AMX, the half
+  precision of CUDA; see `biorag.device.query_dtype`). Documents keep the device's default.
+  When both resolve to the same model, device and dtype, one copy is loaded.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from biorag.device import half_dtype, pick_device
+from biorag.device import half_dtype, pick_device, query_dtype
 from biorag.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -83,8 +86,17 @@ def mismatch(meta: dict, name: str) -> str | None:
     )
 
 
+@lru_cache(maxsize=8)
+def _load(name: str, device: str, precision: str | None = None) -> _Encoder:
+    """The encoder for `name` on `device`: documents in the device's default dtype
+    (precision None), queries in `query_dtype(precision)`; cached by what is really loaded."""
+    dev = pick_device(device, "index.device")
+    dtype = half_dtype(dev) if precision is None else query_dtype(precision, dev)
+    return _load_on(name, dev, dtype)
+
+
 @lru_cache(maxsize=4)
-def _load(name: str, device: str) -> _Encoder:
+def _load_on(name: str, dev: str, half: str | None) -> _Encoder:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
@@ -92,8 +104,6 @@ def _load(name: str, device: str) -> _Encoder:
     from biorag.artifacts import check_embedder_manifest
 
     check_embedder_manifest(path)  # a `biorag train` artifact must be an embedder
-    dev = pick_device(device, "index.device")
-    half = half_dtype(dev)
     try:
         model = SentenceTransformer(path, device=dev, local_files_only=True)
     except Exception as e:  # bad directory, missing weights
@@ -110,10 +120,11 @@ class Embedder:
     """Document and query encoders with a recorded name and dimension."""
 
     def __init__(self, name: str = BUNDLED, query_name: str | None = None, device: str = "auto", batch_size: int = 64,
-                 query_cache: int = 1024):
+                 query_cache: int = 1024, query_precision: str = "auto"):
         self.name = name
         self.query_name = query_name
         self.device = device
+        self.query_precision = query_precision
         self.batch_size = batch_size
         self._lock = threading.Lock()  # one encode at a time: torch already uses all cores
         self.query_cache = QueryCache(query_cache)
@@ -121,7 +132,7 @@ class Embedder:
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
         ix = settings.index
-        return cls(ix.embedder, ix.query_embedder, ix.device, ix.batch_size, ix.query_cache)
+        return cls(ix.embedder, ix.query_embedder, ix.device, ix.batch_size, ix.query_cache, ix.query_precision)
 
     @property
     def doc_encoder(self) -> _Encoder:
@@ -129,7 +140,7 @@ class Embedder:
 
     @property
     def query_encoder(self) -> _Encoder:
-        return _load(self.query_name or self.name, self.device)
+        return _load(self.query_name or self.name, self.device, self.query_precision)
 
     @property
     def dim(self) -> int:

@@ -146,6 +146,14 @@ class IndexSettings(_Section):
     device: str = Field("auto", description="auto | cpu | cuda | cuda:N | mps")
     batch_size: int = Field(64, ge=1)
     query_cache: int = Field(1024, ge=0, le=1_000_000, description="query embeddings kept in an LRU (0 = off)")
+    # bf16 on AMX CPUs: a lone query encodes 1.5x faster than in float32 and a batch of 8 about
+    # 2x; every bf16 vector within cosine 0.998 of the float32 one; on the sample index each
+    # record's title finds the same top hit for all 994 records (top-4 sets equal for 978)
+    # (benchmarks/results/2026-11-25/README.md)
+    query_precision: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+        "auto", description="dtype of the query encoder: auto = bfloat16 on a CPU with AMX, the half precision "
+        "of CUDA, float32 elsewhere (documents keep the device's default)",
+    )
     mesh_widen: Literal["none", "drop_filter"] = Field(
         "drop_filter",
         description="when a MeSH filter leaves fewer than k hits: keep them (none) or fill from unfiltered "

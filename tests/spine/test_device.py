@@ -53,3 +53,67 @@ def test_embedder_on_cuda_without_a_gpu_says_which_setting():
     model is loaded, naming the setting."""
     with pytest.raises(ConfigError, match=r"^index.device=cuda but no CUDA GPU is visible"):
         _ = Embedder(device="cuda").dim
+
+
+# ---- query precision (index.query_precision) --------------------------------------------
+
+
+@pytest.mark.parametrize("amx, want", [(True, "bfloat16"), (False, None)])
+def test_auto_query_precision_is_bf16_only_where_the_cpu_multiplies_it(monkeypatch, amx, want):
+    import biorag.device as dev
+
+    monkeypatch.setattr(dev, "cpu_has_fast_bf16", lambda: amx)
+    assert dev.query_dtype("auto", "cpu") == want
+    assert dev.query_dtype("auto", "mps") is None  # no AMX there: float32
+    assert dev.query_dtype("float32", "cpu") is None  # asked for: kept, AMX or not
+    assert dev.query_dtype("bfloat16", "cpu") == "bfloat16"
+
+
+def test_auto_query_precision_on_cuda_is_the_documents_half_precision(monkeypatch):
+    import biorag.device as dev
+
+    monkeypatch.setattr(dev, "half_dtype", lambda device: "float16")
+    assert dev.query_dtype("auto", "cuda") == "float16"
+
+
+def test_a_precision_that_is_no_dtype_is_refused():
+    from biorag.device import query_dtype
+
+    with pytest.raises(ConfigError, match=r"^index.query_precision=fp8 is not one of auto, float32, bfloat16, float16"):
+        query_dtype("fp8", "cpu")
+
+
+def test_the_setting_refuses_a_bad_precision_in_one_line():
+    from biorag.settings import load_settings
+
+    with pytest.raises(ConfigError) as e:
+        load_settings("embedded", sets=["index.query_precision=fp8"])
+    assert "index.query_precision" in str(e.value) and "\n" not in str(e.value).strip()
+
+
+TEXTS = [  # real query phrasings and a sample title
+    "How do microglia respond to amyloid plaques?",
+    "APOE genotype and risk of late-onset dementia",
+    "Cerebrospinal fluid tau and amyloid beta 42 as biomarkers of Alzheimer's disease in a memory clinic cohort",
+    "tau",
+]
+
+
+def test_bf16_queries_stay_next_to_float32_ones_and_documents_stay_float32():
+    """bf16 query vectors (what auto picks on an AMX CPU) against the float32 ones of the
+    same model: the same direction to within cosine 0.99, on any CPU (torch emulates bf16
+    where the hardware lacks it). The document encoder is untouched, and one precision
+    loads one copy of the model."""
+    import numpy as np
+
+    bf16 = Embedder(query_precision="bfloat16", device="cpu", query_cache=0)
+    fp32 = Embedder(query_precision="float32", device="cpu", query_cache=0)
+    assert next(bf16.query_encoder.model.parameters()).dtype == torch.bfloat16
+    assert next(bf16.doc_encoder.model.parameters()).dtype == torch.float32
+    assert fp32.query_encoder is fp32.doc_encoder  # same model, device and dtype: one copy
+    a, b = bf16.embed_queries(TEXTS), fp32.embed_queries(TEXTS)
+    assert a.dtype == np.float32 and a.shape == b.shape
+    cos = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    assert cos.min() > 0.99, cos
+    # and it still tells texts apart: each bf16 query is nearest its own float32 vector
+    assert list((a @ b.T).argmax(axis=1)) == list(range(len(TEXTS)))
