@@ -14,7 +14,7 @@ Tables (the disease dictionary's are described in indexing/disease_dictionary.py
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3  # 3: disease dictionary tables (written by indexing/disease_dictionary.py)
+SCHEMA_VERSION = 4  # 3: disease dictionary tables (written by indexing/disease_dictionary.py); 4: disease_words
 
 SCHEMA = """
 CREATE TABLE genes (

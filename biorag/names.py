@@ -121,3 +121,96 @@ def inverted_keys(key: str) -> list[str]:
     acidosis distal"), where its numbered subtypes are found."""
     words = key.split()
     return [" ".join(words[n:] + words[:n]) for n in (1, 2) if len(words) > n + 1]
+
+
+# ---- looser keys: the same disease as another catalogue words it ------------------------
+
+#: words that carry no identity in a disease name's word set
+_FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "and", "with", "in", "to", "or", "for", "by", "type", "form"})
+#: one wording for what catalogues say in several (OMIM renamed "mental retardation" to
+#: "intellectual disability"; ClinVar says "hearing loss" where OMIM says "deafness")
+_PHRASES = (
+    (re.compile(r"\bmental retardation\b"), "intellectual disability"),
+    (re.compile(r"\bintellectual developmental disorder\b"), "intellectual disability"),
+    (re.compile(r"\bhearing (loss|impairment)\b"), "deafness"),
+    (re.compile(r"\btumour"), "tumor"),
+    (re.compile(r"\b(leuk|an|h|haem)aem"), r"\1em"),
+    (re.compile(r"\boesophag"), "esophag"),
+    (re.compile(r"\bhaem"), "hem"),
+    (re.compile(r"\bcyclical\b"), "cyclic"),
+    (re.compile(r"\bdefect\b"), "deficiency"),
+    # OMIM's 2020 renaming of the "early infantile epileptic encephalopathy" series
+    (re.compile(r"\b(early infantile epileptic encephalopathy|epileptic encephalopathy early infantile)\b"),
+     "developmental and epileptic encephalopathy"),
+)
+#: qualifiers a catalogue adds or leaves out for the same disease (inheritance, origin,
+#: "syndrome"/"disease"); left out of the core key
+#: (not onset words: "benign familial neonatal seizures 2" and "... infantile ... 2" are two
+#: diseases; not "isolated"/"syndromic": "isolated microphthalmia 3" is not "microphthalmia,
+#: syndromic 3"; inheritance words are compared apart, see `same_inheritance`)
+QUALIFIERS = frozenset({
+    "autosomal", "dominant", "recessive", "x", "linked", "familial", "hereditary", "inherited",
+    "idiopathic", "nonsyndromic", "sensorineural", "neurosensory", "congenital", "primary", "somatic", "sporadic",
+    "disease", "syndrome", "disorder", "susceptibility",
+})
+#: inheritance words two names must not contradict ("deafness, autosomal dominant 27" is
+#: not "deafness, autosomal recessive 27")
+INHERITANCE = ("dominant", "recessive", "x", "y", "mitochondrial", "somatic")
+_SUBTYPE = re.compile(r"^(i{1,3}|iv|vi{0,3}|ix|xi{1,2})([a-z]?)$")
+
+
+def _subtype_roman(token: str) -> str:
+    """A Roman subtype numeral in the last position of a name (part): "Ic" -> "1c"."""
+    m = _SUBTYPE.match(token)
+    if not m or token in ("x", "v", "vi", "xi"):  # bare x is the chromosome; the rest are converted already
+        return token
+    value = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "xi": 11,
+             "xii": 12}.get(m.group(1))
+    return f"{value}{m.group(2)}" if value else token
+
+
+def word_keys(name: str) -> tuple[str, str]:
+    """(words key, core key) of a disease name: its words in any order, so that catalogue
+    orders meet ("Cardiomyopathy, dilated, 1AA" = "Dilated cardiomyopathy 1AA",
+    "Myasthenic syndrome, congenital, 14" = "Congenital myasthenic syndrome 14"), with "type"
+    and function words left out ("Short QT syndrome type 1" = "Short QT syndrome 1"), a
+    final Roman subtype as a number ("Pseudohypoparathyroidism Ic" = "... type 1C") and one
+    wording for renamed words (`_PHRASES`). The core key also drops `QUALIFIERS`
+    ("Autosomal dominant Parkinson disease 4" = "Parkinson disease 4"). Keys are the
+    sorted words joined by spaces; "" when nothing is left."""
+    parts = [disease_key(p) for p in name.split(",")]
+    tokens: list[str] = []
+    for part in parts:
+        words = part.split()
+        if words:
+            words[-1] = _subtype_roman(words[-1])
+        tokens += words
+    text = " ".join(tokens)
+    for pattern, repl in _PHRASES:
+        text = pattern.sub(repl, text)
+    words = [w for w in text.split() if w not in _FUNCTION_WORDS]
+    core = [w for w in words if w not in QUALIFIERS]
+    return _order_free(words), _order_free(core)
+
+
+def _order_free(words: list[str]) -> str:
+    """Words sorted, numbers kept in their order after them ("complex II deficiency,
+    nuclear type 1" is not "complex I deficiency, nuclear type 2")."""
+    return " ".join(sorted(w for w in words if not w[0].isdigit()) + [w for w in words if w[0].isdigit()])
+
+
+def inheritance_words(name: str) -> set[str]:
+    """The inheritance words of a name (`INHERITANCE`; "x" only as in "X-linked")."""
+    words = disease_key(name).split()
+    out = {w for w in words if w in INHERITANCE and w != "x"}  # "x" alone is often a subtype letter
+    if any(a == "x" and b == "linked" for a, b in zip(words, words[1:], strict=False)):
+        out.add("x")
+    return out
+
+
+def same_inheritance(a: str, b: str) -> bool:
+    """Whether two names of a disease state the same inheritance. "Dominant" counts as
+    unstated: a catalogue's unmarked numbered series is the dominant one ("Spinocerebellar
+    ataxia 15" is not "autosomal recessive spinocerebellar ataxia 15", but "autosomal
+    dominant Parkinson disease 4" is "Parkinson disease 4")."""
+    return inheritance_words(a) - {"dominant"} == inheritance_words(b) - {"dominant"}

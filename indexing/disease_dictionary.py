@@ -6,6 +6,8 @@ the store builder's ``extend`` hook; the CLI wires it), read by
 
 - ``disease_names(name_key, name, disease_id, source)``: every name a disease is known by,
   under its `biorag.names.name_keys` (case/punctuation/hyphen-free, uninverted).
+- ``disease_words(words_key, core_key, name, disease_id, source)``: every name under its
+  order-free `biorag.names.word_keys`, the reader's fallback when no name matches whole.
 - ``diseases(disease_id, name, source)``: one display name per disease id.
 - ``disease_xrefs(disease_id, xref)``: other ids of the same concept (a ClinVar row's MedGen
   CUI and MONDO id for its OMIM number; mim2gene_medgen's MedGen CUI for a phenotype MIM).
@@ -37,17 +39,20 @@ from pathlib import Path
 from typing import Any
 
 from biorag.errors import InputError
-from biorag.names import name_keys
+from biorag.names import name_keys, word_keys
 from biorag.textfile import open_text
 
 SCHEMA = """
 CREATE TABLE disease_names (name_key TEXT NOT NULL, name TEXT NOT NULL, disease_id TEXT NOT NULL, source TEXT NOT NULL);
+CREATE TABLE disease_words (words_key TEXT NOT NULL, core_key TEXT NOT NULL, name TEXT NOT NULL, disease_id TEXT NOT NULL, source TEXT NOT NULL);
 CREATE TABLE diseases (disease_id TEXT PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL);
 CREATE TABLE disease_xrefs (disease_id TEXT NOT NULL, xref TEXT NOT NULL);
 CREATE TABLE disease_genes (disease_id TEXT NOT NULL, gene_id INTEGER NOT NULL, source TEXT NOT NULL, note TEXT);
 """
 INDEXES = """
 CREATE INDEX disease_names_key ON disease_names(name_key);
+CREATE INDEX disease_words_words ON disease_words(words_key);
+CREATE INDEX disease_words_core ON disease_words(core_key);
 CREATE INDEX disease_xrefs_xref ON disease_xrefs(xref);
 CREATE INDEX disease_xrefs_id ON disease_xrefs(disease_id);
 CREATE INDEX disease_genes_id ON disease_genes(disease_id);
@@ -96,6 +101,7 @@ class _Writer:
     def __init__(self, gene_ids: set[int]):
         self.gene_ids = gene_ids
         self.names: set[tuple[str, str, str, str]] = set()
+        self.words: set[tuple[str, str, str, str, str]] = set()
         self.display: dict[str, tuple[int, str, str]] = {}
         self.xrefs: set[tuple[str, str]] = set()
         self.genes: dict[tuple[str, int, str], str] = {}
@@ -107,6 +113,9 @@ class _Writer:
             return
         for key in name_keys(name):
             self.names.add((key, name, disease_id, source))
+        words, core = word_keys(name)
+        if words:
+            self.words.add((words, core, name, disease_id, source))
         rank = NAME_SOURCE_ORDER.index(source)
         if disease_id not in self.display or rank < self.display[disease_id][0]:
             self.display[disease_id] = (rank, name, source)
@@ -125,6 +134,7 @@ class _Writer:
 
     def write(self, con: sqlite3.Connection) -> dict[str, int]:
         con.executemany("INSERT INTO disease_names VALUES (?,?,?,?)", sorted(self.names))
+        con.executemany("INSERT INTO disease_words VALUES (?,?,?,?,?)", sorted(self.words))
         con.executemany("INSERT INTO diseases VALUES (?,?,?)",
                         sorted((d, name, src) for d, (_, name, src) in self.display.items()))
         con.executemany("INSERT INTO disease_xrefs VALUES (?,?)", sorted(self.xrefs))

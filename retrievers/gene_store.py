@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag.gene_store_schema import KIND_ORDER, name_kind
-from biorag.names import catalogue_form, inverted_keys, name_keys
+from biorag.names import catalogue_form, inverted_keys, name_keys, same_inheritance, word_keys
 from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.gene_evidence import clean_gene_query
 
@@ -265,11 +265,13 @@ class GeneStore:
             rows += [{"disease_id": did, "matched": m, "source": src, "name": name, "form": form}
                      for key in keys for m, did, src, name, form in catalogue_forms(self._con, key)
                      if form == "subtype" or not rows]
+        if not any(self._disease_gene_ids(r["disease_id"]) for r in rows):
+            rows += self._by_words(text)  # none found, or only a name with no gene (a MeSH heading)
         found: dict[str, dict[str, Any]] = {}
         for r in rows:
             hit = found.setdefault(r["disease_id"], {
                 "disease_id": r["disease_id"], "name": r["name"], "source": r["source"],
-                "sources": [], "matched_name": r["matched"], "form": r["form"]})
+                "sources": [], "matched_name": r["matched"], "form": r["form"], "match": r.get("match", "name")})
             if r["source"] not in hit["sources"]:
                 hit["sources"].append(r["source"])
         for hit in found.values():
@@ -281,6 +283,24 @@ class GeneStore:
             h["form"] != "name", h["n_genes"] == 0, _ID_ORDER.get(h["disease_id"].split(":", 1)[0], len(_ID_ORDER)),
             h["disease_id"]))
         return ordered[:limit]
+
+    def _by_words(self, text: str) -> list[dict[str, Any]]:
+        """The fallback when no name matches whole (schema 4 stores): names with the same
+        words in any order (`biorag.names.word_keys`; ``match`` "words"), else the same core
+        words, qualifiers aside (``match`` "core"), keeping only names that state the same
+        inheritance as the text (`biorag.names.same_inheritance`)."""
+        if "disease_words" not in self._tables:
+            return []
+        words, core = word_keys(text)
+        if not core:
+            return []
+        sql = ("SELECT w.disease_id, w.name AS matched, w.source, d.name FROM disease_words w "
+               "JOIN diseases d ON d.disease_id = w.disease_id WHERE w.{}=?")
+        rows = [dict(r, form="name", match="words") for r in self._con.execute(sql.format("words_key"), (words,))]
+        if rows:
+            return rows
+        return [dict(r, form="name", match="core") for r in self._con.execute(sql.format("core_key"), (core,))
+                if same_inheritance(text, r["matched"])]
 
     def _xrefs(self, disease_id: str) -> list[str]:
         rows = self._con.execute(

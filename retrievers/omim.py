@@ -238,6 +238,13 @@ _DISEASE_URLS = {
 }
 
 
+#: how a name that is not the catalogue's own was matched (`GeneStore.find_diseases`)
+_MATCH_NOTES = {
+    "words": "the same words in another order",
+    "core": "the same words, qualifiers (inheritance, onset, 'syndrome'/'disease') aside",
+}
+
+
 def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Evidence:
     """An omim-source record for a disease of the local dictionary (`GeneStore.find_diseases`
     hit plus `genes_for_disease`), with the metadata keys of an OMIM entry (see the module
@@ -256,11 +263,13 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
         "entry_type": "phenotype", "prefix": "", "alt_titles": "",
         "genes_source": "local: " + ", ".join(sources) if strong else None,
         "disease_id": hit["disease_id"], "xrefs": hit.get("xrefs", []), "backend": "local",
-        "form": hit.get("form", "name"),
+        "form": hit.get("form", "name"), "match": hit.get("match", "name"),
     }
     if notes:
         md["gene_link_notes"] = notes
     lines = [f"{hit['disease_id']} ({', '.join(hit['sources'])} name): {hit['name']}"]
+    if md["match"] in _MATCH_NOTES:
+        lines.append(f"Found as {hit['matched_name']!r}: {_MATCH_NOTES[md['match']]}")
     if strong:
         lines.append(f"Genes ({', '.join(sources)}): " + ", ".join(
             g["symbol"] + (f" (NCBI comment: {notes[g['symbol']]})" if g["symbol"] in notes else "") for g in strong))
@@ -309,6 +318,8 @@ class LocalOmimRetriever(Retriever):
             if hit["form"] == "name" and any(e.metadata["form"] == "name" for e in out):
                 continue  # one record for the name itself (see the class docstring)
             ev = disease_evidence(hit, self.store.genes_for_disease(hit["disease_id"]))
+            if ev.metadata["match"] != "name":
+                ev.metadata["asked_as"] = q  # the record is this disease under the words asked
             if ev.metadata["genes"]:
                 out.append(ev)
         return out[:max(k, 1)]

