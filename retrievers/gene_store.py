@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag.gene_store_schema import KIND_ORDER, name_kind
-from biorag.names import catalogue_form, inverted_keys, name_keys, same_inheritance, word_keys
+from biorag.names import (
+    catalogue_form,
+    disease_key,
+    inverted_keys,
+    name_keys,
+    same_inheritance,
+    word_keys,
+)
 from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.gene_evidence import clean_gene_query
 
@@ -98,6 +105,7 @@ class GeneStore:
         self.path = Path(path)
         self._con = open_read_only(self.path, "gene", build_command_hint(self.path), rows=True)
         self._tables = {r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        self._products: tuple[dict[str, set[int]], dict[str, set[int]]] | None = None
 
     @property
     def has_phenotype_links(self) -> bool:
@@ -302,6 +310,93 @@ class GeneStore:
         return [dict(r, form="name", match="core") for r in self._con.execute(sql.format("core_key"), (core,))
                 if same_inheritance(text, r["matched"])]
 
+    # ---- genes a disease name names ------------------------------------------------------
+
+    def genes_named_in(self, text: str, limit: int = 5) -> list[dict[str, Any]]:
+        """Human genes a disease name itself names, for names no dictionary holds: the
+        gene's official symbol ("Combined immunodeficiency due to ZAP70 deficiency",
+        "COG7-congenital disorder of glycosylation"; a symbol without digits only before
+        "deficiency", "-related", "-associated" or "-CDG"), or its product's name beside
+        "deficiency"/"defect" ("Glycine N-methyltransferase deficiency", "deficiency of
+        acetyl-CoA acetyltransferase", "defect in MAPBP-interacting protein"), matched on
+        the gene's full name and other designations (NCBI gene_info, HGNC). A product name
+        that is only the head of several genes' names ("phosphofructokinase" of
+        "phosphofructokinase, liver type", "... muscle", "... platelet") or their name
+        without its number gives each of them. Each hit is a gene dict (`by_gene_id`) with
+        ``named_as`` (the words of the text) and ``named_by`` ("symbol", "product name",
+        "product family name"). In "X due to Y" only Y is read. More than `limit` genes for
+        one phrase give nothing."""
+        out: dict[int, dict[str, Any]] = {}
+
+        def add(gene_ids: set[int], named_as: str, named_by: str) -> None:
+            if 0 < len(gene_ids) <= limit:
+                for gid in sorted(gene_ids):
+                    if gid not in out and (g := self._gene(gid)) is not None:
+                        out[gid] = {**g, "named_as": named_as, "named_by": named_by}
+
+        cause = _CAUSE.split(text)[-1]  # "Sulfite oxidase deficiency due to molybdenum cofactor deficiency"
+        for m in _SYMBOL_TOKEN.finditer(cause):
+            token, after = m.group(0), cause[m.end():m.end() + 14].lower()
+            parts = token.split("-")
+            for i, cand in enumerate(dict.fromkeys((token, token.replace("-", ""), *parts))):
+                # a part's cue is the rest of the token ("SHOX-related", "CCDC115-CDG")
+                cue = after if i < 2 or cand == parts[-1] else "-" + token.split(cand + "-", 1)[-1].lower()
+                if _ROMAN_TOKEN.match(cand):
+                    continue
+                if any(c.isdigit() for c in cand) or cue.startswith(_SYMBOL_CUES):
+                    add(self._official_symbol(cand), cand, "symbol")
+        words = disease_key(cause).split()
+        exact, family = self._product_names()
+        for spans in _product_spans(words):
+            for n, span in enumerate(spans):  # the longest run of words that names something, per cue
+                key = " ".join(span)
+                if sum(c.isalpha() for c in key) < 3:
+                    continue
+                found = self._official_symbol(key, any_case=True) if len(span) == 1 else set()
+                if found:
+                    add(found, key, "symbol")
+                    break
+                # a family name only for the whole run: "transaminase" alone of "tyrosine
+                # transaminase" names no family member in particular
+                fam = family.get(key, set()) if n == 0 else set()
+                if key in exact or fam:
+                    add(exact.get(key, set()), key, "product name")
+                    add(fam - exact.get(key, set()), key, "product family name")
+                    break
+        return list(out.values())
+
+    def _official_symbol(self, token: str, any_case: bool = False) -> set[int]:
+        """The human gene whose current official symbol `token` is (exact case unless
+        `any_case`: "Masp2" before "deficiency")."""
+        rows = self._con.execute(
+            "SELECT g.gene_id, g.symbol FROM names n JOIN genes g ON g.gene_id = n.gene_id "
+            "WHERE n.name_lc=? AND n.kind='symbol' AND g.tax_id=9606", (token.lower(),))
+        return {gid for gid, sym in rows if sym == token or (any_case and sym.lower() == token.lower())}
+
+    def _product_names(self) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
+        """(name key -> genes, family key -> genes) of human genes' full names and other
+        designations; a family key is a name's head before its first comma, or the name
+        without a final number or letter ("acyl-CoA oxidase 1" -> "acyl coa oxidase").
+        Built once per store, at the first use."""
+        if self._products is None:
+            exact: dict[str, set[int]] = {}
+            family: dict[str, set[int]] = {}
+            for gid, name, other in self._con.execute(
+                    "SELECT gene_id, name, other_designations FROM genes WHERE tax_id=9606 "
+                    "AND gene_type='protein-coding'"):
+                for text in {name or "", *(other or "").split("|")}:
+                    key = disease_key(text)
+                    if len(key) < 6 or " " not in key and len(key) < 8:
+                        continue  # "p14", "AOX": too short to be named by a disease
+                    exact.setdefault(key, set()).add(gid)
+                    head = disease_key(text.split(",")[0])
+                    words = key.split()
+                    bare = " ".join(words[:-1]) if len(words) > 1 and (words[-1].isdigit() or len(words[-1]) == 1) else ""
+                    for k in {head, bare} - {key, ""}:
+                        family.setdefault(k, set()).add(gid)
+            self._products = (exact, family)
+        return self._products
+
     def _xrefs(self, disease_id: str) -> list[str]:
         rows = self._con.execute(
             "SELECT xref FROM disease_xrefs WHERE disease_id=? UNION "
@@ -351,6 +446,39 @@ class GeneStore:
 
     def close(self) -> None:
         self._con.close()
+
+
+#: a token that may be a gene symbol as written in a disease name ("ZAP70", "MASP-2", "COG7")
+_SYMBOL_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*(?:-?[A-Z0-9]+)*(?![A-Za-z0-9])")
+#: "X due to Y": the genes of the disease are Y's
+_CAUSE = re.compile(r"\b(?:due to|caused by)\b", re.I)
+_ROMAN_TOKEN = re.compile(r"^[IVX]+[A-H]?$")
+#: what follows a symbol without digits that a disease name names ("SHOX-related")
+_SYMBOL_CUES = (" deficiency", "-related", " related", "-associated", " associated", "-cdg", "-congenital")
+#: words next to a product name in a disease name, and the words that end the name's span
+_DEFICIENCY = frozenset({"deficiency", "defect", "deficient"})
+_SPAN_STOP = frozenset({"due", "to", "of", "in", "with", "and", "or", "by", "caused", "the", "a", "an",
+                        "associated", "related", "type", "combined", "partial", "complete", "isolated"})
+
+
+def _product_spans(words: list[str]) -> list[list[list[str]]]:
+    """For each deficiency word, the runs of words that may name a product, longest first:
+    the words before it back to a stop word ("... due to phosphofructokinase deficiency"),
+    and after it past "of"/"in" up to one ("deficiency of acetyl coa acetyltransferase")."""
+    groups: list[list[list[str]]] = []
+    for i, w in enumerate(words):
+        if w not in _DEFICIENCY:
+            continue
+        j = i
+        while j > 0 and words[j - 1] not in _SPAN_STOP and words[j - 1] not in _DEFICIENCY:
+            j -= 1
+        groups.append([words[k:i] for k in range(j, i)])
+        if i + 1 < len(words) and words[i + 1] in ("of", "in"):
+            k = i + 2
+            while k < len(words) and words[k] not in _SPAN_STOP and words[k] not in _DEFICIENCY:
+                k += 1
+            groups.append([words[i + 2:e] for e in range(k, i + 2, -1)])
+    return [g for g in groups if g]
 
 
 def catalogue_forms(con: sqlite3.Connection, key: str, limit: int = 200) -> list[tuple[str, str, str, str, str]]:

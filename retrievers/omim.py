@@ -154,6 +154,26 @@ DISEASE_LOCATIONS = AnswerField(
 OMIM_FIELDS = (DISEASE_GENES, DISEASE_LOCATIONS)
 
 
+def _genes_explanation(used: list[Evidence]) -> str:
+    """Which source answered: OMIM itself, or the local catalogues that link the genes (and
+    whether the disease was found by its words or only names its gene)."""
+    local = [ev for ev in used if ev.metadata.get("backend") == "local"]
+    if not local:
+        return "genes of the OMIM entries"
+    sources = sorted({part.strip() for ev in local if ev.metadata.get("match") != "gene_name"
+                      for part in str(ev.metadata.get("genes_source") or "").removeprefix("local: ").split(",")
+                      if part.strip()})
+    parts = [f"genes linked to the disease offline by {', '.join(sources)}"] if sources else []
+    matches = sorted({str(ev.metadata.get("match")) for ev in local} - {"name", "gene_name"})
+    if matches:
+        parts.append(f"disease found by its {' and '.join(matches)} key")
+    if any(ev.metadata.get("match") == "gene_name" for ev in local):
+        parts.append("genes the disease name itself names (no offline catalogue has the disease)")
+    if len(local) < len(used):
+        parts.append("genes of the OMIM entries")
+    return "; ".join(parts)
+
+
 def read_omim_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
     """Genes (current symbols where the store resolved them) or their locations, over the
     entries found for the disease, in OMIM's relevance order."""
@@ -162,7 +182,7 @@ def read_omim_field(field: AnswerField, evidence: list[Evidence], about: Sequenc
         genes = list(dict.fromkeys(str(g) for ev in used for g in ev.metadata["genes"]))
         links = [str(i if i is not None else g) for ev in used
                  for g, i in zip(ev.metadata["genes"], ev.metadata.get("gene_ids") or [None] * len(ev.metadata["genes"]), strict=False)]
-        return Reading(genes, used, "genes of the OMIM entries", links=list(dict.fromkeys(links))) if genes else None
+        return Reading(genes, used, _genes_explanation(used), links=list(dict.fromkeys(links))) if genes else None
     if field.name == "map_location":
         locs = list(dict.fromkeys(str(loc) for ev in used for loc in ev.metadata.get("locations") or []))
         return Reading(locs, [ev for ev in used if ev.metadata.get("locations")],
@@ -279,6 +299,33 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
                     text="\n".join(lines), url=url.format(local_id) if url else None, metadata=md)
 
 
+_NAMED_BY = {
+    "symbol": "the name carries the gene's official symbol",
+    "product name": "the name carries the name of the gene's product",
+    "product family name": "the name carries a name shared by several genes' products (their family)",
+}
+
+
+def named_gene_evidence(query: str, gene: dict[str, Any]) -> Evidence:
+    """An omim-source record for a gene the disease name itself names (`GeneStore.genes_named_in`),
+    given only when no catalogue knows the name: weaker than a curated disease-gene link,
+    and it says so (``match="gene_name"``, ``genes_source``)."""
+    how = _NAMED_BY[gene["named_by"]]
+    md = {
+        "title": query, "genes": [gene["symbol"]], "gene_ids": [gene["gene_id"]],
+        "locations": [gene["map_location"]] if gene.get("map_location") else [],
+        "entry_type": "gene", "prefix": "", "alt_titles": "",
+        "genes_source": f"local: gene store names ({gene['named_by']} {gene['named_as']!r})",
+        "disease_id": None, "xrefs": [], "backend": "local", "form": "name", "match": "gene_name",
+        "asked_as": query, "named_by": gene["named_by"], "named_as": gene["named_as"],
+    }
+    text = (f"{query!r} is in no offline disease catalogue; {how}: {gene['named_as']!r} names "
+            f"{gene['symbol']} (Gene ID {gene['gene_id']}, {gene.get('name') or ''}).\n"
+            f"Gene: {gene['symbol']}\nLocation: " + (", ".join(md["locations"]) or "not mapped"))
+    return Evidence(source="omim", id=f"gene:{gene['gene_id']}", title=f"{gene['symbol']} ({query})", text=text,
+                    url=f"https://www.ncbi.nlm.nih.gov/gene/{gene['gene_id']}", metadata=md)
+
+
 class LocalOmimRetriever(Retriever):
     """`omim` source answered by the local gene store's disease dictionary (ClinVar, NCBI
     mim2gene_medgen, HPO and MeSH names; genes linked offline). A disease name gives its
@@ -287,8 +334,9 @@ class LocalOmimRetriever(Retriever):
     forms of the name that have genes: its numbered subtypes ("Distal renal tubular acidosis
     3, ..."), or, when no entry has the name itself, the entries qualifying it ("Bile acid
     malabsorption, primary, 1"): the genes of a disease family are its subtypes' genes.
-    Names the dictionary lacks, and diseases with no linked gene, give nothing, so the
-    layered backend asks OMIM."""
+    Names the dictionary lacks fall back to the genes the name itself names (its official
+    symbol, or its product's name beside "deficiency"; `named_gene_evidence`); otherwise
+    they, and diseases with no linked gene, give nothing, so the layered backend asks OMIM."""
 
     name = "omim"
     manual = MANUAL
@@ -322,6 +370,8 @@ class LocalOmimRetriever(Retriever):
                 ev.metadata["asked_as"] = q  # the record is this disease under the words asked
             if ev.metadata["genes"]:
                 out.append(ev)
+        if not out:
+            out = [named_gene_evidence(q, g) for g in self.store.genes_named_in(q)]
         return out[:max(k, 1)]
 
     def close(self) -> None:
