@@ -15,7 +15,8 @@ Registered backends (application/catalog.py):
   newer than the snapshot). Records the store answers get their RefSeq summary from
   E-utilities when it can be had (the store has none): best effort, never in the way.
 - omim ``layered``: the store's disease dictionary (disease -> genes offline), then OMIM
-  through E-utilities.
+  through E-utilities, then (``local-names``) the genes a name no catalogue holds names
+  itself (its symbol or its product's name; `LocalOmimRetriever`).
 
 Without a built store the layered source is its remote backend alone (the trace says so).
 """
@@ -135,4 +136,7 @@ class LayeredOmimRetriever(LayeredRetriever):
         remote = OmimRetriever.from_settings(settings)
         if store is None:
             return cls([("eutils", remote)], {"local": why})
-        return cls([("local", LocalOmimRetriever(store)), ("eutils", remote)])
+        # a name no catalogue holds is asked of OMIM before the genes the name itself names
+        # are trusted (LocalOmimRetriever.named_genes)
+        return cls([("local", LocalOmimRetriever(store, named_genes="never")), ("eutils", remote),
+                    ("local-names", LocalOmimRetriever(store, named_genes="only"))])

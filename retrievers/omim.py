@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
@@ -157,7 +157,7 @@ OMIM_FIELDS = (DISEASE_GENES, DISEASE_LOCATIONS)
 def _genes_explanation(used: list[Evidence]) -> str:
     """Which source answered: OMIM itself, or the local catalogues that link the genes (and
     whether the disease was found by its words or only names its gene)."""
-    local = [ev for ev in used if ev.metadata.get("backend") == "local"]
+    local = [ev for ev in used if "match" in ev.metadata]  # the local backend's records
     if not local:
         return "genes of the OMIM entries"
     sources = sorted({part.strip() for ev in local if ev.metadata.get("match") != "gene_name"
@@ -348,8 +348,11 @@ class LocalOmimRetriever(Retriever):
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_omim_field(field, evidence, about)
 
-    def __init__(self, store: GeneStore):
+    def __init__(self, store: GeneStore, named_genes: Literal["fallback", "never", "only"] = "fallback"):
         self.store = store
+        # the layered backend asks OMIM before it trusts the genes a name names ("never" in
+        # front of E-utilities, "only" behind it)
+        self.named_genes = named_genes
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LocalOmimRetriever:
@@ -362,7 +365,8 @@ class LocalOmimRetriever(Retriever):
         if not q:
             raise InputError("omim: empty query; give a disease name")
         out: list[Evidence] = []
-        for hit in [h for h in self.store.find_diseases(q, forms=True) if h["n_genes"]]:
+        hits = [] if self.named_genes == "only" else self.store.find_diseases(q, forms=True)
+        for hit in [h for h in hits if h["n_genes"]]:
             if hit["form"] == "name" and any(e.metadata["form"] == "name" for e in out):
                 continue  # one record for the name itself (see the class docstring)
             ev = disease_evidence(hit, self.store.genes_for_disease(hit["disease_id"]))
@@ -370,7 +374,7 @@ class LocalOmimRetriever(Retriever):
                 ev.metadata["asked_as"] = q  # the record is this disease under the words asked
             if ev.metadata["genes"]:
                 out.append(ev)
-        if not out:
+        if not out and self.named_genes != "never" and not (self.named_genes == "only" and self.store.find_diseases(q)):
             out = [named_gene_evidence(q, g) for g in self.store.genes_named_in(q)]
         return out[:max(k, 1)]
 

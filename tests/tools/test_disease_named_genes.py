@@ -18,6 +18,10 @@ N = 20
 
 @pytest.fixture(scope="module")
 def product_deficiencies(full_gene_store):
+    return product_deficiency_names(full_gene_store)
+
+
+def product_deficiency_names(full_gene_store) -> list[tuple[str, int]]:
     """(product name, gene id) for the first N ClinVar names "<the gene's full name> deficiency"
     of an associated gene (full names without digits, so that numbering plays no part)."""
     out = []

@@ -87,6 +87,25 @@ def test_disease_missing_from_the_dictionary_goes_to_omim(server, live_settings,
     assert [x["backend"] for x in hits.info["layers"]] == ["local", "eutils"]
 
 
+def test_a_name_no_catalogue_holds_asks_omim_before_the_genes_it_names(server, live_settings, full_gene_store_path,
+                                                                       full_gene_store):
+    """The genes a name itself names (its product's, here) answer only after OMIM had no
+    entry: the first real ClinVar name "<a gene's full name> deficiency", worded as no
+    catalogue words it."""
+    from tests.tools.test_disease_named_genes import product_deficiency_names
+
+    product, gene_id = product_deficiency_names(full_gene_store)[0]
+    omim = LayeredOmimRetriever.from_settings(live_settings(gene_store=str(full_gene_store_path)))
+    try:
+        hits = omim.search(f"Hereditary anemia due to {product} deficiency", 10)
+    finally:
+        omim.close()
+    assert [x["backend"] for x in hits.info["layers"]] == ["local", "eutils", "local-names"]
+    assert hits.info["layers"][0]["hits"] == 0 and len(server.requests) >= 1  # OMIM was asked first
+    assert hits.info["backend"] == "local-names" and gene_id in {g for h in hits for g in h.metadata["gene_ids"]}
+    assert all(h.metadata["match"] == "gene_name" for h in hits)
+
+
 def _agent(store_path):
     settings = load_settings("embedded", sets=["planner=rules", f"gene_store={store_path}"],
                              disable=["pubmed"])
