@@ -190,10 +190,10 @@ def word_keys(name: str) -> tuple[str, str]:
         text = pattern.sub(repl, text)
     words = [w for w in text.split() if w not in _FUNCTION_WORDS]
     core = [w for w in words if w not in QUALIFIERS]
-    return _order_free(words), _order_free(core)
+    return order_free(words), order_free(core)
 
 
-def _order_free(words: list[str]) -> str:
+def order_free(words: list[str]) -> str:
     """Words sorted, numbers kept in their order after them ("complex II deficiency,
     nuclear type 1" is not "complex I deficiency, nuclear type 2")."""
     return " ".join(sorted(w for w in words if not w[0].isdigit()) + [w for w in words if w[0].isdigit()])
@@ -214,3 +214,15 @@ def same_inheritance(a: str, b: str) -> bool:
     ataxia 15" is not "autosomal recessive spinocerebellar ataxia 15", but "autosomal
     dominant Parkinson disease 4" is "Parkinson disease 4")."""
     return inheritance_words(a) - {"dominant"} == inheritance_words(b) - {"dominant"}
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def one_edit(word: str) -> set[str]:
+    """Every string one deletion, swap, substitution or insertion away from `word`."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return ({a + b[1:] for a, b in splits if b}
+            | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+            | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+            | {a + c + b for a, b in splits for c in _LETTERS})

@@ -34,6 +34,7 @@ from biorag.names import (
     disease_key,
     inverted_keys,
     name_keys,
+    one_edit,
     same_inheritance,
     word_keys,
 )
@@ -106,6 +107,7 @@ class GeneStore:
         self._con = open_read_only(self.path, "gene", build_command_hint(self.path), rows=True)
         self._tables = {r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         self._products: tuple[dict[str, set[int]], dict[str, set[int]]] | None = None
+        self._vocabulary: dict[str, int] | None = None
 
     @property
     def has_phenotype_links(self) -> bool:
@@ -296,7 +298,8 @@ class GeneStore:
         """The fallback when no name matches whole (schema 4 stores): names with the same
         words in any order (`biorag.names.word_keys`; ``match`` "words"), else the same core
         words, qualifiers aside (``match`` "core"), keeping only names that state the same
-        inheritance as the text (`biorag.names.same_inheritance`)."""
+        inheritance as the text (`biorag.names.same_inheritance`); then both again with
+        misspelt words corrected (`_respelled`; ``match`` "spelling")."""
         if "disease_words" not in self._tables:
             return []
         words, core = word_keys(text)
@@ -304,11 +307,40 @@ class GeneStore:
             return []
         sql = ("SELECT w.disease_id, w.name AS matched, w.source, d.name FROM disease_words w "
                "JOIN diseases d ON d.disease_id = w.disease_id WHERE w.{}=?")
-        rows = [dict(r, form="name", match="words") for r in self._con.execute(sql.format("words_key"), (words,))]
-        if rows:
-            return rows
-        return [dict(r, form="name", match="core") for r in self._con.execute(sql.format("core_key"), (core,))
-                if same_inheritance(text, r["matched"])]
+        for match, (w_key, c_key) in (("words", (words, core)), ("spelling", self._respelled(text))):
+            if not c_key:
+                continue
+            rows = [dict(r, form="name", match=match) for r in self._con.execute(sql.format("words_key"), (w_key,))]
+            if rows:
+                return rows
+            rows = [dict(r, form="name", match="core" if match == "words" else match)
+                    for r in self._con.execute(sql.format("core_key"), (c_key,)) if same_inheritance(text, r["matched"])]
+            if rows:
+                return rows
+        return []
+
+    def _respelled(self, text: str) -> tuple[str, str]:
+        """The word keys of `text` with each word of 5+ letters that no disease name uses
+        replaced by the word of the names one edit away ("wooly" -> "woolly", "camptomelic"
+        -> "campomelic"; the commonest when several); ("", "") when no word changed."""
+        if self._vocabulary is None:
+            counts: dict[str, int] = {}
+            for (key,) in self._con.execute("SELECT words_key FROM disease_words UNION ALL "
+                                            "SELECT name_key FROM disease_names"):  # renamed words and the originals
+                for w in key.split():
+                    counts[w] = counts.get(w, 0) + 1
+            self._vocabulary = counts
+        vocab = self._vocabulary
+        words = disease_key(text).split()
+        fixed: dict[str, str] = {}
+        for w in set(words):
+            if len(w) >= 5 and w.isalpha() and w not in vocab:
+                near = [c for c in one_edit(w) if c in vocab]
+                if near:
+                    fixed[w] = max(near, key=lambda c: (vocab[c], c))
+        if not fixed:
+            return "", ""
+        return word_keys(" ".join(fixed.get(w, w) for w in words))
 
     # ---- genes a disease name names ------------------------------------------------------
 

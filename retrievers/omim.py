@@ -261,7 +261,8 @@ _DISEASE_URLS = {
 #: how a name that is not the catalogue's own was matched (`GeneStore.find_diseases`)
 _MATCH_NOTES = {
     "words": "the same words in another order",
-    "core": "the same words, qualifiers (inheritance, onset, 'syndrome'/'disease') aside",
+    "core": "the same words, qualifiers (inheritance, 'familial', 'syndrome'/'disease') aside",
+    "spelling": "the same words once a misspelt word was corrected to one the names use",
 }
 
 

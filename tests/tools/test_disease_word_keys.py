@@ -110,3 +110,18 @@ def test_numbers_keep_their_order_and_inheritance_must_agree(full_gene_store):
         assert ids["recessive"] in {h["disease_id"] for h in hits}, asked
         assert ids["dominant"] not in {h["disease_id"] for h in hits}, asked
         assert not same_inheritance(f"{head}, autosomal dominant {number}", asked)
+
+
+def test_a_misspelt_word_is_corrected_from_the_names_own_words(omim, catalogue_names):
+    """One letter dropped, doubled or swapped in the longest word of each name (as people
+    mistype "Campomelic", "Woolly"): the same disease and genes, the match saying "spelling"."""
+    for _, (head, qualifier, number, letter) in catalogue_names:
+        want = set(omim.search(f"{head}, {qualifier}, {number}{letter}", 10)[0].metadata["genes"])
+        text = f"{qualifier} {head.lower()} {number}{letter}"
+        long = max(re.findall(r"[a-z]{8,}", text), key=len, default=None)
+        if long is None:
+            continue
+        for typo in (long[:3] + long[4:], long[:3] + long[3] + long[3:], long[:3] + long[4] + long[3] + long[5:]):
+            hits = omim.search(text.replace(long, typo), 10)
+            assert hits and set(hits[0].metadata["genes"]) == want, (typo, [h.title for h in hits[:2]])
+            assert hits[0].metadata["match"] == "spelling"
