@@ -13,30 +13,37 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_ROMAN = {"ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
-          "ix": "9", "xi": "11", "xii": "12"}
+from biorag.phenotype_names import singular
+
 # "i" and "x" are Roman only after these words (elsewhere "x" is usually the X chromosome)
 _ROMAN_AFTER = {"type", "class", "grade", "group", "stage", "factor", "subtype", "complex"}
 _POSSESSIVE = re.compile(r"['\u2019`]s\b")
 _APOSTROPHE = re.compile(r"['\u2019`]")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
-# a Roman numeral glued to a letter suffix as catalogues write it: "IIA", "IVb"
-_ROMAN_SUFFIX = re.compile(r"^(i{1,3}|iv|v|vi{1,3}|ix|x|xi{1,2})([a-z])$")
+# a Roman numeral up to 39, alone or glued to a letter suffix as catalogues write it ("IIA", "XIVb")
+_ROMAN_NUMERAL = re.compile(r"^(x{0,3})(ix|iv|v?i{0,3})$")
+_ROMAN_LETTER = re.compile(r"^(x{0,3}(?:ix|iv|v?i{0,3}))([a-z])$")
+_ROMAN_DIGITS = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9}
+
+
+def roman_value(token: str, suffix: bool = False) -> str | None:
+    """The number a Roman numeral token stands for ("xiv" -> "14"; with `suffix`, a
+    numeral glued to one letter too: "iia" -> "2a", the whole token read as a numeral
+    first); None when it is no numeral."""
+    m = _ROMAN_NUMERAL.match(token)
+    if m and token:
+        return str(10 * len(m.group(1)) + _ROMAN_DIGITS.get(m.group(2), 0))
+    m = _ROMAN_LETTER.match(token) if suffix else None
+    if m and m.group(1):
+        return roman_value(m.group(1)) + m.group(2)  # type: ignore[operator]
+    return None
 
 
 def _roman(token: str, previous: str) -> str:
-    if token in _ROMAN:
-        return _ROMAN[token]
     if previous in _ROMAN_AFTER:
-        if token == "i":
-            return "1"
-        if token == "x":
-            return "10"
-        m = _ROMAN_SUFFIX.match(token)
-        if m:
-            base = {"i": "1", "x": "10"}.get(m.group(1)) or _ROMAN.get(m.group(1))
-            if base:
-                return base + m.group(2)
+        return roman_value(token, suffix=True) or token
+    if len(token) > 1 or token == "v":  # "i" and "x" alone: only after the words above
+        return roman_value(token) or token
     return token
 
 
@@ -139,6 +146,7 @@ _PHRASES = (
     (re.compile(r"\bhaem"), "hem"),
     (re.compile(r"\bcyclical\b"), "cyclic"),
     (re.compile(r"\bdefect\b"), "deficiency"),
+    (re.compile(r"\baciduria\b"), "acidemia"),  # "methylmalonic aciduria" = "... acidemia"
     # OMIM's 2020 renaming of the "early infantile epileptic encephalopathy" series
     (re.compile(r"\b(early infantile epileptic encephalopathy|epileptic encephalopathy early infantile)\b"),
      "developmental and epileptic encephalopathy"),
@@ -146,27 +154,20 @@ _PHRASES = (
 #: qualifiers a catalogue adds or leaves out for the same disease (inheritance, origin,
 #: "syndrome"/"disease"); left out of the core key
 #: (not onset words: "benign familial neonatal seizures 2" and "... infantile ... 2" are two
-#: diseases; not "isolated"/"syndromic": "isolated microphthalmia 3" is not "microphthalmia,
-#: syndromic 3"; inheritance words are compared apart, see `same_inheritance`)
+#: diseases; not "syndromic": "isolated microphthalmia 3" is not "microphthalmia, syndromic
+#: 3"; inheritance words are compared apart, see `same_inheritance`)
 QUALIFIERS = frozenset({
     "autosomal", "dominant", "recessive", "x", "linked", "familial", "hereditary", "inherited",
-    "idiopathic", "nonsyndromic", "sensorineural", "neurosensory", "congenital", "primary", "somatic", "sporadic",
+    "idiopathic", "isolated", "nonsyndromic", "sensorineural", "neurosensory", "congenital", "primary", "somatic", "sporadic",
     "disease", "syndrome", "disorder", "susceptibility",
 })
 #: inheritance words two names must not contradict ("deafness, autosomal dominant 27" is
 #: not "deafness, autosomal recessive 27")
 INHERITANCE = ("dominant", "recessive", "x", "y", "mitochondrial", "somatic")
-_SUBTYPE = re.compile(r"^(i{1,3}|iv|vi{0,3}|ix|xi{1,2})([a-z]?)$")
-
-
 def _subtype_roman(token: str) -> str:
-    """A Roman subtype numeral in the last position of a name (part): "Ic" -> "1c"."""
-    m = _SUBTYPE.match(token)
-    if not m or token in ("x", "v", "vi", "xi"):  # bare x is the chromosome; the rest are converted already
-        return token
-    value = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "xi": 11,
-             "xii": 12}.get(m.group(1))
-    return f"{value}{m.group(2)}" if value else token
+    """A Roman subtype numeral in the last position of a name (part): "Ic" -> "1c"
+    (a bare "x" stays: the X chromosome)."""
+    return token if token == "x" else roman_value(token, suffix=True) or token
 
 
 def word_keys(name: str) -> tuple[str, str]:
@@ -176,8 +177,9 @@ def word_keys(name: str) -> tuple[str, str]:
     and function words left out ("Short QT syndrome type 1" = "Short QT syndrome 1"), a
     final Roman subtype as a number ("Pseudohypoparathyroidism Ic" = "... type 1C") and one
     wording for renamed words (`_PHRASES`). The core key also drops `QUALIFIERS`
-    ("Autosomal dominant Parkinson disease 4" = "Parkinson disease 4"). Keys are the
-    sorted words joined by spaces; "" when nothing is left."""
+    ("Autosomal dominant Parkinson disease 4" = "Parkinson disease 4"). Words are singular
+    ("malformations" = "malformation"). Keys are the sorted words joined by spaces, numbers
+    last in their order; "" when nothing is left."""
     parts = [disease_key(p) for p in name.split(",")]
     tokens: list[str] = []
     for part in parts:
@@ -188,7 +190,7 @@ def word_keys(name: str) -> tuple[str, str]:
     text = " ".join(tokens)
     for pattern, repl in _PHRASES:
         text = pattern.sub(repl, text)
-    words = [w for w in text.split() if w not in _FUNCTION_WORDS]
+    words = [singular(w) for w in text.split() if w not in _FUNCTION_WORDS]  # "malformations"
     core = [w for w in words if w not in QUALIFIERS]
     return order_free(words), order_free(core)
 
