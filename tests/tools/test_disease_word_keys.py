@@ -125,3 +125,15 @@ def test_a_misspelt_word_is_corrected_from_the_names_own_words(omim, catalogue_n
             hits = omim.search(text.replace(long, typo), 10)
             assert hits and set(hits[0].metadata["genes"]) == want, (typo, [h.title for h in hits[:2]])
             assert hits[0].metadata["match"] == "spelling"
+
+
+def test_roman_numerals_past_twelve(full_gene_store):
+    """HPO names numbering a type past XII in Roman (the first N): asked with the number in
+    Arabic, the same disease ("type XIV" is 14, never "XI" and a "V")."""
+    values = {"xiii": 13, "xiv": 14, "xv": 15, "xvi": 16, "xvii": 17, "xviii": 18, "xix": 19, "xx": 20}
+    rows = [(did, name, m) for did, name in hpo_files.read_disease_names().items()
+            if (m := re.search(r"\btype (X[IVX]+)\b", name)) and m.group(1).lower() in values][:N]
+    assert len(rows) == 8  # HPO 2025-01-16 has eight
+    for did, name, m in rows:
+        asked = name.replace(m.group(0), f"type {values[m.group(1).lower()]}")
+        assert did in {h["disease_id"] for h in full_gene_store.find_diseases(asked)}, asked
