@@ -137,3 +137,39 @@ def test_roman_numerals_past_twelve(full_gene_store):
     for did, name, m in rows:
         asked = name.replace(m.group(0), f"type {values[m.group(1).lower()]}")
         assert did in {h["disease_id"] for h in full_gene_store.find_diseases(asked)}, asked
+
+
+def test_questions_in_several_phrasings_answer_the_same_genes(full_gene_store_path, catalogue_names):
+    """The whole agent (rules planner, offline omim backend): a question about a disease
+    written in words no catalogue uses is answered with the disease's genes, its trace
+    saying the local backend answered and how the disease was found."""
+    from application.engine import build_agent
+    from biorag.settings import load_settings
+
+    settings = load_settings("embedded", sets=["planner=rules", f"gene_store={full_gene_store_path}",
+                                               "sources.omim.backend=local", "sources.gene.backend=local"],
+                             disable=["pubmed", "web"])
+    agent = build_agent(settings)
+    templates = ("What are genes related to {}?", "Which genes are associated with {}?",
+                 "Which gene causes {}?", "What genes are linked to {}?", "genes for {}")
+    for did, (head, qualifier, number, letter) in catalogue_names[:5]:
+        want = {g["symbol"] for g in agent_genes(full_gene_store_path, did)}
+        disease = f"{qualifier} {head.lower()} type {number}{letter}"  # words of no catalogue
+        for template in templates:
+            ans = agent.answer(template.format(disease))
+            got = set(ans.answer.splitlines()[0].split(", "))
+            assert got and got <= want | {""} and got & want, (template.format(disease), ans.answer[:200])
+            omim = [e for e in ans.trace if e.step == "retrieve" and e.retriever == "omim"]
+            assert omim and omim[0].ok
+            generate = [e for e in ans.trace if e.step == "generate"]
+            assert "found by its words key" in generate[-1].details["explanation"]
+
+
+def agent_genes(store_path, disease_id):
+    from retrievers.gene_store import GeneStore
+
+    store = GeneStore(store_path)
+    try:
+        return store.genes_for_disease(disease_id)
+    finally:
+        store.close()
