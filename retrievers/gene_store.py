@@ -32,6 +32,7 @@ from biorag.gene_store_schema import KIND_ORDER, name_kind
 from biorag.names import (
     catalogue_form,
     disease_key,
+    inheritance_words,
     inverted_keys,
     name_keys,
     one_edit,
@@ -299,7 +300,8 @@ class GeneStore:
         words in any order (`biorag.names.word_keys`; ``match`` "words"), else the same core
         words, qualifiers aside (``match`` "core"), keeping only names that state the same
         inheritance as the text (`biorag.names.same_inheritance`); then both again with
-        misspelt words corrected (`_respelled`; ``match`` "spelling")."""
+        misspelt words corrected (`_respelled`; ``match`` "spelling"); then the core words
+        with a final number 1 added or taken away (``match`` "series")."""
         if "disease_words" not in self._tables:
             return []
         words, core = word_keys(text)
@@ -317,6 +319,14 @@ class GeneStore:
                     for r in self._con.execute(sql.format("core_key"), (c_key,)) if same_inheritance(text, r["matched"])]
             if rows:
                 return rows
+        # "Aniridia 1" = "Aniridia": the first of a series is often named without its number;
+        # not a lettered subtype ("complementation group A" is no "group I"), and the
+        # inheritance stated exactly alike ("omodysplasia 1" is not "autosomal dominant omodysplasia")
+        last = disease_key(text).split()[-1:]
+        series = core[:-2] if core.endswith(" 1") else core + " 1" if not any(c.isdigit() for c in core) else ""
+        if series and not (last and len(last[0]) == 1 and last[0].isalpha()):
+            return [dict(r, form="name", match="series") for r in self._con.execute(sql.format("core_key"), (series,))
+                    if inheritance_words(text) == inheritance_words(r["matched"])]
         return []
 
     def _respelled(self, text: str) -> tuple[str, str]:

@@ -263,6 +263,7 @@ _MATCH_NOTES = {
     "words": "the same words in another order",
     "core": "the same words, qualifiers (inheritance, 'familial', 'syndrome'/'disease') aside",
     "spelling": "the same words once a misspelt word was corrected to one the names use",
+    "series": "the first of a series, named with or without its number 1",
 }
 
 

@@ -173,3 +173,23 @@ def agent_genes(store_path, disease_id):
         return store.genes_for_disease(disease_id)
     finally:
         store.close()
+
+
+def test_the_first_of_a_series_asked_with_its_number(full_gene_store):
+    """A disease a catalogue names without a number ("Aniridia"), asked as the first of its
+    series ("Aniridia 1", "aniridia type I"): the first N HPO names of OMIM diseases with
+    genes, no digits and no comma, that no catalogue names with a " 1" (in any word order)."""
+    rows = []
+    for did, name in hpo_files.read_disease_names().items():
+        if (did.startswith("OMIM:") and not re.search(r"[\d,]", name) and inheritance_words(name) == set()
+                and full_gene_store.genes_for_disease(did)
+                and not any(h["match"] != "series" for h in full_gene_store.find_diseases(name + " 1"))):
+            rows.append((did, name))
+        if len(rows) == N:
+            break
+    assert len(rows) == N
+    for did, name in rows:
+        for asked in (f"{name} 1", f"{name.lower()} type I", f"{name}, type 1"):
+            hits = full_gene_store.find_diseases(asked)
+            assert did in {h["disease_id"] for h in hits}, asked
+            assert {h["match"] for h in hits} == {"series"}, asked
