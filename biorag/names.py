@@ -190,7 +190,7 @@ def word_keys(name: str) -> tuple[str, str]:
     text = " ".join(tokens)
     for pattern, repl in _PHRASES:
         text = pattern.sub(repl, text)
-    words = [singular(w) for w in text.split() if w not in _FUNCTION_WORDS]  # "malformations"
+    words = [w for w in map(singular, text.split()) if w not in _FUNCTION_WORDS]  # "malformations", "types"
     core = [w for w in words if w not in QUALIFIERS]
     return order_free(words), order_free(core)
 
