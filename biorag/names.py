@@ -140,10 +140,6 @@ _PHRASES = (
     (re.compile(r"\bmental retardation\b"), "intellectual disability"),
     (re.compile(r"\bintellectual developmental disorder\b"), "intellectual disability"),
     (re.compile(r"\bhearing (loss|impairment)\b"), "deafness"),
-    (re.compile(r"\btumour"), "tumor"),
-    (re.compile(r"\b(leuk|an|h|haem)aem"), r"\1em"),
-    (re.compile(r"\boesophag"), "esophag"),
-    (re.compile(r"\bhaem"), "hem"),
     (re.compile(r"\bcyclical\b"), "cyclic"),
     (re.compile(r"\bdefect\b"), "deficiency"),
     (re.compile(r"\baciduria\b"), "acidemia"),  # "methylmalonic aciduria" = "... acidemia"
@@ -187,7 +183,7 @@ def word_keys(name: str) -> tuple[str, str]:
         if words:
             words[-1] = _subtype_roman(words[-1])
         tokens += words
-    text = " ".join(tokens)
+    text = american_spelling(" ".join(tokens))  # "tumour", "anaemia", "oesophagus"
     for pattern, repl in _PHRASES:
         text = pattern.sub(repl, text)
     words = [w for w in map(singular, text.split()) if w not in _FUNCTION_WORDS]  # "malformations", "types"
