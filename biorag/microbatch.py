@@ -110,10 +110,14 @@ class MicroBatcher(Generic[T, R]):
                         return None  # the owner is gone: nothing will ever be submitted
                 if not self._pending:
                     return None  # closed and drained
-                # companions are likely while other work is in flight, or when more items were
-                # outstanding lately than are queued now: wait, bounded from the oldest item's
-                # arrival; a lone caller runs at once
+                # companions are likely while other work is in flight (wait at most max_wait_s
+                # from the oldest item's arrival), or when more items were outstanding lately
+                # than are queued now: those are callers coming back from the last batch, so
+                # give them max_wait_s from now (the oldest item may have queued during that
+                # batch, long before); a lone caller runs at once
                 deadline = self._pending[0][0] + self.max_wait_s
+                if len(self._pending) < min(self._expect, self.max_batch):
+                    deadline = max(deadline, time.monotonic() + self.max_wait_s)
                 while (self._pending and len(self._pending) < self.max_batch
                        and (self._in_flight or len(self._pending) < min(self._expect, self.max_batch))
                        and not self._closed and time.monotonic() < deadline):
