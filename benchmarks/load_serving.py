@@ -14,7 +14,8 @@ What it does, in one run on one index:
    each phase bounded by a request count and `--duration` seconds;
 4. prints, per phase: requests, successes, other statuses (503 = refused when every agent
    slot is busy), wall time, throughput (successful requests/s) and p50/p95/p99 latency,
-   then the issue-14 ratios: API search throughput / raw single-thread throughput (target
+   for the HTTP phases the server's and the load client's CPU per request (both run on the
+   cores the phase measures; the raw phases pay for neither), then the issue-14 ratios: API search throughput / raw single-thread throughput (target
    >= 1.5) and API p99 / raw p99 at the same concurrency (target <= 2).
 Search queries are titles and abstract sentences of the bundled sample records, distinct
 within and across phases, so the query-embedding cache flatters no phase (an earlier version
@@ -126,9 +127,11 @@ def _drive(url: str, phase: str, n: int, concurrency: int, duration: float, ques
                     if phase == "search":  # the route's own time: the rest is HTTP and scheduling
                         inside.append(r.json()["ms"])
 
+        cpu0 = time.process_time()
         wall = _closed_loop(n, concurrency, duration, call)
+        client_cpu_s = time.process_time() - cpu0
     return {"phase": phase, "wall_s": wall, "statuses": dict(statuses), "latencies_ms": latencies,
-            "route_ms": inside}
+            "route_ms": inside, "client_cpu_s": client_cpu_s}
 
 
 def _raw(data_dir: str, n: int, concurrency: int, duration: float) -> dict:
@@ -214,6 +217,17 @@ def summarise(res: dict) -> dict:
     }
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a running process (Linux /proc; None elsewhere)."""
+    import os
+
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _run_client(url: str, phase: str, n: int, args) -> dict:
     """Run this module in another process as an HTTP client (`url`) or the raw retriever
     (phase "raw", `url` = the data dir); its JSON result."""
@@ -288,7 +302,17 @@ def main(argv: list[str] | None = None) -> None:
         for phase, n in phases:
             print(f"phase {phase}: up to {n} requests, {args.concurrency} client threads, "
                   f"at most {args.duration:.0f}s...", file=sys.stderr)
-            results.append(summarise(_run_client(url, phase, n, args)))
+            # the server's and the load client's CPU per request: both share the machine's cores
+            # with the phase they measure (the raw phases have no client and no HTTP)
+            cpu0 = _cpu_seconds(proc.pid)
+            res = _run_client(url, phase, n, args)
+            cpu1 = _cpu_seconds(proc.pid)
+            row = summarise(res)
+            if row["ok"]:
+                if cpu0 is not None and cpu1 is not None:
+                    row["server_cpu_ms_per_request"] = round((cpu1 - cpu0) * 1000 / row["ok"], 2)
+                row["client_cpu_ms_per_request"] = round(res["client_cpu_s"] * 1000 / row["ok"], 2)
+            results.append(row)
     finally:
         if proc is not None:
             proc.terminate()
@@ -320,6 +344,10 @@ def main(argv: list[str] | None = None) -> None:
         other = ",".join(f"{k}x{v}" for k, v in sorted(r["statuses"].items()) if k != "200") or "-"
         print(f"{names.get(r['phase'], r['phase']):<22}{r['requests']:>9}{r['ok']:>6}{other:>14}{r['wall_s']:>8.1f}"
               f"{r['throughput_rps']:>8.1f}{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['p99_ms']:>9.1f}")
+    for r in results:
+        if "client_cpu_ms_per_request" in r:
+            print(f"{names.get(r['phase'], r['phase'])}: CPU per request, server "
+                  f"{r.get('server_cpu_ms_per_request', '?')} ms, load client {r['client_cpu_ms_per_request']} ms")
     for k, v in ratios.items():
         print(f"{k}: {v}")
 
