@@ -217,10 +217,15 @@ def same_inheritance(a: str, b: str) -> bool:
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+def deletions(word: str) -> set[str]:
+    """Every string one letter shorter than `word` (a letter left out)."""
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
 def one_edit(word: str) -> set[str]:
     """Every string one deletion, swap, substitution or insertion away from `word`."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    return ({a + b[1:] for a, b in splits if b}
+    return (deletions(word)
             | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
             | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
             | {a + c + b for a, b in splits for c in _LETTERS})

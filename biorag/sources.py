@@ -151,6 +151,10 @@ class LexiconHit:
     how: str
 
 
+#: how strongly a written-out name (a ``("gene_name",)`` hit's `how`) means its gene: lower is stronger
+NAME_STRENGTH = {"full_name": 0, "designation": 1, "designation head": 2}
+
+
 class Lexicon(Protocol):
     """Exact (case-insensitive) dictionary look-up of candidate spans, in one batch.
 

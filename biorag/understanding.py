@@ -31,9 +31,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from biorag.names import deletions
 from biorag.organisms import organism_named_in
 from biorag.sources import (
     GENE_IDS,
+    NAME_STRENGTH,
     AnswerField,
     EntityKind,
     Lexicon,
@@ -139,8 +141,9 @@ what whats is are was the a an tell me about gene genes describe please info inf
 who explain give show do does you know can could i want to learn more this that it something
 some anything everything summary summarize summarise overview human
 """.split())
-_LONG_FILLER = frozenset(w for w in _FILLER if len(w) >= 4)
-_FILLER_NEAR = {v: w for w in _FILLER if len(w) >= 3 for v in {w} | {w[:i] + w[i + 1:] for i in range(len(w))}}
+#: a letter left out of a filler word of 4 letters or more ("wat", "abut")
+_LONG_FILLER_SHORT = frozenset(d for w in _FILLER if len(w) >= 4 for d in deletions(w))
+_FILLER_NEAR = {v: w for w in _FILLER if len(w) >= 3 for v in {w} | deletions(w)}
 _EXPLICIT_GENE = [  # forms that name a gene without a dictionary
     re.compile(r"\bgenes?\s+(?:symbol\s+|named\s+|called\s+)?([A-Za-z0-9][\w@.\-]*)", re.I),
     re.compile(r"([A-Za-z0-9][\w@.\-]*)\s+genes?\b", re.I),
@@ -345,7 +348,6 @@ _NAME_WORD = re.compile(r"[A-Za-z0-9]+")
 #: words a gene's written-out name never starts or ends with
 _NOT_NAME_EDGE = frozenset("the a an of is are was on in at for and or to by with what which where how its it "
                            "this that gene genes".split())
-_NAME_STRENGTH = {"full_name": 0, "designation": 1, "designation head": 2}
 
 
 def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]:
@@ -373,8 +375,8 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
         hits = found.get(span)
         if not hits or taken.intersection(range(i, i + n)):
             continue
-        best = min(_NAME_STRENGTH.get(h.how, 3) for h in hits)
-        top = [h for h in hits if _NAME_STRENGTH.get(h.how, 3) == best]
+        best = min(NAME_STRENGTH.get(h.how, 3) for h in hits)
+        top = [h for h in hits if NAME_STRENGTH.get(h.how, 3) == best]
         symbols = tuple(dict.fromkeys(h.canonical for h in top))
         if n == 1:
             near = {w.group(0).lower() for w in words[max(0, i - 1):i + 2]}
@@ -512,15 +514,11 @@ _SAME_WORD = {"identifier": "id", "identifiers": "ids", "sort": "kind", "sorts":
 _MIN_TYPO_WORD = 5
 
 
-def _deletions(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))}
-
-
 def _near_words(vocabulary: set[str]) -> dict[str, set[str]]:
     near: dict[str, set[str]] = {}
     for w in vocabulary:
         if len(w) >= _MIN_TYPO_WORD and w.isalpha():
-            for v in {w} | _deletions(w):
+            for v in {w} | deletions(w):
                 near.setdefault(v, set()).add(w)
     return near
 
@@ -533,10 +531,10 @@ def _filler(word: str) -> bool:
         return True
     if len(word) < 3 or not word.isalpha():
         return False
-    if any(word in _deletions(f) for f in _LONG_FILLER):
+    if word in _LONG_FILLER_SHORT:
         return True
     return word not in english_words() and bool(
-        _FILLER_NEAR.keys() & ({word} | _deletions(word)))
+        _FILLER_NEAR.keys() & ({word} | deletions(word)))
 
 
 def _spelt_as_cues(norm: str, near: dict[str, set[str]]) -> str:
@@ -549,7 +547,7 @@ def _spelt_as_cues(norm: str, near: dict[str, set[str]]) -> str:
     for i, w in enumerate(words):
         if len(w) < _MIN_TYPO_WORD or not w.isalpha() or w in near and w in near[w] or w in english_words():
             continue
-        found = set().union(*(near.get(v, ()) for v in {w} | _deletions(w)))
+        found = set().union(*(near.get(v, ()) for v in {w} | deletions(w)))
         if len(found) == 1:
             words[i] = found.pop()
             changed = True

@@ -28,13 +28,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from biorag.names import american_spelling, disease_key
-from biorag.sources import EntityKind, LexiconHit
+from biorag.sources import NAME_STRENGTH, EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
 from retrievers.gene_store import build_command_hint, catalogue_forms
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
-#: how strongly a written-out name means its gene: lower is stronger
-_NAME_STRENGTH = {"full_name": 0, "designation": 1, "designation head": 2}
 
 
 def gene_name_key(text: str) -> str:
@@ -97,7 +95,7 @@ class StoreLexicon:
                     key = gene_name_key(text)
                     if key:
                         old = best.setdefault(key, {}).get(gene_id)
-                        if old is None or _NAME_STRENGTH[how] < _NAME_STRENGTH[old[1]]:
+                        if old is None or NAME_STRENGTH[how] < NAME_STRENGTH[old[1]]:
                             best[key][gene_id] = (symbol, how)
 
                 for gene_id, symbol, name, other in rows:
