@@ -80,3 +80,37 @@ def query_dtype(precision: str, device: str) -> str | None:
 
 def _is_cuda(spec: str) -> bool:
     return spec == "cuda" or (spec.startswith("cuda:") and spec[5:].isdigit())
+
+
+def available_cores() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def serving_torch_threads(setting: int, cores: int | None = None) -> int:
+    """The torch thread count for a server (`serve.torch_threads`): the setting when given,
+    else half the cores, at least 1.
+
+    Why not all of them (torch's default): a server's searches arrive together and share one
+    encoding call (retrievers/pubmed.py), so a wider encode gains little, while the event loop
+    and the in-process Milvus Lite need cores of their own; torch's idle OpenMP threads spin
+    for a while after each call and take those cores from them."""
+    if setting < 0:
+        raise ConfigError(f"serve.torch_threads={setting} must be 0 (auto) or a positive count")
+    if setting:
+        return setting
+    return max(1, (cores or available_cores()) // 2)
+
+
+def limit_torch_threads(n: int) -> int:
+    """Give torch `n` intra-op threads for this process, before its first parallel call
+    (threads that start later take the count too); returns what torch then reports."""
+    import torch
+
+    torch.set_num_threads(n)
+    return torch.get_num_threads()

@@ -84,12 +84,17 @@ def command(
 
     import uvicorn
 
+    from biorag.device import available_cores, limit_torch_threads, serving_torch_threads
+
     app = create_app(settings)
+    # the whole server process: query encoding and in-process rebuild jobs (see serve.torch_threads)
+    threads = limit_torch_threads(serving_torch_threads(serve.torch_threads))
     shown = "127.0.0.1" if serve.host in ("0.0.0.0", "::") else serve.host
     typer.echo(
         f"BioRAG ({settings.preset} preset) on http://{shown}:{serve.port}/  "
         f"(API docs /docs; {serve.max_concurrent} concurrent answers; "
-        f"API keys {'required' if serve.api_keys else 'off'})",
+        f"API keys {'required' if serve.api_keys else 'off'}; "
+        f"torch threads {threads} of {available_cores()} cores)",
         err=True,
     )
     uvicorn.run(app, host=serve.host, port=serve.port, log_level=log_level, proxy_headers=False)

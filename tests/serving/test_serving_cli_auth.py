@@ -47,6 +47,15 @@ def cli_server(tmp_path_factory):
     proc.wait(20)
 
 
+def test_the_server_gives_torch_half_the_cores(cli_server):
+    """serve.torch_threads=0 (auto): the startup line says what torch reports in the server."""
+    from biorag.device import available_cores
+
+    _, log = cli_server
+    cores = available_cores()
+    assert f"torch threads {max(1, cores // 2)} of {cores} cores" in log.read_text()
+
+
 def test_keys_required_on_api_and_metrics_but_not_probes_or_page(cli_server):
     url, _ = cli_server
     with httpx.Client(base_url=url, timeout=60) as c:

@@ -117,3 +117,37 @@ def test_bf16_queries_stay_next_to_float32_ones_and_documents_stay_float32():
     assert cos.min() > 0.99, cos
     # and it still tells texts apart: each bf16 query is nearest its own float32 vector
     assert list((a @ b.T).argmax(axis=1)) == list(range(len(TEXTS)))
+
+
+@pytest.mark.parametrize("cores, want", [(1, 1), (2, 1), (3, 1), (4, 2), (16, 8)])
+def test_a_server_gives_torch_half_the_cores_by_default(cores, want):
+    from biorag.device import serving_torch_threads
+
+    assert serving_torch_threads(0, cores) == want
+
+
+def test_an_explicit_server_thread_count_is_kept_and_a_negative_one_refused():
+    from biorag.device import serving_torch_threads
+    from biorag.settings import load_settings
+
+    assert serving_torch_threads(3, 2) == 3
+    with pytest.raises(ConfigError, match="serve.torch_threads"):
+        serving_torch_threads(-1, 2)
+    with pytest.raises(ConfigError, match="torch_threads"):
+        load_settings("embedded", sets=["serve.torch_threads=-2"])
+
+
+def test_the_thread_limit_holds_for_threads_started_after_it():
+    """In a fresh process (the test process keeps its own count): the batch worker and the
+    rebuild jobs are threads the server starts after applying the limit."""
+    import subprocess
+    import sys
+
+    code = ("import threading, torch\n"
+            "from biorag.device import limit_torch_threads\n"
+            "print(limit_torch_threads(1))\n"
+            "seen = []\n"
+            "t = threading.Thread(target=lambda: seen.append(torch.get_num_threads())); t.start(); t.join()\n"
+            "print(seen[0])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["1", "1"]
