@@ -159,7 +159,10 @@ def _raw(data_dir: str, n: int, concurrency: int, duration: float) -> dict:
         out.append({"phase": label, "wall_s": wall, "statuses": {"200": len(lat)}, "latencies_ms": lat})
     stats = retriever.batcher.stats
     retriever.close()
-    return {"phases": out, "batches": stats.batches, "batched_items": stats.items, "largest_batch": stats.largest}
+    import torch
+
+    return {"phases": out, "batches": stats.batches, "batched_items": stats.items, "largest_batch": stats.largest,
+            "torch_threads": torch.get_num_threads()}
 
 
 # ---- orchestration --------------------------------------------------------------------------
@@ -250,6 +253,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--concurrency", type=int, default=4, help="client threads (default 4)")
     ap.add_argument("--max-concurrent", type=int, default=4, help="server agent slots, serve.max_concurrent (default 4)")
     ap.add_argument("--duration", type=float, default=60, help="time cap per phase, seconds (default 60)")
+    ap.add_argument("--server-torch-threads", type=int, default=0,
+                    help="the server's serve.torch_threads (default 0: auto, half the cores); the raw phases keep "
+                    "torch's own default (every core), as the CLI and the agent do")
     ap.add_argument("--question", action="append", help="answer-phase question (repeatable; default: four recorded gene/SNP questions)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data dir and server log")
@@ -279,9 +285,10 @@ def main(argv: list[str] | None = None) -> None:
     log_path = tmp / "server.log"
     cmd = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--preset", "embedded",
            "--set", f"data_dir={data_dir}", "--set", f"serve.max_concurrent={args.max_concurrent}",
-           "--log-level", "warning"]
+           "--set", f"serve.torch_threads={args.server_torch_threads}", "--log-level", "warning"]
     results = []
     proc = None
+    server_threads = None
     try:
         print("building the PubMed sample index (biorag index build)...", file=sys.stderr)
         build_s, rows = _build_index(data_dir)
@@ -292,6 +299,7 @@ def main(argv: list[str] | None = None) -> None:
         with open(log_path, "w") as log:
             proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         _wait_healthy(url, proc)
+        server_threads = _server_threads(log_path)  # the log goes with the temporary dir
         # warm-up: open the store, load the embedder (and the model) once, outside the measurements
         httpx.get(f"{url}/v1/search/pubmed", params={"q": "warm-up: amyloid"}, timeout=300).raise_for_status()
         phases = [("search", args.search_requests)]
@@ -329,14 +337,17 @@ def main(argv: list[str] | None = None) -> None:
         "api_throughput_over_raw_single_thread": _ratio(api["throughput_rps"], single["throughput_rps"]),
         f"api_p99_over_raw_p99_at_{args.concurrency}": _ratio(api["p99_ms"], raw_c["p99_ms"]),
     }
+    threads = {"raw": raw.get("torch_threads"), "server": server_threads}
     report = {"index": {"rows": rows, "build_s": round(build_s, 1)}, "concurrency": args.concurrency,
+              "torch_threads": threads,
               "max_concurrent": args.max_concurrent, "phases": results, "ratios": ratios,
               "raw_batches": {k: raw[k] for k in ("batches", "batched_items", "largest_batch")}}
     if args.json:
         print(json.dumps(report, indent=2))
         return
     print(f"index: {rows} rows built by `biorag index build` in {build_s:.1f}s")
-    print(f"client threads {args.concurrency}, server agent slots {args.max_concurrent}")
+    print(f"client threads {args.concurrency}, server agent slots {args.max_concurrent}, "
+          f"torch threads: raw {threads['raw']}, server {threads['server']}")
     print(f"{'path':<22}{'requests':>9}{'ok':>6}{'other':>14}{'wall s':>8}{'req/s':>8}"
           f"{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
     names = {"search": "GET /v1/search/pubmed", "answer": "POST /v1/answer"}
@@ -350,6 +361,14 @@ def main(argv: list[str] | None = None) -> None:
                   f"{r.get('server_cpu_ms_per_request', '?')} ms, load client {r['client_cpu_ms_per_request']} ms")
     for k, v in ratios.items():
         print(f"{k}: {v}")
+
+
+def _server_threads(log_path: Path) -> int | None:
+    """torch's thread count in the server, from its startup line ("torch threads N of M cores")."""
+    import re
+
+    m = re.search(r"torch threads (\d+) of", log_path.read_text(errors="replace")) if log_path.exists() else None
+    return int(m.group(1)) if m else None
 
 
 def _ratio(a: float, b: float) -> float | None:
