@@ -4,10 +4,13 @@ and the training loops.
 ``auto`` takes a CUDA GPU when one is visible, else Apple's MPS, else the CPU. An explicit
 name is checked: ``cuda``/``cuda:N`` without a visible GPU is a `ConfigError` (no silent
 fall-back to a CPU run that would take hours), and anything but auto, cpu, cuda, cuda:N or
-mps is refused. torch is imported only when a device is picked.
+mps is refused. torch is imported only when a device is picked. Also here: the query
+encoder's precision, and how many CPU threads a server gives torch.
 """
 
 from __future__ import annotations
+
+from typing import Literal, get_args
 
 from biorag.errors import ConfigError
 
@@ -42,8 +45,9 @@ def half_dtype(device: str) -> str | None:
     return "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
 
 
-#: query_precision values (index.query_precision)
-PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+#: query encoder precisions (index.query_precision takes this type)
+QueryPrecision = Literal["auto", "float32", "bfloat16", "float16"]
+PRECISIONS: tuple[str, ...] = get_args(QueryPrecision)
 
 
 def cpu_has_fast_bf16() -> bool:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, V
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from biorag import redaction
+from biorag.device import QueryPrecision
 from biorag.errors import ConfigError
 from biorag.jsonfile import read_json_object
 
@@ -150,7 +151,7 @@ class IndexSettings(_Section):
     # 2x; every bf16 vector within cosine 0.998 of the float32 one; on the sample index each
     # record's title finds the same top hit for all 994 records (top-4 sets equal for 978)
     # (benchmarks/results/2026-11-25/README.md)
-    query_precision: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+    query_precision: QueryPrecision = Field(
         "auto", description="dtype of the query encoder: auto = bfloat16 on a CPU with AMX, the half precision "
         "of CUDA, float32 elsewhere (documents keep the device's default)",
     )
