@@ -155,6 +155,11 @@ class IndexSettings(_Section):
         "auto", description="dtype of the query encoder: auto = bfloat16 on a CPU with AMX, the half precision "
         "of CUDA, float32 elsewhere (documents keep the device's default)",
     )
+    batch_wait_ms: float = Field(
+        3.0, ge=0, le=1000,
+        description="how long the search batcher may wait for more concurrent searches before encoding "
+        "(only when it saw that many lately; a lone search never waits); 0 = take what is queued",
+    )
     mesh_widen: Literal["none", "drop_filter"] = Field(
         "drop_filter",
         description="when a MeSH filter leaves fewer than k hits: keep them (none) or fill from unfiltered "

@@ -146,7 +146,7 @@ class PubMedRetriever(Retriever):
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
                  ef: int = 64, exact_filter_rows: int = 1024, client=None, boost_weight: float = 0.02,
-                 boost_pool: int = 5, batch_workers: int = 1, max_batch: int = 32):
+                 boost_pool: int = 5, batch_workers: int = 1, max_batch: int = 32, batch_wait_ms: float = 3.0):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
         self.backend = backend_of(uri)
@@ -168,6 +168,7 @@ class PubMedRetriever(Retriever):
         self.mesh_postings: dict[str, list[int]] = {}
         self._batch_workers = batch_workers
         self._max_batch = max_batch
+        self._batch_wait_s = batch_wait_ms / 1000
         self._batcher: MicroBatcher | None = None
 
     @classmethod
@@ -180,6 +181,7 @@ class PubMedRetriever(Retriever):
             token=index_token(settings), widen=ix.mesh_widen,
             index_type=ix.index_type, ef=ix.search_ef, exact_filter_rows=ix.exact_filter_rows,
             boost_weight=settings.mesh.boost_weight, boost_pool=settings.mesh.boost_pool,
+            batch_wait_ms=ix.batch_wait_ms,
         )
 
     # ---- connection ----------------------------------------------------------------
@@ -240,7 +242,7 @@ class PubMedRetriever(Retriever):
         so running it in the same thread costs little."""
         with self._lock:
             if self._batcher is None:
-                self._batcher = MicroBatcher(self._run_batch, max_batch=self._max_batch,
+                self._batcher = MicroBatcher(self._run_batch, max_batch=self._max_batch, max_wait_s=self._batch_wait_s,
                                              workers=self._batch_workers, name="pubmed-search")
             return self._batcher
 

@@ -198,3 +198,14 @@ def test_a_lone_caller_after_a_burst_waits_once_at_most():
     # at once (five waits would take 1.5 s)
     assert time.perf_counter() - t < 0.9
     assert [len(c) for c in fn.calls][-4:] == [1] * 4
+
+
+@pytest.mark.parametrize("sets, want", [([], 0.003), (["index.batch_wait_ms=0"], 0.0), (["index.batch_wait_ms=7.5"], 0.0075)])
+def test_the_search_batchers_wait_is_the_setting(tmp_path, sets, want):
+    """index.batch_wait_ms reaches the PubMed retriever's batcher (nothing is opened)."""
+    from biorag.settings import load_settings
+    from retrievers.pubmed import PubMedRetriever
+
+    r = PubMedRetriever.from_settings(load_settings("embedded", sets=[f"data_dir={tmp_path}", *sets]))
+    assert r.batcher.max_wait_s == pytest.approx(want)
+    r.close()
