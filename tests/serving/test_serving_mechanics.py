@@ -251,3 +251,17 @@ def test_readiness_reports_unreachable_live_tools():
     checks = r.json()["checks"]
     assert not checks["tool:gene"]["ok"] and "not reachable" in checks["tool:gene"]["detail"]
     assert checks["llm"]["ok"] and "vector_store" not in checks
+
+
+def test_app_state_dependencies_run_on_the_event_loop():
+    """Plain-function dependencies go to FastAPI's worker threads and back on every request
+    (three round trips per search): the app-state ones are coroutine functions."""
+    import inspect
+    from typing import get_args
+
+    from serving.routes import state
+
+    deps = {name: get_args(v)[1] for name, v in vars(state).items() if name.endswith("Dep")}
+    assert {"EngineDep", "MetricsDep", "SearchPoolDep", "RunnerDep", "JobsDep"} <= set(deps)
+    for name, dep in deps.items():
+        assert inspect.iscoroutinefunction(dep.dependency), name
