@@ -1,0 +1,40 @@
+"""The fourth held-out set (heldout_fourth_phrasings.py), never used to tune understanding:
+two genes in one question, possessive/British/colloquial disease names, where the genes for a
+disease map, symbols with digits and hyphens, trailing context. A miss may be
+"insufficient", never a wrong value; its score through the real Agent must not fall below
+what it was when the set was last measured (see the module docstring and
+benchmarks/understanding_cost.py)."""
+
+from __future__ import annotations
+
+from tests.understanding.heldout_fourth_phrasings import HELDOUT_FOURTH, TWO_GENES, judge, judge_two
+
+#: the score this set must keep (measured before any change of the session that wrote it)
+FLOOR = 0.0
+
+
+def test_fourth_heldout_phrasings_score(agent):
+    verdicts = {"right": [], "miss": [], "wrong": []}
+    for field, question, expected in HELDOUT_FOURTH:
+        ans = agent.answer(question)
+        verdicts[judge(field, question, expected, ans.answer, ans.sufficient)].append(
+            (question, ans.answer[:80], expected))
+    for _, question, values in TWO_GENES:
+        ans = agent.answer(question)
+        verdicts[judge_two(values, ans.answer, ans.sufficient)].append((question, ans.answer[:80], values))
+    n = len(HELDOUT_FOURTH) + len(TWO_GENES)
+    score = len(verdicts["right"]) / n
+    assert n >= 80
+    assert score >= FLOOR, (score, verdicts["miss"] + verdicts["wrong"])
+    assert verdicts["wrong"] == [], verdicts["wrong"]  # "I don't know" beats a wrong answer
+
+
+def test_judges_can_fail():
+    """The judges reject one gene's value for two genes, a symbol for a band, and a wrong value."""
+    assert judge_two(("chr12", "chr1"), "chr12", True) == "wrong"
+    assert judge_two(("chr12", "chr1"), "KRAS: chr12; NRAS: chr1", True) == "right"
+    assert judge_two(("chr12", "chr1"), "insufficient evidence", False) == "miss"
+    band_q = next(q for f, q, _ in HELDOUT_FOURTH if f == "map_location" and "Wilson" in q)
+    assert judge("map_location", band_q, "13q14.3", "ATP7B", True) == "wrong"
+    assert judge("map_location", band_q, "13q14.3", "ATP7B: 13q14.3", True) == "right"
+    assert judge("chromosome", "x", "chr1", "chr12", True) == "wrong"
