@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from tests.understanding.heldout_fourth_phrasings import HELDOUT_FOURTH, TWO_GENES, judge, judge_two
 
-#: the score this set must keep (measured before any change of the session that wrote it)
-FLOOR = 0.0
+#: the score this set must keep: 83/91 = 0.912 before any change (3 "insufficient", 5 wrong
+#: values marked sufficient)
+FLOOR = 0.9
 
 
 def test_fourth_heldout_phrasings_score(agent):
