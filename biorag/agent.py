@@ -324,7 +324,7 @@ class Agent:
         ev = TraceEvent(step="generate", round=rounds)
         with run.step(ev):
             text, used, unsupported = self._compose(state, check, run.ranker, ev)
-            sufficient = run.sufficient and check.sufficient and bool(text)
+            sufficient = run.sufficient and check.sufficient and bool(text) and not ev.details.get("incomplete")
             best_attempt = s.components.self_eval and not sufficient and rounds >= 1
             if not sufficient:
                 where = f" after {rounds} round(s)" if s.components.self_eval else ""
@@ -355,6 +355,8 @@ class Agent:
         structured = structured_answer(state.analysis, state.evidence, state.retrievers) if self.settings.grounding else None
         if structured is not None:
             ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
+            if structured.missing:  # a name the question asks about has no value: not the whole answer
+                ev.details["incomplete"] = structured.missing
             return structured.text, structured.used, []
         if self.settings.generation.mode == "llm":
             return self._generated(state, check, ranker, ev)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from biorag.models import Evidence
 from biorag.sources import Reading, Source
-from biorag.understanding import RSID, Analysis
+from biorag.understanding import RSID, Analysis, Hop
 
 
 @dataclass
@@ -30,6 +30,8 @@ class StructuredAnswer:
     explanation: str = ""
     #: candidates when the question's name fits several records: the text names them
     ambiguous: list[str] = field(default_factory=list)
+    #: names the question asks about that no record answers for: the answer is incomplete
+    missing: list[str] = field(default_factory=list)
 
 
 def hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source],
@@ -37,25 +39,31 @@ def hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[s
     """What hop `upto` of the intent reads from the evidence gathered so far (None when
     its source is not enabled or no records hold the field yet). When the hop's source has
     no reading, another source that declares the same field answers from its own records
-    (OMIM's and HPO's genes of a disease): the reading's evidence says which one it was."""
+    (OMIM's and HPO's genes of a disease): the reading's evidence says which one it was.
+    A hop that takes several entities the question names ("Where are KRAS and NRAS?")
+    reads each one's field on its own (see `_each_named`)."""
     intent = analysis.intent
     if intent is None or upto >= len(intent.hops):
         return None
     hop = intent.hops[upto]
-    source = sources.get(hop.source)
-    if source is None:
+    if hop.source not in sources:
         return None
+    context = [e.text for e in analysis.entities if e.kind == "organism"] if "organism" in hop.field.about else []
     if hop.from_previous:
         previous = hop_reading(analysis, evidence, sources, upto - 1) if upto > 0 else None
         if previous is None or previous.ambiguous:
             return None
-        about = previous.hop_inputs
-    else:
-        about = analysis.texts(hop.takes)
-    if "organism" in hop.field.about:  # the organism the question names, as context
-        about = [*about, *(e.text for e in analysis.entities if e.kind == "organism")]
+        return _read(hop, evidence, sources, [*previous.hop_inputs, *context])
+    named = analysis.texts(hop.takes)
+    if len(named) > 1:
+        return _each_named(hop, evidence, sources, named, context)
+    return _read(hop, evidence, sources, [*named, *context])
+
+
+def _read(hop: Hop, evidence: list[Evidence], sources: Mapping[str, Source], about: list[str]) -> Reading | None:
+    """The hop's field for `about`, read by its own source or another declaring the field."""
     own = [e for e in evidence if e.source == hop.source]
-    reading = source.read(hop.field, own, about) if own else None
+    reading = sources[hop.source].read(hop.field, own, about) if own else None
     if reading is None:  # another source declaring the same field may hold it (genes of a disease)
         for name, other in sources.items():
             twin = next((f for f in getattr(other, "answers", ()) if f.name == hop.field.name), None)
@@ -63,6 +71,30 @@ def hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[s
             if twin is not None and theirs and (reading := other.read(twin, theirs, about)) is not None:
                 break
     return reading
+
+
+def _each_named(hop: Hop, evidence: list[Evidence], sources: Mapping[str, Source], named: list[str],
+                context: list[str]) -> Reading | None:
+    """Several entities named in the question: each one's field, labelled with its name
+    ("KRAS: chr12; NRAS: chr1"), so equal values stay apart and none is dropped silently;
+    a name no record answers for is listed in `missing` (the answer is then insufficient)."""
+    parts = [(name, _read(hop, evidence, sources, [name, *context])) for name in named]
+    if all(r is None or not r.answer for _, r in parts):
+        return None
+    if ambiguous := next((r for _, r in parts if r is not None and r.ambiguous), None):
+        return ambiguous
+    found = [(name, r) for name, r in parts if r is not None and r.answer]
+    missing = [name for name, r in parts if r is None or not r.answer]
+    text = "; ".join([r.answer if r.answer.startswith(f"{name}: ") else f"{name}: {r.answer}" for name, r in found]
+                     + [f"{name}: not found in the records" for name in missing])
+    return Reading(
+        values=[v for _, r in found for v in r.values],
+        used=[e for _, r in found for e in r.used],
+        explanation="; ".join(r.explanation for _, r in found if r.explanation),
+        links=[x for _, r in found for x in r.hop_inputs],
+        text=text,
+        missing=missing,
+    )
 
 
 def hop_inputs(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source], hop: int) -> list[str]:
@@ -89,7 +121,7 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
     reading = hop_reading(analysis, evidence, sources, len(analysis.intent.hops) - 1)
     if reading is None or not reading.answer:
         return None
-    return StructuredAnswer(reading.answer, reading.used, reading.explanation)
+    return StructuredAnswer(reading.answer, reading.used, reading.explanation, missing=reading.missing)
 
 
 # ---- claim verification -------------------------------------------------------------

@@ -93,7 +93,8 @@ class Reading:
     identifiers a next hop should query (Gene IDs are exact where symbols are not; default:
     the values); `text` the answer as shown (default: the values joined). `ambiguous` lists
     candidates when the question's name fits several records equally well: the answer then
-    names them and says so, it never picks one."""
+    names them and says so, it never picks one. `missing`: names the question asked about
+    that no record answers for; the answer says so and is not sufficient."""
 
     values: list[str]
     used: list[Evidence] = field(default_factory=list)
@@ -101,6 +102,8 @@ class Reading:
     links: list[str] | None = None
     text: str | None = None
     ambiguous: list[str] = field(default_factory=list)
+    #: names asked about that no record answers for (the answer is then incomplete)
+    missing: list[str] = field(default_factory=list)
 
     @property
     def answer(self) -> str:

@@ -324,7 +324,7 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         token_genes.sort(key=lambda g: g[0])
         if disease and any(disease.text.lower() in e.span.lower() for _, _, e in named):
             disease = None  # a disease name inside a gene's name is part of that name
-    for _, e in token_genes:
+    for _, e in _listed_with_genes(scan, token_genes):
         add(e)
     genes = [e for e in found if e.kind == "gene" and e.confident]
     loose = [e for e in found if e.kind == "gene"] if lexicon is None else []
@@ -342,6 +342,33 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     if disease:
         add(disease)
     return found
+
+
+#: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B"
+_LIST_JOINT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|&\s*|(?:and|or)\s+)", re.I)
+
+
+def _listed_with_genes(scan: str, token_genes: list[tuple[int, Entity]]) -> list[tuple[int, Entity]]:
+    """Gene-like names no dictionary knows, listed with a gene it does know ("Where are
+    BRCA1 and ZQX99?"), are genes the question asks about too: confident, so that the
+    answer reads a value for each of them or says which one has none, and never answers
+    for the known gene alone."""
+    out = list(token_genes)
+    changed = True
+    while changed:
+        changed = False
+        for i, (pos, e) in enumerate(out):
+            if e.confident or e.how != "pattern":
+                continue
+            for j in (i - 1, i + 1):
+                if not 0 <= j < len(out) or not out[j][1].confident:
+                    continue
+                (p1, e1), (p2, _) = sorted([(pos, e), out[j]], key=lambda g: g[0])
+                if _LIST_JOINT.fullmatch(scan[p1 + len(e1.span or e1.text):p2]):
+                    out[i] = (pos, Entity("gene", e.text, True, how="unlisted"))
+                    changed = True
+                    break
+    return out
 
 
 _NAME_WORD = re.compile(r"[A-Za-z0-9]+")
@@ -450,8 +477,12 @@ def _disease(text: str, lexicon: Lexicon | None) -> Entity | None:
     return None
 
 
-#: words that start the next part of a sentence, not more of a name
-_NEXT_PART = frozenset("and or but so also plus which what where how when why who is are was were does do".split())
+#: words that start the next part of a sentence, not more of a name: a conjunction, an asking
+#: word, a verb saying where the genes are ("... for Wilson disease lie, at band level?"), or
+#: words around the question ("... for phenylketonuria, for my thesis")
+_NEXT_PART = frozenset("and or but so also plus which what where how when why who is are was were does do "
+                       "lie lies map maps mapped located reside resides sit sits "
+                       "for please thanks thank i i'm im my we our as because since asking need".split())
 
 
 def _extends(span: str, known: str) -> bool:
@@ -461,7 +492,7 @@ def _extends(span: str, known: str) -> bool:
     s, k = span.lower(), known.lower()
     if not s.startswith(k) or (len(s) > len(k) and s[len(k)].isalnum()):
         return False
-    rest = s[len(k):].lstrip(" ,;:-").split()
+    rest = re.findall(r"[\w'-]+", s[len(k):])
     return len(rest) <= 1 or rest[0] in _NEXT_PART
 
 
@@ -495,6 +526,8 @@ def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
                 for key in keys:
                     if (s, f, weak) not in by_cue.setdefault(key, []):
                         by_cue[key].append((s, f, weak))
+        for key in [k for k in by_cue if k.endswith(" $")]:  # at the end, a word is both cues
+            by_cue[key] += [e for e in by_cue.get(key[:-2], []) if e not in by_cue[key]]
         cues = sorted((c for c in by_cue if c), key=len, reverse=True)
         alternatives = [re.escape(c[:-2]) + r"(?=\s*$)" if c.endswith(" $") else re.escape(c) for c in cues]
         pattern = re.compile(r"(?<![\w\u220e])(?:" + "|".join(alternatives) + r")(?![\w])") if cues else re.compile(r"(?!x)x")
@@ -612,7 +645,8 @@ def _ordered_matches(norm: str, idx: _CueIndex) -> list[str]:
     the head, the last one, before its modifier; otherwise left to right."""
     found = []
     for m in idx.pattern.finditer(norm):
-        key = m.group(0) if m.group(0) in idx.by_cue else m.group(0) + " $"
+        at_end = m.group(0) + " $" in idx.by_cue and not norm[m.end():].strip()
+        key = m.group(0) + " $" if at_end or m.group(0) not in idx.by_cue else m.group(0)
         before = norm[: m.start()].split()[-3:]
         asked = bool(_ASKING.intersection(before) or _ASKING.intersection(key.split()[:1]))
         found.append([m.start(), m.end(), key, asked])
@@ -668,6 +702,10 @@ def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | No
                 asked.append(intent)
         if len({i.kind for i in asked}) > 1:
             return asked[0]
+        if len(asked) == 1 and not any(
+                _detect_intent(p, kinds, sources, True) for p in parts if not _LEADS_QUESTION.match(p)):
+            # one question and words around it that ask nothing ("... map? for my thesis")
+            return asked[0]
     return _detect_intent(text, kinds, sources, strong_only)
 
 
@@ -686,14 +724,18 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
     # "the <field> of the gene of <SNP>": a strong cue for a field about what a cued link
     # yields is what is asked, wherever it stands; the link is the way there
     yielded = {f.yields for cue in matches for _, f, _ in idx.by_cue[cue] if f.yields and kinds.intersection(f.about)}
-    # a weak cue counts there when it is the question's first word: "Where is the gene for X?"
+    # a weak cue counts there when it is the question's first word: "Where is the gene for X?",
+    # after every strong cue: "Where do the genes for X map?" asks for their bands
     opening = norm.split()[:1]
-    for cue in matches:
-        for _s, f, weak in idx.by_cue[cue]:
-            if (not weak or cue.split() == opening) and not f.yields and yielded.intersection(f.about):
-                intent = plan(f.name, kinds, decls, cued)
-                if intent is not None:
-                    return intent
+    for want_weak in (False, True):
+        for cue in matches:
+            for _s, f, weak in idx.by_cue[cue]:
+                if weak != want_weak or (weak and cue.split() != opening):
+                    continue
+                if not f.yields and yielded.intersection(f.about):
+                    intent = plan(f.name, kinds, decls, cued)
+                    if intent is not None:
+                        return intent
     for want_weak in (False,) if strong_only else (False, True):
         for cue in matches:
             for _s, f, weak in idx.by_cue[cue]:

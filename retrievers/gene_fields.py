@@ -47,7 +47,7 @@ MAP_LOCATION = AnswerField(
     ("cytogenetic", "cytogenetic location", "cytogenetic band", "band", "cytoband",
      "map location", "chromosome location", "chromosome locations", "chromosomal location",
      "chromosomal locations", "chromosomal position", "chromosome band", "locus", "loci",
-     "arm"),
+     "arm", "band level", "map $", "maps $", "mapped $"),
     GENE_IDS)
 PROTEIN_CODING = AnswerField(
     "protein_coding", "whether a gene is protein-coding",

@@ -168,8 +168,11 @@ def tokens(answer: str) -> set[str]:
     return {t.lower() for t in _TOKEN.findall(answer)}
 
 
-def judge(field: str, question: str, expected: str, answer: str, sufficient: bool) -> str:
-    """'right', 'miss' (an honest "insufficient") or 'wrong' (a wrong value marked sufficient)."""
+def judge(field: str, question: str, expected: str | tuple[str, ...], answer: str, sufficient: bool) -> str:
+    """'right', 'miss' (an honest "insufficient") or 'wrong' (a wrong value marked sufficient);
+    `expected` a tuple: a question about two genes (`judge_two`)."""
+    if isinstance(expected, tuple):
+        return judge_two(expected, answer, sufficient)
     if question in DISEASE_BANDS:
         ok = expected.lower() in tokens(answer)
     elif field == "snp_position":

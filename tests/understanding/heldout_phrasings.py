@@ -144,3 +144,14 @@ def matches(field: str, answer: str, expected: str) -> bool:
     if field in CONTAINED:
         return e in [x.strip() for x in a.split(",")] or (field == "organism" and e in a)
     return a == e
+
+
+def verdicts(agent, items, judge) -> dict[str, list]:
+    """Each (field, question, expected) answered by `agent`, sorted by `judge(field,
+    question, expected, answer, sufficient)` into 'right', 'miss' and 'wrong'."""
+    out: dict[str, list] = {"right": [], "miss": [], "wrong": []}
+    for field, question, expected in items:
+        ans = agent.answer(question)
+        out[judge(field, question, expected, ans.answer, ans.sufficient)].append(
+            (question, ans.answer[:80], expected))
+    return out

@@ -306,6 +306,33 @@ STYLES: list[tuple[str, str, str]] = [
     ("protein_coding", "is LINC01270 protein-coding, and which chromosome is it on?", "No"),
     ("snp_genes", "Which gene is rs1217074595 in, and on which chromosome?", "LINC01270"),
     ("disease_genes", "What is the gene for Meesmann corneal dystrophy, and on what chromosome is it?", "KRT12"),
+    # two or more genes (or SNPs) in one question: each one's value, labelled with its name,
+    # equal values kept apart (BRCA1 and TP53 are both on chr17)
+    ("chromosome", "Which chromosomes are FTO and XIST on?", "FTO: chr16; XIST: chrX"),
+    ("chromosome", "Where are BRCA1 and TP53?", "BRCA1: chr17; TP53: chr17"),
+    ("protein_coding", "Are XIST and FTO protein-coding?", "XIST: No; FTO: Yes"),
+    ("ensembl_id", "Ensembl IDs of NOD2 and KRT12", "NOD2: ENSG00000167207; KRT12: ENSG00000187242"),
+    ("official_symbol", "What are the official symbols of CARD15 and LMP10?", "CARD15: NOD2; LMP10: PSMB10"),
+    ("map_location", "cytogenetic bands of BRCA1, NOD2 and FTO", "BRCA1: 17q21.31; NOD2: 16q12.1; FTO: 16q12.2"),
+    ("snp_genes", "Which genes are rs1241371358 and rs895485955 in?", "rs1241371358: LRRC23; rs895485955: ZNF681"),
+    # where genes "map" (or lie "at band level"): their cytogenetic bands (FBN1 for Marfan syndrome)
+    ("map_location", "Where do the genes for Marfan syndrome map?", "15q21.1"),
+    ("map_location", "Where do the genes for Marfan syndrome lie, at band level?", "15q21.1"),
+    ("map_location", "Where does FTO map?", "16q12.2"),
+    # words around the question that ask nothing (ClinVar: Phenylketonuria -> PAH, QDPR)
+    ("disease_genes", "genes for phenylketonuria, for my thesis", "PAH"),
+    ("chromosome", "Where is FTO? for my thesis", "chr16"),
+    ("map_location", "Where do the genes for Marfan syndrome map? thanks", "15q21.1"),
+]
+
+#: two genes in one question, one of which no record holds (ZQX99, QWERTY1: no such gene) or
+#: whose record lacks the field (BAGE: no Ensembl ID in gene_info or HGNC): "insufficient",
+#: never the other gene's value alone
+ONE_UNKNOWN: list[str] = [
+    "Where are BRCA1 and ZQX99?",
+    "Which chromosomes are FTO and QWERTY1 on?",
+    "Ensembl IDs of NOD2, KRT12 and ZQX99",
+    "Ensembl IDs of BRCA1 and BAGE",
 ]
 
 #: questions about a gene that ask for something no record field holds: "insufficient",

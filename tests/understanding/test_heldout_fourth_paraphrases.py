@@ -8,6 +8,7 @@ benchmarks/understanding_cost.py)."""
 from __future__ import annotations
 
 from tests.understanding.heldout_fourth_phrasings import HELDOUT_FOURTH, TWO_GENES, judge, judge_two
+from tests.understanding.heldout_phrasings import verdicts
 
 #: the score this set must keep: 83/91 = 0.912 before any change (3 "insufficient", 5 wrong
 #: values marked sufficient)
@@ -15,19 +16,12 @@ FLOOR = 0.9
 
 
 def test_fourth_heldout_phrasings_score(agent):
-    verdicts = {"right": [], "miss": [], "wrong": []}
-    for field, question, expected in HELDOUT_FOURTH:
-        ans = agent.answer(question)
-        verdicts[judge(field, question, expected, ans.answer, ans.sufficient)].append(
-            (question, ans.answer[:80], expected))
-    for _, question, values in TWO_GENES:
-        ans = agent.answer(question)
-        verdicts[judge_two(values, ans.answer, ans.sufficient)].append((question, ans.answer[:80], values))
+    found = verdicts(agent, HELDOUT_FOURTH + TWO_GENES, judge)
     n = len(HELDOUT_FOURTH) + len(TWO_GENES)
-    score = len(verdicts["right"]) / n
+    score = len(found["right"]) / n
     assert n >= 80
-    assert score >= FLOOR, (score, verdicts["miss"] + verdicts["wrong"])
-    assert verdicts["wrong"] == [], verdicts["wrong"]  # "I don't know" beats a wrong answer
+    assert score >= FLOOR, (score, found["miss"] + found["wrong"])
+    assert found["wrong"] == [], found["wrong"]  # "I don't know" beats a wrong answer
 
 
 def test_judges_can_fail():
@@ -35,6 +29,7 @@ def test_judges_can_fail():
     assert judge_two(("chr12", "chr1"), "chr12", True) == "wrong"
     assert judge_two(("chr12", "chr1"), "KRAS: chr12; NRAS: chr1", True) == "right"
     assert judge_two(("chr12", "chr1"), "insufficient evidence", False) == "miss"
+    assert judge("chromosome", "x", ("chr12", "chr1"), "chr12, chr12", True) == "wrong"
     band_q = next(q for f, q, _ in HELDOUT_FOURTH if f == "map_location" and "Wilson" in q)
     assert judge("map_location", band_q, "13q14.3", "ATP7B", True) == "wrong"
     assert judge("map_location", band_q, "13q14.3", "ATP7B: 13q14.3", True) == "right"

@@ -6,6 +6,7 @@ docstring and benchmarks/understanding_cost.py)."""
 
 from __future__ import annotations
 
+from tests.understanding.heldout_phrasings import verdicts
 from tests.understanding.heldout_third_phrasings import HELDOUT_THIRD, judge
 
 #: the score this set must keep: 84/106 = 0.792 before any change (19 "insufficient", 3 wrong
@@ -14,12 +15,8 @@ FLOOR = 0.95
 
 
 def test_third_heldout_phrasings_score(agent):
-    verdicts = {"right": [], "miss": [], "wrong": []}
-    for field, question, expected in HELDOUT_THIRD:
-        ans = agent.answer(question)
-        verdicts[judge(field, question, expected, ans.answer, ans.sufficient)].append(
-            (question, ans.answer[:80], expected))
-    score = len(verdicts["right"]) / len(HELDOUT_THIRD)
+    found = verdicts(agent, HELDOUT_THIRD, judge)
+    score = len(found["right"]) / len(HELDOUT_THIRD)
     assert len(HELDOUT_THIRD) >= 80
-    assert score >= FLOOR, (score, verdicts["miss"] + verdicts["wrong"])
-    assert verdicts["wrong"] == [], verdicts["wrong"]  # "I don't know" beats a wrong answer
+    assert score >= FLOOR, (score, found["miss"] + found["wrong"])
+    assert found["wrong"] == [], found["wrong"]  # "I don't know" beats a wrong answer

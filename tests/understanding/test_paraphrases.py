@@ -7,7 +7,15 @@ from __future__ import annotations
 import pytest
 
 from tests.understanding.heldout_phrasings import matches
-from tests.understanding.phrasings import DISEASE, GENE, NO_FIELD, SEQUENCE, SNP, STYLES
+from tests.understanding.phrasings import (
+    DISEASE,
+    GENE,
+    NO_FIELD,
+    ONE_UNKNOWN,
+    SEQUENCE,
+    SNP,
+    STYLES,
+)
 
 
 def _cases():
@@ -42,6 +50,13 @@ def test_written_out_names_british_spellings_context_and_two_questions(agent, fi
 
 @pytest.mark.parametrize("question", NO_FIELD)
 def test_a_field_no_record_holds_is_insufficient(agent, question):
+    ans = agent.answer(question)
+    assert not ans.sufficient, (question, ans.answer)
+    assert ans.answer.startswith("Insufficient evidence"), ans.answer
+
+
+@pytest.mark.parametrize("question", ONE_UNKNOWN)
+def test_a_gene_no_record_holds_beside_a_known_one_is_insufficient(agent, question):
     ans = agent.answer(question)
     assert not ans.sufficient, (question, ans.answer)
     assert ans.answer.startswith("Insufficient evidence"), ans.answer
