@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,16 @@ _BAND = re.compile(r"^(\d{1,2}|X|Y|MT)([pq]\d*(\.\d+)?)?(-(\d{1,2}|X|Y)?[pq]\d+(
 
 def gene_store_path(settings: Settings) -> Path:
     return Path(settings.gene_store).expanduser() if settings.gene_store else Path(settings.data_dir) / "gene_store.sqlite"
+
+
+def gene_designations(con: sqlite3.Connection, where: str) -> Iterator[tuple[int, str, list[str]]]:
+    """Each gene of the store matching `where` (an SQL condition on the genes table, written
+    by the caller, never from user input) with its names as written: (gene_id, symbol,
+    [full name, other designations...]). The store's product names and the lexicon's
+    written-out gene names are both read from it."""
+    for gene_id, symbol, name, other in con.execute(
+            f"SELECT gene_id, symbol, name, other_designations FROM genes WHERE {where}"):
+        yield gene_id, symbol, [name or "", *(other or "").split("|")]
 
 
 def build_command_hint(path: Path) -> str:
@@ -426,10 +437,8 @@ class GeneStore:
         if self._products is None:
             exact: dict[str, set[int]] = {}
             family: dict[str, set[int]] = {}
-            for gid, name, other in self._con.execute(
-                    "SELECT gene_id, name, other_designations FROM genes WHERE tax_id=9606 "
-                    "AND gene_type='protein-coding'"):
-                for text in {name or "", *(other or "").split("|")}:
+            for gid, _symbol, texts in gene_designations(self._con, "tax_id=9606 AND gene_type='protein-coding'"):
+                for text in set(texts):
                     key = disease_key(text)
                     if len(key) < 6 or " " not in key and len(key) < 8:
                         continue  # "p14", "AOX": too short to be named by a disease

@@ -30,7 +30,7 @@ from pathlib import Path
 from biorag.names import american_spelling, disease_key
 from biorag.sources import NAME_STRENGTH, EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
-from retrievers.gene_store import build_command_hint, catalogue_forms
+from retrievers.gene_store import build_command_hint, catalogue_forms, gene_designations
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -87,8 +87,6 @@ class StoreLexicon:
         with self._lock:
             if self._names is None:
                 taxon = "" if self.prefer_taxid is None else f" AND tax_id = {int(self.prefer_taxid)}"
-                rows = self._con.execute("SELECT gene_id, symbol, name, other_designations FROM genes "
-                                         f"WHERE hgnc_id IS NOT NULL{taxon}").fetchall()
                 best: dict[str, dict[int, tuple[str, str]]] = {}
 
                 def add(text: str, gene_id: int, symbol: str, how: str) -> None:
@@ -98,8 +96,8 @@ class StoreLexicon:
                         if old is None or NAME_STRENGTH[how] < NAME_STRENGTH[old[1]]:
                             best[key][gene_id] = (symbol, how)
 
-                for gene_id, symbol, name, other in rows:
-                    for i, text in enumerate([name or "", *(other or "").split("|")]):
+                for gene_id, symbol, texts in gene_designations(self._con, f"hgnc_id IS NOT NULL{taxon}"):
+                    for i, text in enumerate(texts):
                         how = "full_name" if i == 0 else "designation"
                         add(text, gene_id, symbol, how)
                         if "," in text:
