@@ -26,7 +26,11 @@ OFFICIAL_SYMBOL = AnswerField(
     ("official symbol", "official gene symbol", "gene symbol", "symbol", "approved symbol",
      "current symbol", "hgnc symbol", "standard symbol", "official name of the gene",
      "nomenclature", "renamed", "current name", "called now", "now called", "called these days",
-     "called today", "called nowadays", "called currently", "name today", "new name", "new symbol"),
+     "called today", "called nowadays", "called currently", "name today", "new name", "new symbol",
+     # the gene's name between the verb and the time: "What does HGNC call LMP10 now?"
+     # (\u220e: where understanding has blanked out the entity's name)
+     "call \u220e now", "call \u220e today", "call \u220e nowadays", "call \u220e these days",
+     "call \u220e currently"),
     GENE_IDS)
 ALIASES = AnswerField(
     "aliases", "aliases of a gene",

@@ -323,6 +323,15 @@ STYLES: list[tuple[str, str, str]] = [
     ("disease_genes", "genes for phenylketonuria, for my thesis", "PAH"),
     ("chromosome", "Where is FTO? for my thesis", "chr16"),
     ("map_location", "Where do the genes for Marfan syndrome map? thanks", "15q21.1"),
+    ("ensembl_id", "What is the Ensembl gene ID for HLA-DQB1? Need it for my pipeline.", "ENSG00000179344"),
+    ("gene_type", "What kind of gene is MT-TL2? It's for a class assignment.", "trna"),
+    ("chromosome", "On which chromosome does MT-CO1 lie?", "chrMT"),
+    ("map_location", "Map location of NKX2-5 please, it's for my thesis", "5q35.1"),
+    ("snp_position", "What is the genomic position of rs1241371358?", "chr12:6906847"),
+    ("snp_position", "GRCh38 coordinates of rs895485955 please", "chr19:23751252"),
+    # the gene's name between "call" and the time: its current symbol, not its function
+    ("official_symbol", "What does HGNC call LMP10 now", "PSMB10"),
+    ("official_symbol", "what do we call sgol1 these days?", "SGO1"),
 ]
 
 #: two genes in one question, one of which no record holds (ZQX99, QWERTY1: no such gene) or
