@@ -9,7 +9,9 @@ first held-out set (its miss classes were fixed in the fourth session) and the s
 held-out set (never run while understanding changed), and the third held-out set (typos,
 British spellings, quotes, species, context clauses, written-out names, two questions in one;
 written before the session that added it changed anything; a miss there is "insufficient" or a
-wrong value, both counted). Prints:
+wrong value, both counted), and the fourth held-out set (two genes in one question, possessive,
+British and colloquial disease names, where the genes for a disease map, symbols with digits and
+hyphens, trailing context; counted the same way). Prints:
 
 - understanding time per question (`biorag.understanding.analyse` with the store's
   dictionaries: entity linking, answer field, hops), p50/p95/max, target <= 5 ms;
@@ -34,8 +36,10 @@ from biorag.settings import load_settings
 from biorag.understanding import analyse
 from retrievers.http_store import BUNDLED_CASSETTE
 from retrievers.lexicon import StoreLexicon
+from tests.understanding.heldout_fourth_phrasings import HELDOUT_FOURTH, TWO_GENES
+from tests.understanding.heldout_fourth_phrasings import judge as judge_fourth
 from tests.understanding.heldout_new_phrasings import HELDOUT_NEW
-from tests.understanding.heldout_phrasings import HELDOUT, matches
+from tests.understanding.heldout_phrasings import HELDOUT, matches, verdicts
 from tests.understanding.heldout_third_phrasings import HELDOUT_THIRD, judge
 from tests.understanding.phrasings import DISEASE, GENE, SEQUENCE, SNP, STYLES
 
@@ -86,7 +90,8 @@ def main() -> None:
     sources = {n: retriever_class(n, settings.sources[n].backend) for n in settings.enabled_sources()}
     lexicon = StoreLexicon(store)
     tuned = tuned_items()
-    questions = [q for _, q, _, _ in tuned] + [q for _, q, _ in HELDOUT + HELDOUT_NEW + HELDOUT_THIRD]
+    questions = [q for _, q, _, _ in tuned] + [q for _, q, _ in HELDOUT + HELDOUT_NEW + HELDOUT_THIRD
+                                                + HELDOUT_FOURTH + TWO_GENES]
 
     for q in questions:  # warm-up: regex compilation, SQLite page cache
         analyse(q, sources, lexicon)
@@ -114,10 +119,9 @@ def main() -> None:
     tuned_ok = sum(right(f, q, e) for f, q, e, _ in tuned)
     held_ok = sum(right(f, q, e) for f, q, e in HELDOUT)
     new_ok = sum(right(f, q, e) for f, q, e in HELDOUT_NEW)
-    third = {"right": 0, "miss": 0, "wrong": 0}
-    for f, q, e in HELDOUT_THIRD:
-        ans = agent.answer(q)
-        third[judge(f, q, e, ans.answer, ans.sufficient)] += 1
+    third = {k: len(v) for k, v in verdicts(agent, HELDOUT_THIRD, judge).items()}
+    fourth = {k: len(v) for k, v in verdicts(agent, HELDOUT_FOURTH + TWO_GENES, judge_fourth).items()}
+    n4 = len(HELDOUT_FOURTH) + len(TWO_GENES)
     out = {
         "understanding": {**summary(understand), "target_ms": 5},
         "gene_store_answer": {**summary(answer_ms), "target_p95_ms": 50},
@@ -125,6 +129,7 @@ def main() -> None:
         "heldout": {"right": held_ok, "n": len(HELDOUT), "score": round(held_ok / len(HELDOUT), 3)},
         "heldout_new": {"right": new_ok, "n": len(HELDOUT_NEW), "score": round(new_ok / len(HELDOUT_NEW), 3)},
         "heldout_third": {**third, "n": len(HELDOUT_THIRD), "score": round(third["right"] / len(HELDOUT_THIRD), 3)},
+        "heldout_fourth": {**fourth, "n": n4, "score": round(fourth["right"] / n4, 3)},
         "store": str(args.store or "bundled snapshot (temporary build)"),
     }
     for r in agent.retrievers.values():
@@ -145,6 +150,8 @@ def main() -> None:
           f"fourth session), new held-out {new_ok}/{len(HELDOUT_NEW)} ({out['heldout_new']['score']})")
     print(f"third held-out set: {third['right']}/{len(HELDOUT_THIRD)} ({out['heldout_third']['score']}) right, "
           f"{third['miss']} answered insufficient, {third['wrong']} wrong values marked sufficient")
+    print(f"fourth held-out set: {fourth['right']}/{n4} ({out['heldout_fourth']['score']}) right, "
+          f"{fourth['miss']} answered insufficient, {fourth['wrong']} wrong values marked sufficient")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ from tests.understanding.heldout_phrasings import verdicts
 from tests.understanding.heldout_third_phrasings import HELDOUT_THIRD, judge
 
 #: the score this set must keep: 84/106 = 0.792 before any change (19 "insufficient", 3 wrong
-#: values marked sufficient); 105/106 = 0.991 after the session's fixes (1 "insufficient")
+#: values marked sufficient); 105/106 = 0.991 after the session's fixes (1 "insufficient"); 106/106 when re-measured
+#: after the seventh session (2026-11-25 09:05 UTC)
 FLOOR = 0.95
 
 
