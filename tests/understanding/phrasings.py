@@ -329,9 +329,22 @@ STYLES: list[tuple[str, str, str]] = [
     ("map_location", "Map location of NKX2-5 please, it's for my thesis", "5q35.1"),
     ("snp_position", "What is the genomic position of rs1241371358?", "chr12:6906847"),
     ("snp_position", "GRCh38 coordinates of rs895485955 please", "chr19:23751252"),
+    # MeSH descriptor names (inverted, or worded as no catalogue words them) reach their genes
+    # through ClinVar's names: Duchenne muscular dystrophy -> DMD; Glycogen storage disease,
+    # type II -> GAA
+    ("disease_genes", "genes for Muscular Dystrophy, Duchenne", "DMD"),
+    ("disease_genes", "Which gene causes Glycogen Storage Disease Type II?", "GAA"),
     # the gene's name between "call" and the time: its current symbol, not its function
     ("official_symbol", "What does HGNC call LMP10 now", "PSMB10"),
     ("official_symbol", "what do we call sgol1 these days?", "SGO1"),
+]
+
+#: disease names MeSH and HPO know but no record links to a gene (HPO "Graves disease",
+#: OMIM:275000, has no gene in mim2gene_medgen; ORPHA:1199 "Esophageal atresia" none in
+#: genes_to_phenotype; ClinVar names neither): "insufficient", never a gene of a similar name
+NO_GENE_DISEASES: list[str] = [
+    "Which genes cause Graves' disease?",
+    "Which genes are associated with Esophageal Atresia?",
 ]
 
 #: two genes in one question, one of which no record holds (ZQX99, QWERTY1: no such gene) or

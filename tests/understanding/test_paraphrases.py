@@ -11,6 +11,7 @@ from tests.understanding.phrasings import (
     DISEASE,
     GENE,
     NO_FIELD,
+    NO_GENE_DISEASES,
     ONE_UNKNOWN,
     SEQUENCE,
     SNP,
@@ -53,6 +54,12 @@ def test_a_field_no_record_holds_is_insufficient(agent, question):
     ans = agent.answer(question)
     assert not ans.sufficient, (question, ans.answer)
     assert ans.answer.startswith("Insufficient evidence"), ans.answer
+
+
+@pytest.mark.parametrize("question", NO_GENE_DISEASES)
+def test_a_disease_no_record_links_to_a_gene_is_insufficient(agent, question):
+    ans = agent.answer(question)
+    assert not ans.sufficient, (question, ans.answer)
 
 
 @pytest.mark.parametrize("question", ONE_UNKNOWN)
