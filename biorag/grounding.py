@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from biorag.models import Evidence
 from biorag.sources import Reading, Source
@@ -53,7 +53,8 @@ def hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[s
         previous = hop_reading(analysis, evidence, sources, upto - 1) if upto > 0 else None
         if previous is None or previous.ambiguous:
             return None
-        return _read(hop, evidence, sources, [*previous.hop_inputs, *context])
+        reading = _read(hop, evidence, sources, [*previous.hop_inputs, *context])
+        return _labelled(hop, evidence, sources, previous, context, reading)
     named = analysis.texts(hop.takes)
     if len(named) > 1:
         return _each_named(hop, evidence, sources, named, context)
@@ -95,6 +96,26 @@ def _each_named(hop: Hop, evidence: list[Evidence], sources: Mapping[str, Source
         text=text,
         missing=missing,
     )
+
+
+def _labelled(hop: Hop, evidence: list[Evidence], sources: Mapping[str, Source], previous: Reading,
+              context: list[str], reading: Reading | None) -> Reading | None:
+    """A hop read for several values of the one before ("the chromosomes of the genes for
+    cystic fibrosis"): the answer's first line stays the bare list (what the benchmarks score),
+    and a second line says which value belongs to which ("CFTR: chr7; TGFB1: chr19"), so a
+    reader need not guess the pairing."""
+    inputs = previous.hop_inputs
+    if reading is None or reading.ambiguous or len(inputs) < 2 or "\n" in reading.answer:
+        return reading
+    names = previous.values if len(previous.values) == len(inputs) else inputs  # symbols, not Gene IDs
+    pairs = []
+    for name, query in zip(names, inputs, strict=True):
+        own = _read(hop, evidence, sources, [query, *context])
+        if own is not None and own.answer and not own.ambiguous:
+            pairs.append(own.answer if own.answer.startswith(f"{name}: ") else f"{name}: {own.answer}")
+    if len(pairs) < 2:
+        return reading
+    return replace(reading, text=f"{reading.answer}\n{'; '.join(pairs)}")
 
 
 def hop_inputs(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source], hop: int) -> list[str]:

@@ -56,3 +56,27 @@ def test_a_source_that_cannot_start_degrades_on_the_server_and_fails_a_one_off_r
         engine.close()
     with pytest.raises(ConfigError, match="no backend 'nosuch'"):
         build_agent(settings)
+
+
+@pytest.mark.parametrize("question", [
+    "genes associated with cystic fibrosis and what chromosome",
+    "Which chromosomes hold the genes for Bartter syndrome?",
+])
+def test_a_field_read_for_several_genes_says_which_value_is_whose(agent, store_path, question):
+    """First line: the bare list (what GeneHop scores); second line: each gene with its own
+    value, as the store's record has it."""
+    from retrievers.gene_store import GeneStore
+
+    ans = agent.answer(question)
+    assert ans.sufficient, ans.answer
+    first, second = ans.answer.split("\n")
+    pairs = [p.split(": ") for p in second.split("; ")]
+    assert len(pairs) >= 2
+    store = GeneStore(store_path)
+    try:
+        for symbol, chrom in pairs:
+            record = store.lookup(symbol)[0][0]
+            assert record["symbol"] == symbol and chrom == f"chr{record['chromosome']}", (symbol, chrom, record)
+    finally:
+        store.close()
+    assert {c for _, c in pairs} == set(first.split(", "))
