@@ -270,7 +270,7 @@ class Agent:
                 log.debug("retriever %s traceback", name, exc_info=True)
                 ev.ok, ev.error = False, f"{name}: unexpected {type(e).__name__}: {e}"
                 ev.details["error_type"] = type(e).__name__
-            ev.hits = [h.key for h in hits]
+            ev.hits = [h.cited for h in hits]  # what each record is (the page links it)
             ev.details.update(getattr(hits, "info", None) or {})  # what the search did (SearchHits)
         known = {e.key for e in state.evidence}
         state.evidence.extend(h for h in hits if h.key not in known)

@@ -46,7 +46,7 @@ class ScoredSentence:
     similarity: float
 
     def cited(self) -> str:
-        return f"{self.text} [{self.evidence.source}:{self.evidence.id}]"
+        return f"{self.text} [{self.evidence.cited}]"
 
 
 def split_sentences(text: str) -> list[str]:

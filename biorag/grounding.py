@@ -181,7 +181,7 @@ def _haystack(evidence: list[Evidence]) -> tuple[str, set[str]]:
     keys = set()
     for ev in evidence:
         parts += [ev.id, ev.title, ev.text, json.dumps(ev.metadata, default=str)]
-        keys.add(ev.key.lower())
+        keys |= {ev.key.lower(), ev.cited.lower()}
     return "\n".join(parts).lower(), keys
 
 

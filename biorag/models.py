@@ -42,23 +42,44 @@ class Evidence(BaseModel):
     url: str | None = None
     score: float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: the record's own catalogue and id ("medgen:C0343073", "orphanet:558", "gene:3064") when
+    #: it is not the source that found it (the omim source's local answers come from ClinVar,
+    #: MedGen, HPO/Orphanet and MeSH records); None when `source:id` already says what it is
+    cite_as: str | None = None
+    #: the catalogues whose links gave the record's genes ("ClinVar", "NCBI mim2gene_medgen",
+    #: "HPO annotations"), for records that link genes offline; empty otherwise
+    linked_by: list[str] = Field(default_factory=list)
 
     @property
     def key(self) -> str:
+        """The record within the source that found it (unique per run)."""
         return f"{self.source}:{self.id}"
+
+    @property
+    def cited(self) -> str:
+        """How answers, citations and the trace name the record: `catalogue:id`."""
+        return self.cite_as or self.key
 
     def render(self, max_chars: int = 1200) -> str:
         """Compact text shown to the LLM (never a raw JSON dump)."""
         body = self.text if len(self.text) <= max_chars else self.text[: max_chars - 1] + "…"
-        head = f"[{self.source}:{self.id}] {self.title}".strip()
+        head = f"[{self.cited}] {self.title}".strip()
         return f"{head}\n{body}" if body else head
 
 
 class Citation(BaseModel):
+    #: the catalogue that holds the cited record ("pubmed", "gene", "omim", "medgen",
+    #: "orphanet", "mondo", "mesh", "hp", "decipher", …) and the record's id there
     source: str
     id: str
     title: str = ""
     url: str | None = None
+    #: the BioRAG source (retriever) that found the record; differs from `source` when it
+    #: answered with another catalogue's record (the omim source's local disease answers)
+    found_by: str = ""
+    #: the offline catalogues whose gene links the record carries (a local disease answer:
+    #: "ClinVar", "NCBI mim2gene_medgen", "HPO annotations"); empty for every other record
+    linked_by: list[str] = Field(default_factory=list)
     #: the asked genes this record covers (a gene-set term's supporting genes, from the
     #: evidence metadata's `supporting_genes`); empty for every other kind of record
     genes: list[str] = Field(default_factory=list)
@@ -66,7 +87,9 @@ class Citation(BaseModel):
     @classmethod
     def from_evidence(cls, ev: Evidence) -> Citation:
         genes = ev.metadata.get("supporting_genes") or []
-        return cls(source=ev.source, id=ev.id, title=ev.title, url=ev.url, genes=[str(g) for g in genes])
+        source, _, rid = ev.cited.partition(":")
+        return cls(source=source, id=rid, title=ev.title, url=ev.url, found_by=ev.source,
+                   linked_by=list(ev.linked_by), genes=[str(g) for g in genes])
 
 
 class TraceEvent(BaseModel):
@@ -80,7 +103,7 @@ class TraceEvent(BaseModel):
     retriever: str | None = None
     query: str | None = None
     mesh: list[str] = Field(default_factory=list)
-    hits: list[str] = Field(default_factory=list, description="evidence keys source:id")
+    hits: list[str] = Field(default_factory=list, description="the records found, as catalogue:id (Evidence.cited)")
     decision: str | None = None
     ok: bool = True
     error: str | None = None

@@ -26,7 +26,12 @@ Without a store nothing is added: no gene is ever guessed.
 
 `LocalOmimRetriever` (below) answers disease names from the store's disease dictionary with
 no network; the ``layered`` backend (retrievers/layered.py) asks it first and E-utilities
-only for what it lacks. ``backend`` in the metadata says which answered.
+only for what it lacks. ``backend`` in the metadata says which answered. Its records are
+cited under their own catalogue (``Evidence.cite_as``: "medgen:C0343073", "orphanet:558",
+"mondo:…", "mesh:…", "hp:…", "decipher:…"; an OMIM number stays "omim:<mim>"), and
+``Evidence.linked_by`` names the catalogues that linked the genes (ClinVar, NCBI
+mim2gene_medgen, HPO annotations), as it does for E-utilities records whose genes came from
+mim2gene_medgen.
 
 Ask with a disease name for its genes and loci ("Meesmann corneal dystrophy" returns the
 phenotypes MECD1/MECD2 at 17q21.2/12q13.13 and the genes KRT12, KRT3).
@@ -133,6 +138,7 @@ def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
         text="\n".join(lines),
         url=f"https://omim.org/entry/{mim}",
         metadata=md,
+        linked_by=[GENE_LINKERS.get(md["genes_source"], md["genes_source"])] if md.get("genes_source") else [],
     )
 
 
@@ -160,9 +166,7 @@ def _genes_explanation(used: list[Evidence]) -> str:
     local = [ev for ev in used if "match" in ev.metadata]  # the local backend's records
     if not local:
         return "genes of the OMIM entries"
-    sources = sorted({part.strip() for ev in local if ev.metadata.get("match") != "gene_name"
-                      for part in str(ev.metadata.get("genes_source") or "").removeprefix("local: ").split(",")
-                      if part.strip()})
+    sources = sorted({who for ev in local if ev.metadata.get("match") != "gene_name" for who in ev.linked_by})
     parts = [f"genes linked to the disease offline by {', '.join(sources)}"] if sources else []
     matches = sorted({str(ev.metadata.get("match")) for ev in local} - {"name", "gene_name"})
     if matches:
@@ -248,13 +252,24 @@ class OmimRetriever(EUtilsRetriever):
 
 # ---- the local backend: the gene store's disease dictionary -------------------------
 
-_DISEASE_URLS = {
-    "OMIM": "https://omim.org/entry/{}",
-    "ORPHA": "https://www.orpha.net/en/disease/detail/{}",
-    "MONDO": "https://monarchinitiative.org/MONDO:{}",
-    "MedGen": "https://www.ncbi.nlm.nih.gov/medgen/{}",
-    "MESH": "https://meshb.nlm.nih.gov/record/ui?ui={}",
-    "HP": "https://hpo.jax.org/browse/term/HP:{}",
+#: a disease id's prefix -> (the catalogue as citations name it, the record's web page)
+_CATALOGUES = {
+    "OMIM": ("omim", "https://omim.org/entry/{}"),
+    "ORPHA": ("orphanet", "https://www.orpha.net/en/disease/detail/{}"),
+    "MONDO": ("mondo", "https://monarchinitiative.org/MONDO:{}"),
+    "MedGen": ("medgen", "https://www.ncbi.nlm.nih.gov/medgen/{}"),
+    "MESH": ("mesh", "https://meshb.nlm.nih.gov/record/ui?ui={}"),
+    "HP": ("hp", "https://hpo.jax.org/browse/term/HP:{}"),
+    "DECIPHER": ("decipher", "https://www.deciphergenomics.org/syndrome/{}"),
+}
+
+#: who linked a record's genes (`genes_source`, the gene store's link sources) in plain words
+GENE_LINKERS = {
+    "omim_title": "OMIM",
+    "mim2gene_medgen": "NCBI mim2gene_medgen",
+    "clinvar": "ClinVar",
+    "clinvar (related)": "ClinVar (related genes)",
+    "hpo": "HPO annotations",
 }
 
 
@@ -296,9 +311,11 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
         lines.append(f"Genes ({', '.join(sources)}): " + ", ".join(
             g["symbol"] + (f" (NCBI comment: {notes[g['symbol']]})" if g["symbol"] in notes else "") for g in strong))
     lines.append("Location: " + (", ".join(md["locations"]) or "not mapped"))
-    url = _DISEASE_URLS.get(prefix)
+    catalogue, url = _CATALOGUES.get(prefix, (prefix.lower(), ""))
     return Evidence(source="omim", id=local_id if prefix == "OMIM" else hit["disease_id"], title=hit["name"],
-                    text="\n".join(lines), url=url.format(local_id) if url else None, metadata=md)
+                    text="\n".join(lines), url=url.format(local_id) if url else None, metadata=md,
+                    cite_as=None if prefix == "OMIM" else f"{catalogue}:{local_id}",
+                    linked_by=[GENE_LINKERS.get(s, s) for s in sources])
 
 
 _NAMED_BY = {
@@ -325,7 +342,8 @@ def named_gene_evidence(query: str, gene: dict[str, Any]) -> Evidence:
             f"{gene['symbol']} (Gene ID {gene['gene_id']}, {gene.get('name') or ''}).\n"
             f"Gene: {gene['symbol']}\nLocation: " + (", ".join(md["locations"]) or "not mapped"))
     return Evidence(source="omim", id=f"gene:{gene['gene_id']}", title=f"{gene['symbol']} ({query})", text=text,
-                    url=f"https://www.ncbi.nlm.nih.gov/gene/{gene['gene_id']}", metadata=md)
+                    url=f"https://www.ncbi.nlm.nih.gov/gene/{gene['gene_id']}", metadata=md,
+                    cite_as=f"gene:{gene['gene_id']}", linked_by=["the disease name (gene store names)"])
 
 
 class LocalOmimRetriever(Retriever):

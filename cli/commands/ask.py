@@ -89,7 +89,11 @@ def _print_answer(answer) -> None:
     if answer.citations:
         typer.echo("Citations:")
         for c in answer.citations:
-            typer.echo(f"  [{c.source}:{c.id}] {c.title}" + (f"  {c.url}" if c.url else ""))
+            via = [f"genes linked by {', '.join(c.linked_by)}"] if c.linked_by else []
+            if c.found_by and c.found_by != c.source:
+                via.append(f"found by the {c.found_by} source")
+            typer.echo(f"  [{c.source}:{c.id}] {c.title}" + (f" ({'; '.join(via)})" if via else "")
+                       + (f"  {c.url}" if c.url else ""))
     status = "sufficient" if answer.sufficient else "NOT verified as sufficient"
     typer.echo(
         f"({answer.rounds} round(s), evidence {status}, {answer.timings.total_ms / 1000:.1f} s total, "

@@ -94,3 +94,28 @@ def test_chat_page_shows_a_clear_error_for_a_bad_request(browser):
         WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "Error 422"))
         status = browser.find_element(By.ID, "status").text
         assert "body.question" in status and "limit is 20" in status
+
+
+def test_chat_page_cites_a_local_disease_record_under_its_own_catalogue(browser, full_gene_store_path, tmp_path):
+    """A disease answered from the offline catalogues (the full gene store): ClinVar knows
+    "Wooly hair" only as MedGen concept C0343073, so the page cites and links medgen:C0343073,
+    in the trace's hits too, and says that ClinVar linked the genes (before: "omim:MedGen:…",
+    linked to omim.org)."""
+    import shutil
+
+    shutil.copy(full_gene_store_path, tmp_path / "gene_store.sqlite")
+    with serve(settings_with(f"data_dir={tmp_path}")) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys("which gene causes wooly hair")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        assert browser.find_element(By.ID, "answer").text == "KRT74, LPAR6"
+        medgen = "https://www.ncbi.nlm.nih.gov/medgen/C0343073"
+        retrieve = browser.find_element(By.CSS_SELECTOR, "#steps li.step[data-step='retrieve']")
+        assert [(a.text, a.get_attribute("href")) for a in retrieve.find_elements(By.TAG_NAME, "a")] == [
+            ("medgen:C0343073", medgen)]
+        [item] = browser.find_elements(By.CSS_SELECTOR, "#citations li")
+        link = item.find_element(By.CSS_SELECTOR, "a.citation")
+        assert (link.text, link.get_attribute("href")) == ("medgen:C0343073", medgen)
+        assert [s.text for s in item.find_elements(By.CSS_SELECTOR, ".via")] == [
+            "· genes linked by ClinVar (related genes)", "· found by the omim source"]
