@@ -71,6 +71,8 @@ _NAME_STOP = frozenset({"of", "the", "a", "an", "and", "with", "to", "due", "in"
                         "are", "is", "gene", "related", "associated", "cause", "caused", "linked", "disease",
                         "disorder", "involve", "list", "name", "feature", "symptom", "phenotype", "sign"})
 _DISEASE_ID = re.compile(r"\b(OMIM|ORPHA|DECIPHER):(\d+)\b", re.I)
+#: an eponym's possessive ("Marfan's syndrome", "Crohn’s disease"): HPO writes the name without it
+_POSSESSIVE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 _HPO_ID = re.compile(r"\bHP:(\d{7})\b", re.I)
 #: words after which a question is about diseases rather than genes
 _DISEASE_CUES = re.compile(r"\b(diseases?|disorders?|syndromes?|conditions?|diagnos\w*|illness\w*)\b", re.I)
@@ -284,7 +286,10 @@ class HpoStore:
             did = f"{m.group(1).upper()}:{m.group(2)}"
             if (name := self._disease_name(did)) is not None:
                 out[did] = {"disease_id": did, "name": name}
-        ws = words(_DISEASE_ID.sub(" ", text))
+        bare = _DISEASE_ID.sub(" ", text)
+        ws = words(_POSSESSIVE.sub("", bare))
+        if ws != words(bare) and not self._name_matches(ws):
+            ws = words(bare)  # the few names that keep a possessive ("Hb Bart's hydrops fetalis")
         for n in range(min(_MAX_WORDS, len(ws)), 0, -1):
             for i in range(len(ws) - n + 1):
                 phrase = " ".join(ws[i:i + n])
@@ -298,6 +303,12 @@ class HpoStore:
             out.setdefault(d["disease_id"], d)
         rank = {"OMIM": 0, "ORPHA": 1, "DECIPHER": 2}  # OMIM entries carry the curated gene links
         return sorted(out.values(), key=lambda d: rank.get(d["disease_id"].split(":")[0], 3))
+
+    def _name_matches(self, ws: list[str]) -> bool:
+        """Whether some phrase of these words is a disease name or uses the name's words."""
+        return any(self._con.execute("SELECT 1 FROM diseases WHERE name_norm=? LIMIT 1", (" ".join(ws[i:i + n]),)).fetchone()
+                   for n in range(min(_MAX_WORDS, len(ws)), 0, -1) for i in range(len(ws) - n + 1)
+                   ) or bool(self._diseases_by_words(ws))
 
     def _diseases_by_words(self, ws: list[str]) -> list[dict[str, str]]:
         """Diseases whose name uses the question's words in another order, allowing only
@@ -528,7 +539,16 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
     if field.name == "disease_genes":
         used = [e for e in of("disease_phenotypes") if e.metadata["genes"]]
         genes = list(dict.fromkeys(g for e in used for g in e.metadata["genes"]))
-        return Reading(genes, used, "HPO gene links of the disease") if genes else None
+        if genes:
+            return Reading(genes, used, "HPO gene links of the disease")
+        if of("disease_phenotypes"):
+            return None  # a disease HPO knows, without genes: its words are not phenotypes asked
+        # no disease has the name, and its words are HPO phenotypes ("genes that cause both
+        # seizures and ataxia"): the genes ranked for those phenotypes, saying which terms
+        reading = read_hpo_field(PHENOTYPE_GENES, evidence, about)
+        if reading is not None:
+            reading.explanation = f"no disease has that name; genes {reading.explanation}"
+        return reading
     if field.name == "gene_diseases":
         used = of("gene_diseases")
         names = list(dict.fromkeys(d["name"] for e in used for d in e.metadata["diseases"]))

@@ -138,3 +138,24 @@ def test_store_notice_and_info(hpo_store):
     assert hpo_store.notice.startswith("This service/product is using the Human Phenotype Ontology (version 2025-01-16)")
     info = hpo_store.info()
     assert info["diseases"] == 12687 and info["hpoa_unknown_terms"] == 0
+
+
+def test_an_eponym_with_a_possessive_finds_the_disease(hpo_store):
+    """HPO writes eponyms without the possessive ("Marfan syndrome"); people often write
+    "Marfan's syndrome". The first N OMIM names "<Name> syndrome" (one capitalised word
+    before "syndrome") in the file, asked with a straight and a curly apostrophe."""
+    from indexing import hpo_files
+
+    names = hpo_files.read_disease_names()
+    cases = [(d, n) for d, n in names.items()
+             if d.startswith("OMIM:") and len(n.split()) == 2 and n.endswith(" syndrome") and n[0].isupper()
+             and n.split()[0].isalpha()][:20]
+    assert len(cases) == 20
+    for disease_id, name in cases:
+        eponym = name.split()[0]
+        for asked in (f"{eponym}'s syndrome", f"features of {eponym}\u2019s syndrome"):
+            assert disease_id in {d["disease_id"] for d in hpo_store.find_diseases(asked)}, asked
+
+
+def test_a_name_that_keeps_its_possessive_is_still_found(hpo_store):
+    assert "ORPHA:163596" in {d["disease_id"] for d in hpo_store.find_diseases("Hb Bart's hydrops fetalis")}

@@ -134,3 +134,55 @@ def test_disease_genes_from_hpo_when_omim_cannot_answer(geneset_data_dir):
     assert retrieved[0] == ("omim", False) and ("hpo", True) in retrieved
     assert ans.answer.split(",")[0].strip() == "FBN1"
     assert {c.source for c in ans.citations} == {"hpo"}
+
+
+# More phrasings, answered end to end by the agent (rules planner, local stores only). The
+# expected values come from the HPO store itself, not from this file.
+MORE_PHENOTYPE_GENES = [
+    "I have a patient with ataxia and epileptic seizures - candidate genes?",
+    "which genes explain ataxia plus seizures",
+    "top genes for seizures, ataxia",
+    "Rank genes by seizures and ataxia",
+    # a name no catalogue holds, made of phenotypes: omim has nothing, HPO ranks the genes
+    "seizures + ataxia genes",
+]
+MORE_FEATURES = [
+    "Marfan syndrome features",
+    "What phenotypes are seen in Marfan syndrome",
+    "clinical features of Marfan's syndrome",
+    "Marfan syndrome: what are its signs and symptoms?",
+    "clinical signs of Marfan\u2019s syndrome?",
+]
+MORE_GENE_DISEASES = [
+    "What diseases are associated with the FBN1 gene?",
+    "FBN1 - which disorders?",
+    "Which conditions are caused by FBN1 variants?",
+    "list diseases of fbn1",
+    "In which diseases is FBN1 implicated?",
+    "What syndromes are due to FBN1 mutations?",
+]
+
+
+@pytest.mark.parametrize("question", MORE_PHENOTYPE_GENES)
+def test_agent_ranks_genes_for_seizures_and_ataxia(agent, hpo_store, question):
+    expected = [r.label for r in hpo_store.rank_genes(["HP:0001250", "HP:0001251"], 5)]
+    ans = agent.answer(question)
+    assert ans.sufficient, (question, ans.answer)
+    assert ans.answer.split(" (HPO terms matched")[0].split(", ")[:5] == expected
+    assert "Seizure (HP:0001250)" in ans.answer and "Ataxia (HP:0001251)" in ans.answer
+
+
+@pytest.mark.parametrize("question", MORE_FEATURES)
+def test_agent_lists_marfan_features(agent, hpo_store, question):
+    expected = [p["name"] for p in hpo_store.disease_phenotypes("OMIM:154700")[:15]]
+    ans = agent.answer(question)
+    assert ans.sufficient and ans.answer.split(", ")[:5] == expected[:5], (question, ans.answer)
+    assert any(c.source == "hpo" and c.id == "OMIM:154700" for c in ans.citations)
+
+
+@pytest.mark.parametrize("question", MORE_GENE_DISEASES)
+def test_agent_lists_the_diseases_of_fbn1(agent, hpo_store, question):
+    names = {d["name"] for d in hpo_store.diseases_of_gene(2200)}
+    ans = agent.answer(question)
+    assert ans.sufficient and "Marfan syndrome" in ans.answer, (question, ans.answer)
+    assert "Acromicric dysplasia" in ans.answer and "Acromicric dysplasia" in names
