@@ -117,11 +117,14 @@ def test_phenotype_entries_get_genes_from_the_store(server, live_settings, sampl
     assert cbas1.metadata["genes_source"] == "mim2gene_medgen"
     assert cbas1.metadata["locations"] == ["16p11.2"]
     assert "Genes (NCBI mim2gene_medgen): HSD3B7" in cbas1.text
+    # cited as the OMIM entry it is, saying who linked the gene
+    assert (cbas1.cited, cbas1.linked_by) == ("omim:607765", ["NCBI mim2gene_medgen"])
     # the store only knows chromosome 16: other phenotypes stay without genes, none invented
     assert hits["613291"].metadata["genes"] == [] and hits["613291"].metadata["genes_source"] is None
     # gene entries unknown to the store keep OMIM's symbol
     slc = hits["601295"].metadata
     assert slc["genes"] == slc["genes_as_listed"] == ["SLC10A2"] and slc["genes_source"] == "omim_title"
+    assert hits["601295"].linked_by == ["OMIM"] and hits["613291"].linked_by == []
 
 
 def test_without_a_store_nothing_is_added(server, live_settings):
