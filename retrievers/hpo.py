@@ -500,7 +500,8 @@ PHENOTYPE_DISEASES = AnswerField(
 DISEASE_FEATURES = AnswerField(
     "disease_features", "clinical features (HPO phenotypes) of a disease",
     ("features", "feature", "phenotypes", "phenotype", "symptoms", "symptom", "signs", "clinical signs",
-     "clinical features", "manifestations", "characteristics", "presentation", "present with", "look like"),
+     "clinical features", "manifestations", "characteristics", "presentation", "present with", "look like",
+     "hpo terms", "hpo annotations", "annotated", "annotations"),
     ("disease",), default_for=("disease",))
 GENE_DISEASES = AnswerField(
     "gene_diseases", "diseases a gene is involved in (HPO annotations of OMIM and Orphanet)",

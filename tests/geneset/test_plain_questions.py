@@ -152,6 +152,9 @@ MORE_FEATURES = [
     "clinical features of Marfan's syndrome",
     "Marfan syndrome: what are its signs and symptoms?",
     "clinical signs of Marfan\u2019s syndrome?",
+    # HPO's own words ("HPO" itself is also an alias of the gene GFER)
+    "Which HPO terms are annotated to Marfan syndrome?",
+    "HPO annotations of Marfan syndrome",
 ]
 MORE_GENE_DISEASES = [
     "What diseases are associated with the FBN1 gene?",
