@@ -14,6 +14,10 @@
 - Query precision: `index.query_precision` ("auto": bf16 on a CPU with AMX, the half
   precision of CUDA; see `biorag.device.query_dtype`). Documents keep the device's default.
   When both resolve to the same model, device and dtype, one copy is loaded.
+- Concurrency: documents encode one call at a time (torch already uses every core). Query
+  calls may run at once, from the search batcher's workers when each has its own torch
+  thread (retrievers/pubmed.py): only the tokenizer is serialised (a fast tokenizer refuses
+  concurrent calls), the forward pass is not.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,6 +65,8 @@ class _Encoder:
     name: str
     model: object
     dim: int
+    #: held while tokenizing: a fast tokenizer raises "Already borrowed" on concurrent calls
+    tokenizer_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 def identity(name: str) -> str:
@@ -161,6 +167,24 @@ class Embedder:
             )
         return np.asarray(vecs, dtype=np.float32)
 
+    def _encode_queries(self, enc: _Encoder, texts: list[str]) -> np.ndarray:
+        """Unit vectors for `texts` in one forward pass, with no lock around it (see the module
+        docstring): sentence-transformers' preprocessing and the model's forward, as its `encode`
+        does for one batch (normalised in float32, also when the encoder runs in half precision)."""
+        import numpy as np
+        import torch
+
+        model = enc.model
+        prepare = getattr(model, "preprocess", None) or model.tokenize  # type: ignore[attr-defined]  # (renamed in ST 5)
+        with enc.tokenizer_lock:
+            features = prepare(texts)
+        device = model.device  # type: ignore[attr-defined]
+        features = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
+        with torch.inference_mode():
+            vecs = model(features)["sentence_embedding"]  # type: ignore[operator]
+        vecs = torch.nn.functional.normalize(vecs.float(), p=2, dim=1)
+        return np.asarray(vecs.cpu().numpy(), dtype=np.float32)
+
     def embed_documents(self, texts: list[str], progress: bool = False) -> np.ndarray:
         return self._encode(self.doc_encoder, texts, progress)
 
@@ -177,7 +201,7 @@ class Embedder:
         found = self.query_cache.get_many(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
-            vecs = self._encode(enc, missing, False)
+            vecs = self._encode_queries(enc, missing)
             fresh = dict(zip(missing, vecs, strict=True))
             self.query_cache.put_many(fresh)
             found.update(fresh)

@@ -6,14 +6,15 @@ concurrency one call for many beats one call each. Measured before: 4 threads se
 one at a time were *slower* (75 q/s) than one thread (86 q/s).
 
 How: `submit(item)` queues the item and returns a Future. A fixed pool of worker threads
-(its size is the bound on concurrent work) takes what is queued: everything waiting when
-a worker frees up goes into one batch, up to `max_batch`. A worker waits for companions (at
-most `max_wait_s` after the oldest item arrived) only when there is concurrency to wait
-for: while another batch is in flight, or until as many items are queued as were
-outstanding at once (queued or being run) since the last batch was taken. A lone caller
-never waits, so single-thread latency stays what it was; under load the short wait lets
-callers who come back a moment after their batch ended (a closed loop of clients) meet in
-one batch, instead of settling into halves that take turns.
+(its size is the bound on concurrent work) takes what is queued. With one worker, everything
+waiting when it frees up goes into one batch, up to `max_batch`. With several (a server whose
+torch threads leave cores for more than one encoder: retrievers/pubmed.py), the queue is
+dealt out among the workers free to run it, so batches run side by side. A worker waits for
+companions only until its share of the items outstanding at once (queued or being run) since
+the last batch was taken is queued, at most `max_wait_s`. A lone caller never waits, so
+single-thread latency stays what it was; under load the short wait lets callers who come
+back a moment after their batch ended (a closed loop of clients) meet in one batch, instead
+of settling into halves that take turns.
 
 A bound method `run` is held weakly: the batcher's threads never keep its owner alive (an
 index rebuild drops the server's retriever, whose store client closes when it is collected),
@@ -115,22 +116,29 @@ class MicroBatcher(Generic[T, R]):
                 # than are queued now: those are callers coming back from the last batch, so
                 # give them max_wait_s from now (the oldest item may have queued during that
                 # batch, long before); a lone caller runs at once
+                want = self._share(self._expect)
                 deadline = self._pending[0][0] + self.max_wait_s
-                if len(self._pending) < min(self._expect, self.max_batch):
+                if len(self._pending) < want:
                     deadline = max(deadline, time.monotonic() + self.max_wait_s)
-                while (self._pending and len(self._pending) < self.max_batch
-                       and (self._in_flight or len(self._pending) < min(self._expect, self.max_batch))
+                while (self._pending and len(self._pending) < want
                        and not self._closed and time.monotonic() < deadline):
                     self._cond.wait(max(0.0, deadline - time.monotonic()))
                 if not self._pending:
                     continue  # another worker took them while this one waited
-                batch = self._pending[: self.max_batch]
-                del self._pending[: self.max_batch]
+                # the queue is dealt out among the workers free to run it (all of it with one)
+                n = self._share(len(self._pending), self.workers - self._in_flight)
+                batch = self._pending[:n]
+                del self._pending[:n]
                 self._in_flight += 1
                 self._running += len(batch)
                 self._expect = len(self._pending) + self._running
                 self.stats.record(len(batch))
                 return batch
+
+    def _share(self, items: int, workers: int | None = None) -> int:
+        """One worker's part of `items` dealt among `workers` (default: all of them), at most
+        `max_batch`: with one worker, everything."""
+        return max(1, min(self.max_batch, -(-items // max(1, workers or self.workers))))
 
     def _work(self) -> None:
         while True:

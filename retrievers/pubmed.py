@@ -63,6 +63,24 @@ MANUAL = MANUALS["pubmed"]  # the text lives with every other prompt
 RETRY_EF = 512
 
 
+def encoder_workers() -> int:
+    """Batch workers for the search batcher: the cores over torch's thread count in this
+    thread, at least 1.
+
+    A lone process (the CLI, the agent) gives torch every core: one worker, so the query
+    encoder is always called from the same thread (torch's OpenMP team belongs to its caller;
+    two workers taking turns kept two teams spinning on 2 cores: a lone caller got 52 q/s
+    with two workers, 72 with one). `biorag serve` gives torch fewer (serve.torch_threads),
+    and then each worker encodes its share of the queue on cores of its own: on 2 cores,
+    1 thread encodes 4 queries in 23 ms and 2 in 14 ms, 2 threads 4 in 18 ms at twice the
+    CPU (benchmarks/results/2026-11-25/README.md)."""
+    import torch
+
+    from biorag.device import available_cores
+
+    return max(1, available_cores() // max(1, torch.get_num_threads()))
+
+
 def _hit(h: dict) -> dict:
     ent = dict(h.get("entity") or {})
     pmid = ent.get("pmid", h.get("pmid", h.get("id")))
@@ -146,7 +164,7 @@ class PubMedRetriever(Retriever):
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
                  ef: int = 64, exact_filter_rows: int = 1024, client=None, boost_weight: float = 0.02,
-                 boost_pool: int = 5, batch_workers: int = 1, max_batch: int = 32, batch_wait_ms: float = 3.0):
+                 boost_pool: int = 5, batch_workers: int = 0, max_batch: int = 32, batch_wait_ms: float = 3.0):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
         self.backend = backend_of(uri)
@@ -234,16 +252,12 @@ class PubMedRetriever(Retriever):
 
     @property
     def batcher(self) -> MicroBatcher:
-        """One worker by default: the query encoder is then always called from the same
-        thread. torch's OpenMP thread team belongs to the thread that calls it, so two
-        workers taking turns kept two teams spinning against each other on 2 cores (a lone
-        caller: 52 q/s with two workers, 72 with one), and a second worker also split the
-        queue into smaller batches. The store call is a few ms against an encode of 10-25 ms,
-        so running it in the same thread costs little."""
+        """As many workers as torch's thread team fits in the cores (`encoder_workers`)."""
         with self._lock:
             if self._batcher is None:
+                workers = self._batch_workers or encoder_workers()
                 self._batcher = MicroBatcher(self._run_batch, max_batch=self._max_batch, max_wait_s=self._batch_wait_s,
-                                             workers=self._batch_workers, name="pubmed-search")
+                                             workers=workers, name="pubmed-search")
             return self._batcher
 
     def close(self) -> None:

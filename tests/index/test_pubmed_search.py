@@ -90,8 +90,8 @@ def test_concurrent_searches_share_embedding_and_milvus_calls(index, embedder):
     r = retriever(settings, embedder, client)
     r.embedder.query_cache.clear()
     encodes: list[int] = []
-    real = r.embedder._encode
-    r.embedder._encode = lambda enc, texts, progress: encodes.append(len(texts)) or real(enc, texts, progress)
+    real = r.embedder._encode_queries
+    r.embedder._encode_queries = lambda enc, texts: encodes.append(len(texts)) or real(enc, texts)
     # hold the batch workers until every search is queued, so they must share calls
     gate = threading.Event()
     run = r._run_batch
@@ -99,7 +99,7 @@ def test_concurrent_searches_share_embedding_and_milvus_calls(index, embedder):
     futures = [r.submit(q, 4) for q in QUERIES]
     gate.set()
     results = [f.result(30) for f in futures]
-    del r.embedder._encode
+    del r.embedder._encode_queries
     assert {q: [h.id for h in res] for q, res in zip(QUERIES, results, strict=True)} == alone
     assert sum(encodes) == len(QUERIES) and len(encodes) < len(QUERIES)  # fewer embedding calls
     assert sum(client.searches) == len(QUERIES) and len(client.searches) < len(QUERIES)  # fewer Milvus calls

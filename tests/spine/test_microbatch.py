@@ -107,13 +107,13 @@ def test_query_cache_evicts_least_recently_used():
 def test_repeated_queries_hit_the_embedding_cache():
     emb = Embedder(query_cache=8)
     calls: list[list[str]] = []
-    real = emb._encode
+    real = emb._encode_queries
 
-    def counting(enc, texts, progress):
+    def counting(enc, texts):
         calls.append(list(texts))
-        return real(enc, texts, progress)
+        return real(enc, texts)
 
-    emb._encode = counting
+    emb._encode_queries = counting
     first = emb.embed_queries(["amyloid plaques", "tau tangles", "amyloid plaques"])
     assert calls == [["amyloid plaques", "tau tangles"]]  # one call, a duplicate encoded once
     again = emb.embed_query("tau tangles")
@@ -209,3 +209,81 @@ def test_the_search_batchers_wait_is_the_setting(tmp_path, sets, want):
     r = PubMedRetriever.from_settings(load_settings("embedded", sets=[f"data_dir={tmp_path}", *sets]))
     assert r.batcher.max_wait_s == pytest.approx(want)
     r.close()
+
+
+class Overlap(SlowSquare):
+    """SlowSquare that also records how many calls ran at once."""
+
+    def __init__(self, cost_s: float):
+        super().__init__(cost_s)
+        self.running = self.most = 0
+
+    def __call__(self, items: list[int]) -> list:
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            return super().__call__(items)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+def test_two_workers_deal_a_closed_loop_into_batches_that_run_side_by_side():
+    """A server whose torch threads leave a core per worker: four clients become two calls
+    of two running at once (with one worker they would be one call of four, shown above)."""
+    fn = Overlap(cost_s=0.06)
+    b = MicroBatcher(fn, workers=2, max_wait_s=0.03)
+    rounds, clients = 8, 4
+    results: dict[int, list] = {c: [] for c in range(clients)}
+
+    def client(c: int) -> None:
+        for r in range(rounds):
+            results[c].append(b(c * 100 + r))
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    b.close()
+    assert results == {c: [(c * 100 + r) ** 2 for r in range(rounds)] for c in range(clients)}
+    sizes = [len(c) for c in fn.calls]
+    assert sum(sizes) == rounds * clients
+    assert sizes.count(2) >= 2 * rounds - 4, sizes  # dealt out, not one call of four
+    assert fn.most == 2  # and the two calls of a round ran at once
+
+
+def test_one_worker_per_core_that_torch_leaves_free():
+    """In a fresh process: torch with every core -> one worker (the CLI); one thread each
+    -> a worker per core (`biorag serve` on small machines)."""
+    import subprocess
+    import sys
+
+    code = ("import torch\n"
+            "from biorag.device import available_cores\n"
+            "from retrievers.pubmed import encoder_workers\n"
+            "torch.set_num_threads(available_cores()); a = encoder_workers()\n"
+            "torch.set_num_threads(1); b = encoder_workers()\n"
+            "print(a, b, available_cores())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    every_core, one_thread, cores = map(int, out.stdout.split())
+    assert (every_core, one_thread) == (1, cores)
+
+
+def test_query_encoding_from_several_threads_at_once_gives_the_same_vectors():
+    """Query calls are not serialised (only the tokenizer is): the vectors must not depend
+    on what else is encoding at the same time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    emb = Embedder(query_cache=0)
+    texts = [f"{w} in Alzheimer disease" for w in ("amyloid", "tau", "microglia", "APOE", "synapses", "insulin")]
+    batches = [texts[i:i + 2] for i in range(0, len(texts), 2)] * 4
+    alone = [emb.embed_queries(b) for b in batches]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(emb.embed_queries, batches))
+    for a, t in zip(alone, together, strict=True):
+        np.testing.assert_allclose(a, t, atol=1e-6)
+    # and they are the model's own encoding (sentence-transformers' encode, normalised)
+    ref = emb.query_encoder.model.encode(texts[:2], normalize_embeddings=True, convert_to_numpy=True)
+    assert float((alone[0] * ref).sum(axis=1).min()) > 0.995
