@@ -175,6 +175,9 @@ class Embedder:
         import torch
 
         model = enc.model
+        prompt = _default_prompt(model)  # what `encode` would put before each text
+        if prompt:
+            texts = [prompt + t for t in texts]
         prepare = getattr(model, "preprocess", None) or model.tokenize  # type: ignore[attr-defined]  # (renamed in ST 5)
         with enc.tokenizer_lock:
             features = prepare(texts)
@@ -211,6 +214,13 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_queries([text])[0]
+
+
+def _default_prompt(model) -> str:
+    """The prompt sentence-transformers' `encode` puts before every text when the model
+    configures a default one (`default_prompt_name`, e.g. an E5-style "query: "); else ""."""
+    name = getattr(model, "default_prompt_name", None)
+    return (getattr(model, "prompts", None) or {}).get(name, "") if name else ""
 
 
 class QueryCache:

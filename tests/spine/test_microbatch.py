@@ -287,3 +287,21 @@ def test_query_encoding_from_several_threads_at_once_gives_the_same_vectors():
     # and they are the model's own encoding (sentence-transformers' encode, normalised)
     ref = emb.query_encoder.model.encode(texts[:2], normalize_embeddings=True, convert_to_numpy=True)
     assert float((alone[0] * ref).sum(axis=1).min()) > 0.995
+
+
+def test_a_models_default_prompt_goes_before_queries_as_encode_puts_it():
+    """A model configured with a default prompt (E5-style "query: ") gets it on the query
+    path too, or queries would not meet the documents the way the model was trained."""
+    emb = Embedder(query_cache=0)
+    model = emb.query_encoder.model
+    saved = dict(model.prompts), model.default_prompt_name
+    try:
+        model.prompts = {**model.prompts, "query": "query: "}
+        model.default_prompt_name = "query"
+        ours = emb.embed_queries(["amyloid plaques in the hippocampus"])[0]
+        ref = model.encode(["amyloid plaques in the hippocampus"], normalize_embeddings=True, convert_to_numpy=True)[0]
+        bare = model.encode(["amyloid plaques in the hippocampus"], normalize_embeddings=True, convert_to_numpy=True,
+                            prompt="")[0]
+    finally:
+        model.prompts, model.default_prompt_name = saved
+    assert float(ours @ ref) > 0.995 and float(ours @ ref) > float(ours @ bare) + 0.001
