@@ -337,11 +337,31 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         covered = set(" ".join(spans).split()) | {"and", "or", "with", "plus"}
         if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered:
             disease = None  # the "disease" is the phenotypes read as one name
+        elif disease and disease.how == "pattern" and len(phenotypes) >= 2 and _phenotype_list(disease.text, covered):
+            disease = None  # a list of phenotypes in words around it ("both seizures and ataxia")
         add(Entity("phenotype", ", ".join(spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)),
                    phenotypes[0].how))
     if disease:
         add(disease)
     return found
+
+
+#: words that only join or frame names of one list of phenotypes ("both A and B", "A together
+#: with B", "a phenotype of A as well as B"): no phenotype or disease is named by them
+_LIST_FRAME = frozenset("""
+both together along alongside well combination combined same time simultaneously either each all plus also
+concurrent coexisting co occurring phenotype phenotypes feature features symptom symptoms sign signs finding
+findings trait traits presentation patient patients
+""".split())
+
+
+def _phenotype_list(span: str, covered: set[str]) -> bool:
+    """Whether a phrase no dictionary knows (a question form's "disease") is a list of the
+    phenotypes the dictionary found, framed by words that name nothing: every word is a
+    phenotype's, a function word, or a word that joins or frames a list (`_LIST_FRAME`).
+    A word that may be part of a name ("absence", "juvenile") keeps the phrase a name."""
+    return all(w in covered or w in _LIST_FRAME or w in _NOT_GENES or w in _FILLER
+               for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
 
 
 #: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B"

@@ -189,3 +189,40 @@ def test_agent_lists_the_diseases_of_fbn1(agent, hpo_store, question):
     ans = agent.answer(question)
     assert ans.sufficient and "Marfan syndrome" in ans.answer, (question, ans.answer)
     assert "Acromicric dysplasia" in ans.answer and "Acromicric dysplasia" in names
+
+
+# Phenotype lists framed by words that name nothing ("both", "together with", "a phenotype
+# of"): a question form reads the whole phrase as a disease no catalogue holds; the
+# phenotypes the dictionary knows win, and HPO ranks the genes for them.
+FRAMED_PHENOTYPE_GENES = [
+    ("What genes cause both seizures and ataxia?", "seizures ataxia"),
+    ("Give me genes for a phenotype of seizures together with ataxia", "seizures ataxia"),
+    ("Which genes are associated with both seizures and ataxia", "seizures ataxia"),
+    ("genes underlying ataxia along with seizures", "ataxia seizures"),
+    ("genes for a combination of seizures and ataxia", "seizures ataxia"),
+    ("genes for the phenotypes seizures as well as ataxia", "seizures ataxia"),
+    ("Which genes cause both hypotonia and seizures?", "hypotonia seizures"),
+]
+
+
+@pytest.mark.parametrize("question,phenotypes", FRAMED_PHENOTYPE_GENES)
+def test_framed_phenotype_lists_rank_genes(agent, hpo_store, question, phenotypes):
+    terms = hpo_store.find_terms(phenotypes)
+    assert len(terms) == 2
+    expected = [r.label for r in hpo_store.rank_genes([t.id for t in terms], 5)]
+    ans = agent.answer(question)
+    assert ans.sufficient, (question, ans.answer)
+    assert ans.answer.split(" (HPO terms matched")[0].split(", ")[:5] == expected
+    for t in terms:
+        assert f"{t.name} ({t.id})" in ans.answer
+    assert [t.retriever for t in ans.trace if t.step == "retrieve"] == ["hpo"]
+
+
+def test_a_word_that_may_be_part_of_a_name_keeps_the_phrase_a_disease(understanding):
+    """Only words that name nothing frame a list: "juvenile" may be part of a disease's
+    name, so the phrase is not read as the phenotypes alone."""
+    a, _ = route(understanding, "Which genes cause both seizures and ataxia?")
+    assert a.first("disease") is None
+    retrievers, lexicon = understanding
+    a = analyse("Which genes cause juvenile seizures and ataxia?", retrievers, lexicon)
+    assert a.first("disease") is not None and "juvenile" in a.first("disease").text
