@@ -222,15 +222,21 @@ def _variants(tok: str) -> list[str]:
 _DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|has|have|had|about|from|by|to|behind)\s+", re.I)
 #: where a clause starts: a name may open it ("Currarino syndrome: which gene?")
 _CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
+#: a clause's asking words, after which its subject starts: "How does Marfan syndrome
+#: present?", "What does X look like?", "Is X inherited?", "Can X be treated?"
+_QUESTION_OPENING = re.compile(
+    r"(?:^|[:;?!]\s+)\s*(?:(?:how|what|which|when|why|where|who)\s+)?"
+    r"(?:does|do|did|is|are|was|were|can|could|would|will|should|may|might)\s+", re.I)
 
 
 def _disease_spans(text: str) -> list[str]:
     """Phrases that may be disease names (a dictionary decides): what follows 'related
-    to', 'associated with', 'cause', 'with', 'of', ... or opens a clause (every prefix up
-    to 10 words), and what precedes 'gene(s)'."""
+    to', 'associated with', 'cause', 'with', 'of', ..., opens a clause, or follows a
+    clause's asking words ("how does", "is") (every prefix up to 10 words), and what
+    precedes 'gene(s)'."""
     spans: list[str] = []
-    leads = sorted([*_DISEASE_LEAD.finditer(text), *_DICTIONARY_LEAD.finditer(text), *_CLAUSE_START.finditer(text)],
-                   key=lambda m: m.start())
+    leads = sorted([*_DISEASE_LEAD.finditer(text), *_DICTIONARY_LEAD.finditer(text), *_CLAUSE_START.finditer(text),
+                    *_QUESTION_OPENING.finditer(text)], key=lambda m: m.start())
     for m in leads:
         tail = text[m.end():]
         end = _SPAN_END.search(" " + tail + " ")

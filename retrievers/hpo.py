@@ -501,6 +501,8 @@ DISEASE_FEATURES = AnswerField(
     "disease_features", "clinical features (HPO phenotypes) of a disease",
     ("features", "feature", "phenotypes", "phenotype", "symptoms", "symptom", "signs", "clinical signs",
      "clinical features", "manifestations", "characteristics", "presentation", "present with", "look like",
+     # a question ending on the verb asks how the disease shows ("How does X present?")
+     "present $", "presents $", "manifest $", "manifests $",
      "hpo terms", "hpo annotations", "annotated", "annotations"),
     ("disease",), default_for=("disease",))
 GENE_DISEASES = AnswerField(

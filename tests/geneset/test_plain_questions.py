@@ -226,3 +226,23 @@ def test_a_word_that_may_be_part_of_a_name_keeps_the_phrase_a_disease(understand
     retrievers, lexicon = understanding
     a = analyse("Which genes cause juvenile seizures and ataxia?", retrievers, lexicon)
     assert a.first("disease") is not None and "juvenile" in a.first("disease").text
+
+
+# A disease named with no lead word before it ("How does X present?", "What does X look
+# like?"): the words after a clause's asking words are looked up too.
+NO_LEAD_FEATURES = [
+    ("how does Marfan syndrome present?", "Marfan syndrome"),
+    ("What does Marfan syndrome look like clinically?", "Marfan syndrome"),
+    ("How does Noonan syndrome present", "Noonan syndrome"),
+    ("what is marfan syndrome", "Marfan syndrome"),
+    ("Does Marfan syndrome present with arachnodactyly? list its features", "Marfan syndrome"),
+]
+
+
+@pytest.mark.parametrize("question,disease", NO_LEAD_FEATURES)
+def test_features_of_a_disease_named_without_a_lead(agent, hpo_store, question, disease):
+    first = hpo_store.find_diseases(disease)[0]
+    expected = [p["name"] for p in hpo_store.disease_phenotypes(first["disease_id"])[:15]]
+    ans = agent.answer(question)
+    assert ans.sufficient and ans.answer.split(", ")[:5] == expected[:5], (question, ans.answer)
+    assert any(c.source == "hpo" and c.id == first["disease_id"] for c in ans.citations)
