@@ -303,7 +303,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         for h in _safe_lookup(lexicon, spans, ("gene",)):
             hits.setdefault(h.span.lower(), []).append(h)
     explicit = {m.group(1).strip(".-").lower() for f in _EXPLICIT_GENE for m in f.finditer(scan)}
-    disease = None if has_id else _disease(scan, lexicon)
+    symbols = {span for span, hs in hits.items() if any(h.how in ("symbol", "previous") for h in hs)}
+    disease = None if has_id else _disease(scan, lexicon, symbols)
     in_disease = disease.text.lower() if disease else ""
     token_genes: list[tuple[int, Entity]] = []
     for tok, pos, kind in toks:
@@ -482,7 +483,7 @@ def _gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
     return Entity(kind, name, True, canonical, top[0].how, span=tok if tok != name else "")
 
 
-def _disease(text: str, lexicon: Lexicon | None) -> Entity | None:
+def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()) -> Entity | None:
     """The disease a question names: what a question form ("genes related to X") puts
     where a disease goes, else the longest phrase the dictionary knows. The dictionary
     also names what a form's phrase means when it knows it."""
@@ -499,7 +500,41 @@ def _disease(text: str, lexicon: Lexicon | None) -> Entity | None:
             names = {h.canonical.lower(): h.canonical for h in hits}
             return Entity("disease", candidate, True, tuple(names.values()), hits[0].how)
         if candidate == span and not any(_extends(span, c) for c in found):
-            return Entity("disease", span)
+            return _eponym(text, [span], lexicon, symbols) or Entity("disease", span)
+    return _eponym(text, spans, lexicon, symbols)
+
+
+#: what a disease named after a person is called after the name ("Marfan syndrome")
+_EPONYM_HEADS = ("syndrome", "disease")
+
+
+def _eponym(text: str, spans: list[str], lexicon: Lexicon, symbols: set[str]) -> Entity | None:
+    """A disease named by its eponym alone ("symptoms of marfan"): a one-word phrase that
+    may be a person's name (no ordinary English word unless capitalised, no gene symbol,
+    no asking word) names the disease when the dictionary holds exactly one family of
+    "<name> syndrome" or "<name> disease" (its catalogue forms included: "Alport syndrome
+    1"). When both exist the name is ambiguous: the entity is kept unsure (it routes
+    nothing) with every name it may mean, and nothing is guessed."""
+    lower_question = not any(c.isupper() for c in text)
+    words = [w for w in dict.fromkeys(spans) if re.fullmatch(r"[A-Za-z][a-z]{2,}", w)
+             and w.lower() not in _NOT_GENES and w.lower() not in symbols and not _filler(w.lower()) and w.lower() not in _LIST_FRAME
+             and (w.lower() not in english_words() or (w.istitle() and not lower_question))]
+    if not words:
+        return None
+    forms = {f"{w.lower()} {head}": w for w in words for head in _EPONYM_HEADS}
+    found: dict[str, list[LexiconHit]] = {}
+    for h in _safe_lookup(lexicon, list(forms), ("disease",)):
+        if h.kind == "disease":
+            found.setdefault(h.span.lower(), []).append(h)
+    for w in words:
+        families = {f: found[f] for f in (f"{w.lower()} {head}" for head in _EPONYM_HEADS) if f in found}
+        if not families:
+            continue
+        names = tuple(dict.fromkeys(h.canonical for hits in families.values() for h in hits))
+        if len(families) == 1:
+            [(form, hits)] = families.items()
+            return Entity("disease", form, True, names, "eponym", span=w)
+        return Entity("disease", w, False, names, "eponym")
     return None
 
 

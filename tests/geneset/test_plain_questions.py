@@ -237,12 +237,44 @@ NO_LEAD_FEATURES = [
     ("what is marfan syndrome", "Marfan syndrome"),
     ("Does Marfan syndrome present with arachnodactyly? list its features", "Marfan syndrome"),
 ]
+# A bare eponym names the disease when the dictionary holds exactly one "<name> syndrome" or
+# "<name> disease" family
+EPONYM_FEATURES = [
+    ("symptoms of marfan", "Marfan syndrome"),
+    ("What are the signs of Alport?", "Alport syndrome"),
+    ("features of noonan", "Noonan syndrome"),
+    ("Marfan: what are the clinical features?", "Marfan syndrome"),
+]
 
 
-@pytest.mark.parametrize("question,disease", NO_LEAD_FEATURES)
+
+@pytest.mark.parametrize("question,disease", NO_LEAD_FEATURES + EPONYM_FEATURES)
 def test_features_of_a_disease_named_without_a_lead(agent, hpo_store, question, disease):
     first = hpo_store.find_diseases(disease)[0]
     expected = [p["name"] for p in hpo_store.disease_phenotypes(first["disease_id"])[:15]]
     ans = agent.answer(question)
     assert ans.sufficient and ans.answer.split(", ")[:5] == expected[:5], (question, ans.answer)
     assert any(c.source == "hpo" and c.id == first["disease_id"] for c in ans.citations)
+
+
+def test_an_eponym_of_two_disease_families_is_not_guessed(understanding, agent):
+    """"cushing": the dictionary holds both Cushing syndrome and Cushing disease (two
+    conditions): nothing is picked, the answer is insufficient."""
+    retrievers, lexicon = understanding
+    names = {h.span for h in lexicon.lookup_spans(["cushing syndrome", "cushing disease"], ("disease",))}
+    assert names == {"cushing syndrome", "cushing disease"}
+    a = analyse("symptoms of cushing", retrievers, lexicon)
+    d = a.first("disease")
+    assert d is not None and not d.confident and a.intent is None
+    assert {n.lower() for n in d.canonical} >= {"cushing syndrome", "cushing disease"}
+    ans = agent.answer("symptoms of cushing")
+    assert not ans.sufficient
+
+
+def test_an_eponym_needs_a_name_not_a_word(understanding):
+    """An ordinary English word in lower case ("down") is no eponym, though "Down
+    syndrome" is a disease; capitalised it may be."""
+    retrievers, lexicon = understanding
+    assert analyse("signs of down", retrievers, lexicon).first("disease") is None
+    d = analyse("What are the signs of Down?", retrievers, lexicon).first("disease")
+    assert d is not None and d.text == "down syndrome" and d.span == "Down"
