@@ -569,6 +569,8 @@ class _CueIndex:
     #: a cue word (5 letters or more) and its one-letter deletions -> the cue words: how a
     #: misspelt word of the question ("chromsome", "ensmbl", "protien") finds its cue word
     near: dict[str, set[str]] = field(default_factory=dict)
+    #: the words of every cue (see `_field_vocabulary`), made at first use
+    vocabulary: frozenset[str] | None = None
 
 
 _INDEX_CACHE: dict[tuple, _CueIndex] = {}
@@ -814,11 +816,47 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
     return None
 
 
+def _field_vocabulary(sources: Mapping[str, Source]) -> frozenset[str]:
+    """The words by which questions ask the sources for fields (their cue words) and name
+    them ("HPO", "OMIM")."""
+    decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
+    idx = _cue_index(decls)
+    if idx.vocabulary is None:
+        idx.vocabulary = frozenset(w for _s, f in decls for c in (*f.cues, *f.weak_cues)
+                                   for w in _normalise(c.removesuffix(" $")).split())
+    return idx.vocabulary | {w for name in sources for w in _normalise(name).split()}
+
+
+def _field_words_not_genes(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[Entity]:
+    """Entities without the genes named only by an alias that is also a word of the
+    sources' field vocabulary ("HPO", an alias of GFER, in "Marfan syndrome HPO terms"),
+    when the question without them reads clearly: another entity (a disease, phenotypes)
+    and a field about it. Otherwise the alias stays a gene ("Where is HPO?")."""
+    if not sources:
+        return entities
+    vocabulary = _field_vocabulary(sources)
+    words = [e for e in entities if e.kind == "gene" and e.how == "alias" and e.text.lower() in vocabulary]
+    if not words:
+        return entities
+    rest = [e for e in entities if e not in words]
+    genes = [e for e in rest if e.kind == "gene" and e.confident]
+    if len(genes) < 2:
+        rest = [e for e in rest if e.kind != "gene_list"]
+    kinds = {e.kind for e in rest if e.confident}
+    if not kinds - {"organism"}:
+        return entities
+    blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), [e for e in rest if e.confident])
+    intent = detect_intent(blanked, kinds, sources, strong_only=True)
+    if intent is None or "gene" in intent.hops[0].takes:
+        return entities
+    return rest
+
+
 def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon: Lexicon | None = None) -> Analysis:
     """Entities, answer field and hops of a question, for the given sources' declarations
     (the enabled retrievers; without sources only entities are found)."""
     core = _clean(question)
-    entities = find_entities(question, lexicon)
+    entities = _field_words_not_genes(core, find_entities(question, lexicon), sources)
     # names a dictionary or pattern is sure of are blanked out: their letters are no cue
     blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), [e for e in entities if e.confident])
     kinds = {e.kind for e in entities if e.confident}

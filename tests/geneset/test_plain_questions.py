@@ -245,10 +245,17 @@ EPONYM_FEATURES = [
     ("features of noonan", "Noonan syndrome"),
     ("Marfan: what are the clinical features?", "Marfan syndrome"),
 ]
+# "HPO" is an alias of GFER and a word of the HPO source's cues: with a disease named and a
+# field asked about it, it is the cue, not a gene
+HPO_WORD_FEATURES = [
+    ("Marfan syndrome HPO terms", "Marfan syndrome"),
+    ("HPO terms for Marfan syndrome", "Marfan syndrome"),
+    ("Noonan syndrome HPO terms", "Noonan syndrome"),
+    ("list the HPO terms of noonan syndrome", "Noonan syndrome"),
+]
 
 
-
-@pytest.mark.parametrize("question,disease", NO_LEAD_FEATURES + EPONYM_FEATURES)
+@pytest.mark.parametrize("question,disease", NO_LEAD_FEATURES + EPONYM_FEATURES + HPO_WORD_FEATURES)
 def test_features_of_a_disease_named_without_a_lead(agent, hpo_store, question, disease):
     first = hpo_store.find_diseases(disease)[0]
     expected = [p["name"] for p in hpo_store.disease_phenotypes(first["disease_id"])[:15]]
@@ -278,3 +285,12 @@ def test_an_eponym_needs_a_name_not_a_word(understanding):
     assert analyse("signs of down", retrievers, lexicon).first("disease") is None
     d = analyse("What are the signs of Down?", retrievers, lexicon).first("disease")
     assert d is not None and d.text == "down syndrome" and d.span == "Down"
+
+
+def test_hpo_stays_a_gene_where_nothing_else_is_named(understanding):
+    retrievers, lexicon = understanding
+    aliases = {h.canonical for h in lexicon.lookup_spans(["HPO"], ("gene",)) if h.how == "alias"}
+    assert "GFER" in aliases
+    for question, field in [("Where is HPO?", "chromosome"), ("What is the official symbol of HPO?", "official_symbol")]:
+        a, hops = route(understanding, question)
+        assert hops == [("gene", field)] and a.first("gene").canonical == ("GFER",)
