@@ -114,6 +114,13 @@ def check_evidence(
 ) -> EvidenceCheck:
     """Whether `evidence` can support an answer to the analysed question, and why not."""
     if not evidence:
+        # a name the dictionary reads several ways, none of them sure ("cushing": Cushing
+        # syndrome or Cushing disease) routed nothing: say so, so the asker can pick one
+        unsure = [e for e in analysis.entities if not e.confident and e.ambiguous]
+        if unsure:
+            return EvidenceCheck(False, "; ".join(
+                f"'{e.span or e.text}' may name several {e.kind}s ({', '.join(e.canonical)}): say which one"
+                for e in unsure))
         return EvidenceCheck(False, "no source returned evidence")
     missing = missing_entities(analysis, evidence)
     if missing:  # even a record field is no answer when the record is about something else

@@ -530,7 +530,7 @@ def _eponym(text: str, spans: list[str], lexicon: Lexicon, symbols: set[str]) ->
         families = {f: found[f] for f in (f"{w.lower()} {head}" for head in _EPONYM_HEADS) if f in found}
         if not families:
             continue
-        names = tuple(dict.fromkeys(h.canonical for hits in families.values() for h in hits))
+        names = tuple({h.canonical.lower(): h.canonical for hits in families.values() for h in hits}.values())
         if len(families) == 1:
             [(form, hits)] = families.items()
             return Entity("disease", form, True, names, "eponym", span=w)

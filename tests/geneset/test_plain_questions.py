@@ -266,7 +266,7 @@ def test_features_of_a_disease_named_without_a_lead(agent, hpo_store, question, 
 
 def test_an_eponym_of_two_disease_families_is_not_guessed(understanding, agent):
     """"cushing": the dictionary holds both Cushing syndrome and Cushing disease (two
-    conditions): nothing is picked, the answer is insufficient."""
+    conditions): nothing is picked, the answer is insufficient and names both."""
     retrievers, lexicon = understanding
     names = {h.span for h in lexicon.lookup_spans(["cushing syndrome", "cushing disease"], ("disease",))}
     assert names == {"cushing syndrome", "cushing disease"}
@@ -275,7 +275,8 @@ def test_an_eponym_of_two_disease_families_is_not_guessed(understanding, agent):
     assert d is not None and not d.confident and a.intent is None
     assert {n.lower() for n in d.canonical} >= {"cushing syndrome", "cushing disease"}
     ans = agent.answer("symptoms of cushing")
-    assert not ans.sufficient
+    assert not ans.sufficient and "'cushing' may name several diseases" in ans.answer, ans.answer
+    assert all(name in ans.answer for name in d.canonical)
 
 
 def test_an_eponym_needs_a_name_not_a_word(understanding):
