@@ -280,7 +280,8 @@ class HpoStore:
 
     def find_diseases(self, text: str) -> list[dict[str, str]]:
         """Diseases named in a sentence (ids like OMIM:154700, or a name as HPO spells it,
-        longest phrase first), as dicts with disease_id and name."""
+        longest phrase first, then names that add qualifiers to the words), as dicts with
+        disease_id and name: the ones named exactly first, OMIM before Orphanet."""
         out: dict[str, dict[str, str]] = {}
         for m in _DISEASE_ID.finditer(text):
             did = f"{m.group(1).upper()}:{m.group(2)}"
@@ -299,10 +300,14 @@ class HpoStore:
                     out.setdefault(r[0], {"disease_id": r[0], "name": r[1]})
             if out:
                 break
+        named = set(out)  # ids and names as the text writes them
         for d in self._diseases_by_words(ws):
             out.setdefault(d["disease_id"], d)
         rank = {"OMIM": 0, "ORPHA": 1, "DECIPHER": 2}  # OMIM entries carry the curated gene links
-        return sorted(out.values(), key=lambda d: rank.get(d["disease_id"].split(":")[0], 3))
+        # the disease of that very name before the forms that add qualifiers to it: "Noonan
+        # syndrome" is Orphanet's Noonan syndrome, not OMIM's "Noonan syndrome 11"
+        return sorted(out.values(), key=lambda d: (d["disease_id"] not in named,
+                                                   rank.get(d["disease_id"].split(":")[0], 3)))
 
     def _name_matches(self, ws: list[str]) -> bool:
         """Whether some phrase of these words is a disease name or uses the name's words."""

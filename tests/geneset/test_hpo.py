@@ -159,3 +159,23 @@ def test_an_eponym_with_a_possessive_finds_the_disease(hpo_store):
 
 def test_a_name_that_keeps_its_possessive_is_still_found(hpo_store):
     assert "ORPHA:163596" in {d["disease_id"] for d in hpo_store.find_diseases("Hb Bart's hydrops fetalis")}
+
+
+def test_the_disease_of_that_very_name_comes_before_its_numbered_forms(hpo_store):
+    """A family name ("<Name> syndrome") that one catalogue holds as written and OMIM only as
+    numbered forms ("<Name> syndrome 11"): the disease of that very name is read first, so
+    its features are not one subtype's. Cases from the file: every Orphanet "<Name>
+    syndrome" of two words with at least two OMIM "<Name> syndrome <n>" forms."""
+    from indexing import hpo_files
+
+    names = hpo_files.read_disease_names()
+    numbered: dict[str, int] = {}
+    for d, n in names.items():
+        parts = n.split()
+        if d.startswith("OMIM:") and len(parts) == 3 and parts[1] == "syndrome" and parts[2].isdigit():
+            numbered[f"{parts[0]} syndrome"] = numbered.get(f"{parts[0]} syndrome", 0) + 1
+    cases = [(d, n) for d, n in names.items() if d.startswith("ORPHA:") and numbered.get(n, 0) >= 2
+             and not any(o.startswith("OMIM:") and names[o] == n for o in names)]
+    assert len(cases) >= 5
+    for disease_id, name in cases:
+        assert hpo_store.find_diseases(name)[0]["disease_id"] == disease_id, name
