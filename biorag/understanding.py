@@ -358,7 +358,7 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
 _LIST_FRAME = frozenset("""
 both together along alongside well combination combined same time simultaneously either each all plus also
 concurrent coexisting co occurring phenotype phenotypes feature features symptom symptoms sign signs finding
-findings trait traits presentation patient patients
+findings trait traits presentation patient patients one single person individual child children case cases
 """.split())
 
 

@@ -202,6 +202,7 @@ FRAMED_PHENOTYPE_GENES = [
     ("genes for a combination of seizures and ataxia", "seizures ataxia"),
     ("genes for the phenotypes seizures as well as ataxia", "seizures ataxia"),
     ("Which genes cause both hypotonia and seizures?", "hypotonia seizures"),
+    ("genes behind both ataxia and seizures in one patient", "ataxia seizures"),
 ]
 
 
