@@ -108,12 +108,13 @@ def _labelled(hop: Hop, evidence: list[Evidence], sources: Mapping[str, Source],
     if reading is None or reading.ambiguous or len(inputs) < 2 or "\n" in reading.answer:
         return reading
     names = previous.values if len(previous.values) == len(inputs) else inputs  # symbols, not Gene IDs
-    pairs = []
+    pairs, named = [], 0
     for name, query in zip(names, inputs, strict=True):
         own = _read(hop, evidence, sources, [query, *context])
         if own is not None and own.answer and not own.ambiguous:
+            named += own.answer.startswith(f"{name}: ")
             pairs.append(own.answer if own.answer.startswith(f"{name}: ") else f"{name}: {own.answer}")
-    if len(pairs) < 2:
+    if len(pairs) < 2 or named == len(pairs):  # each value already names its gene ("APP: amyloid ...")
         return reading
     return replace(reading, text=f"{reading.answer}\n{'; '.join(pairs)}")
 

@@ -80,3 +80,10 @@ def test_a_field_read_for_several_genes_says_which_value_is_whose(agent, store_p
     finally:
         store.close()
     assert {c for _, c in pairs} == set(first.split(", "))
+
+
+def test_no_pairing_line_when_each_value_already_names_its_gene(agent):
+    """Functions of a disease's genes read "APP: amyloid ...": a second line would repeat them."""
+    ans = agent.answer("What is the function of the genes related to Alzheimer disease?")
+    assert ans.sufficient and ans.answer.startswith("APP: "), ans.answer
+    assert "\n" not in ans.answer.strip(), ans.answer
