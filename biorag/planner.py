@@ -32,6 +32,7 @@ from biorag.grounding import hop_inputs, hop_reading, structured_answer
 from biorag.llm.base import LLM, ChatMessage
 from biorag.models import Evidence
 from biorag.sources import accepting
+from biorag.sufficiency import unsure_names
 from biorag.understanding import Analysis, Entity
 
 if TYPE_CHECKING:
@@ -118,8 +119,16 @@ def admissible(state: LoopState) -> list[str]:
 
 
 def ambiguity(state: LoopState) -> str | None:
-    """Why the question cannot be answered as asked: a name that fits several records."""
-    if state.analysis.intent is None:
+    """Why the question cannot be answered as asked: a name that fits several records, or
+    the name the asked field needs is one the dictionary reads several ways (asked back at
+    once, instead of searching the literature for it)."""
+    a = state.analysis
+    # an eponym the dictionary reads as several diseases is asked back with or without an
+    # asked field; any other unsure name only where the field needs one of its kind
+    unsure = unsure_names(a, a.intent.hops[0].takes if a.intent else None, eponyms_only=a.intent is None)
+    if unsure:
+        return unsure
+    if a.intent is None:
         return None
     found = structured_answer(state.analysis, state.evidence, state.retrievers)
     return found.text if found is not None and found.ambiguous else None
@@ -271,6 +280,9 @@ class HybridPlanner(Planner):
         return state.analysis.intent is not None or any(e.confident for e in state.analysis.entities)
 
     def select(self, state: LoopState) -> Selection:
+        why = ambiguity(state)
+        if why:
+            raise PlanExhausted(why)
         if self._recognised(state):
             return self.rules.select(state)
         choices = admissible(state)

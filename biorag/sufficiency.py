@@ -105,6 +105,21 @@ def _record_source(source: Source | None) -> bool:
         source, "accepts", ())
 
 
+def unsure_names(analysis: Analysis, kinds: tuple[str, ...] | None = None, eponyms_only: bool = False) -> str | None:
+    """What to ask back when a name the dictionary reads several ways, none of them sure,
+    stands where the question needs one ("symptoms of cushing": Cushing syndrome or Cushing
+    disease), and no sure name of that kind is there instead: None otherwise. `kinds`: only
+    names of these kinds (default: any); `eponyms_only`: only eponyms (a word read as a
+    disease name only because "<word> syndrome/disease" exists, never a word of free text)."""
+    sure = {e.kind for e in analysis.entities if e.confident}
+    unsure = [e for e in analysis.entities if not e.confident and e.ambiguous and e.kind not in sure
+              and (kinds is None or e.kind in kinds) and (not eponyms_only or e.how == "eponym")]
+    if not unsure:
+        return None
+    return "; ".join(f"'{e.span or e.text}' may name several {e.kind}s ({', '.join(e.canonical)}): say which one"
+                     for e in unsure)
+
+
 def check_evidence(
     analysis: Analysis,
     evidence: list[Evidence],
@@ -116,11 +131,9 @@ def check_evidence(
     if not evidence:
         # a name the dictionary reads several ways, none of them sure ("cushing": Cushing
         # syndrome or Cushing disease) routed nothing: say so, so the asker can pick one
-        unsure = [e for e in analysis.entities if not e.confident and e.ambiguous]
+        unsure = unsure_names(analysis)
         if unsure:
-            return EvidenceCheck(False, "; ".join(
-                f"'{e.span or e.text}' may name several {e.kind}s ({', '.join(e.canonical)}): say which one"
-                for e in unsure))
+            return EvidenceCheck(False, unsure)
         return EvidenceCheck(False, "no source returned evidence")
     missing = missing_entities(analysis, evidence)
     if missing:  # even a record field is no answer when the record is about something else

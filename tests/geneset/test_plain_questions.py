@@ -278,6 +278,8 @@ def test_an_eponym_of_two_disease_families_is_not_guessed(understanding, agent):
     ans = agent.answer("symptoms of cushing")
     assert not ans.sufficient and "'cushing' may name several diseases" in ans.answer, ans.answer
     assert all(name in ans.answer for name in d.canonical)
+    # asked back at once: no source searched for a name that means two things, no model call
+    assert not any(ev.step == "retrieve" for ev in ans.trace) and ans.timings.llm_ms == 0, ans.trace
 
 
 def test_an_eponym_needs_a_name_not_a_word(understanding):
@@ -296,3 +298,22 @@ def test_hpo_stays_a_gene_where_nothing_else_is_named(understanding):
     for question, field in [("Where is HPO?", "chromosome"), ("What is the official symbol of HPO?", "official_symbol")]:
         a, hops = route(understanding, question)
         assert hops == [("gene", field)] and a.first("gene").canonical == ("GFER",)
+
+
+def test_the_default_planner_asks_an_ambiguous_eponym_back_without_the_model(geneset_data_dir):
+    """On the default (hybrid) planner too: before, "symptoms of cushing" recognised nothing
+    sure, so the small model planned three rounds (12 s) before the same insufficient answer."""
+
+    class NoModel:
+        def __getattr__(self, name):
+            raise AssertionError(f"the model was asked ({name})")
+
+    agent = build_agent(load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "hybrid"}))
+    agent._llm = NoModel()
+    try:
+        ans = agent.answer("symptoms of cushing")
+    finally:
+        for r in agent.retrievers.values():
+            r.close()
+    assert not ans.sufficient and "'cushing' may name several diseases" in ans.answer, ans.answer
+    assert ans.rounds == 1 and not any(ev.step == "retrieve" for ev in ans.trace)
