@@ -280,16 +280,16 @@ class HybridPlanner(Planner):
         return state.analysis.intent is not None or any(e.confident for e in state.analysis.entities)
 
     def select(self, state: LoopState) -> Selection:
-        why = ambiguity(state)
-        if why:
-            raise PlanExhausted(why)
         if self._recognised(state):
-            return self.rules.select(state)
+            return self.rules.select(state)  # it asks an ambiguous name back first
         choices = admissible(state)
         if set(choices) <= set(accepting(state.retrievers, ["free_text"])):
             # only free-text sources fit: their settings order decides (the literature
             # first), not a small model; the LLM still writes the query and judges
             return self.rules.select(state)
+        why = ambiguity(state)  # as the rules would: never let the model plan around it
+        if why:
+            raise PlanExhausted(why)
         return self.llm.select(state)
 
     def rewrite(self, state: LoopState, retriever: str, with_mesh: bool) -> Rewrite:
