@@ -111,11 +111,10 @@ class MicroBatcher(Generic[T, R]):
                         return None  # the owner is gone: nothing will ever be submitted
                 if not self._pending:
                     return None  # closed and drained
-                # companions are likely while other work is in flight (wait at most max_wait_s
-                # from the oldest item's arrival), or when more items were outstanding lately
-                # than are queued now: those are callers coming back from the last batch, so
-                # give them max_wait_s from now (the oldest item may have queued during that
-                # batch, long before); a lone caller runs at once
+                # companions are likely when more items were outstanding lately than this
+                # worker's share of them queued now: those are callers coming back from the
+                # last batch, so give them max_wait_s from now (the oldest item may have queued
+                # during that batch, long before); a lone caller runs at once
                 want = self._share(self._expect)
                 deadline = self._pending[0][0] + self.max_wait_s
                 if len(self._pending) < want:
