@@ -153,6 +153,28 @@ def test_workers_do_not_keep_the_owner_alive():
         mb.IDLE_CHECK_S = old
 
 
+def _closed_loop(b: MicroBatcher, rounds: int, clients: int, late_s: float = 0.0) -> None:
+    """`clients` threads, each sending its next item as soon as the last came back, for
+    `rounds` rounds; with `late_s`, the second half starts that much later (during the first
+    call, as clients do). Every caller must get its own results."""
+    results: dict[int, list] = {c: [] for c in range(clients)}
+
+    def client(c: int) -> None:
+        for r in range(rounds):
+            results[c].append(b(c * 100 + r))
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
+    for t in threads[: clients // 2]:
+        t.start()
+    time.sleep(late_s)
+    for t in threads[clients // 2:]:
+        t.start()
+    for t in threads:
+        t.join(30)
+    b.close()
+    assert results == {c: [(c * 100 + r) ** 2 for r in range(rounds)] for c in range(clients)}
+
+
 def test_a_closed_loop_of_callers_meets_in_one_batch():
     """Four clients that each send their next item as soon as the last came back share one
     call a round. Half of them start while the first call runs (as clients do): a worker
@@ -161,24 +183,8 @@ def test_a_closed_loop_of_callers_meets_in_one_batch():
     halves taking turns (2, 2, 2, ...): the half whose results had just gone out came back
     a moment too late."""
     fn = SlowSquare(cost_s=0.06)  # a call outlasts the wait bound
-    b = MicroBatcher(fn, workers=1, max_wait_s=0.03)
     rounds, clients = 8, 4
-    results: dict[int, list] = {c: [] for c in range(clients)}
-
-    def client(c: int) -> None:
-        for r in range(rounds):
-            results[c].append(b(c * 100 + r))
-
-    threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
-    for t in threads[:2]:
-        t.start()
-    time.sleep(0.015)  # the other half arrives during the first call
-    for t in threads[2:]:
-        t.start()
-    for t in threads:
-        t.join(30)
-    b.close()
-    assert results == {c: [(c * 100 + r) ** 2 for r in range(rounds)] for c in range(clients)}
+    _closed_loop(MicroBatcher(fn, workers=1, max_wait_s=0.03), rounds, clients, late_s=0.015)
     sizes = [len(c) for c in fn.calls]
     assert sum(sizes) == rounds * clients
     # after at most three calls to settle, every round is one call holding all four
@@ -233,21 +239,8 @@ def test_two_workers_deal_a_closed_loop_into_batches_that_run_side_by_side():
     """A server whose torch threads leave a core per worker: four clients become two calls
     of two running at once (with one worker they would be one call of four, shown above)."""
     fn = Overlap(cost_s=0.1)
-    b = MicroBatcher(fn, workers=2, max_wait_s=0.05)
     rounds, clients = 8, 4
-    results: dict[int, list] = {c: [] for c in range(clients)}
-
-    def client(c: int) -> None:
-        for r in range(rounds):
-            results[c].append(b(c * 100 + r))
-
-    threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    b.close()
-    assert results == {c: [(c * 100 + r) ** 2 for r in range(rounds)] for c in range(clients)}
+    _closed_loop(MicroBatcher(fn, workers=2, max_wait_s=0.05), rounds, clients)
     sizes = [len(c) for c in fn.calls]
     assert sum(sizes) == rounds * clients
     # dealt out, not one call of four a round (a busy machine may delay a client past the
