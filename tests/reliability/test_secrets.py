@@ -154,6 +154,39 @@ def test_the_cheap_precheck_never_changes_what_is_masked():
         assert _scrub_shapes(text, precheck=True) == _scrub_shapes(text, precheck=False), text[:200]
 
 
+def test_a_whole_response_is_scrubbed_as_each_of_its_strings_would_be():
+    """scrub_obj checks a response's strings joined once and returns it untouched when no pass
+    could match: the same output as scrubbing every string with every pass, for responses of
+    plain abstracts and for ones with a secret shape in one field, in a key, or in a list."""
+    import gzip
+    import json
+
+    from biorag.redaction import _scrub_shapes, scrub_obj
+
+    def every_pass(obj):
+        if isinstance(obj, str):
+            return _scrub_shapes(obj, precheck=False)
+        if isinstance(obj, dict):
+            return {every_pass(k): every_pass(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [every_pass(v) for v in obj]
+        return obj
+
+    sample = ROOT / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
+    with gzip.open(sample, "rt") as f:
+        records = [json.loads(line) for line in f][:40]
+    plain = {"hits": [{"title": r["title"], "text": r["abstract"], "metadata": {"mesh": ["Alzheimer Disease"], "year": 1999}}
+                      for r in records], "ms": 12.5}
+    assert scrub_obj(plain) == every_pass(plain) == plain
+    for i, shape in enumerate(SHAPES):
+        hits = [dict(h) for h in plain["hits"][:4]]
+        hits[i % 4] = {**hits[i % 4], "text": hits[i % 4]["text"] + " " + shape}
+        for obj in ({"hits": hits}, {shape: 1, "hits": hits[:1]}, {"notes": ["ok", shape.upper()]}):
+            out = scrub_obj(obj)
+            assert out == every_pass(obj)
+            assert "AbC123xyz9" not in json.dumps(out) and "QWxhZGRpbjpvcGVuIHNlc2FtZQ==" not in json.dumps(out)
+
+
 def test_settings_register_their_secrets_so_any_echo_is_masked():
     from biorag.redaction import scrub
 
