@@ -40,7 +40,7 @@ from biorag.llm.base import LLM, ChatMessage
 from biorag.llm.meter import metering
 from biorag.models import Answer, Citation, Evidence, SearchFilters, Timings, TraceEvent
 from biorag.planner import Attempt, LoopState, PlanExhausted, Planner, evidence_block, make_planner
-from biorag.sufficiency import EvidenceCheck, check_evidence
+from biorag.sufficiency import EvidenceCheck, check_evidence, quotable_evidence
 from biorag.understanding import analyse
 from biorag.user_text import check_user_text
 
@@ -368,7 +368,7 @@ class Agent:
     ) -> tuple[str, list[Evidence]]:
         """The evidence sentences closest to the question, each with its record id."""
         g = self.settings.generation
-        ranked = check.ranked or ranker.rank(state.analysis.core, state.evidence)
+        ranked = check.ranked or ranker.rank(state.analysis.core, quotable_evidence(state.evidence, state.retrievers))
         chosen = best_sentences(ranked, g.min_similarity, g.max_sentences)
         ev.decision = "extractive"
         ev.details.update(

@@ -9,9 +9,10 @@
    a disease in a context clause of a gene question is no subject;
 3. a record holds the asked-for field (`grounding.structured_answer`): sufficient;
 4. otherwise the answer will be free text, so the evidence must be on topic: its best
-   sentence is at least `min_similarity` similar to the question (`extractive.SentenceRanker`);
-   database records alone (no free-text source among them) are no free-text answer to a
-   question whose field was not understood ("How many exons does TP53 have?").
+   sentence is at least `min_similarity` similar to the question (`extractive.SentenceRanker`).
+   Database records alone are no free-text answer to a question whose field was not
+   understood ("How many exons does TP53 have?"), and beside literature their lines are
+   neither ranked nor quoted (`quotable_evidence`).
 
 A question about a gene that exists nowhere in the evidence ("What is the function of
 ZQX99?") or literature about something else ("Which chromosome is TP53 on?" answered by a
@@ -99,6 +100,17 @@ def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
     return []
 
 
+def quotable_evidence(evidence: list[Evidence], sources: Mapping[str, Source]) -> list[Evidence]:
+    """The evidence whose sentences are ranked and quoted: the free-text sources' records
+    (literature, web) when there are any, never a database record's lines beside them. A
+    record answers through its fields; its lines restate names, so they score high against
+    any question naming the same gene ("Is TP53 a tumor suppressor?" met "TP53; name: tumor
+    protein p53" at 0.76) and would answer it with the question's own words. Records alone
+    stay quotable for a question whose field is understood (a live gene record's summary)."""
+    prose = [ev for ev in evidence if not _record_source(sources.get(ev.source))]
+    return prose or evidence
+
+
 def _record_source(source: Source | None) -> bool:
     """A source of database records (it declares answer fields and takes no free text)."""
     return source is not None and bool(getattr(source, "answers", ())) and "free_text" not in getattr(
@@ -142,13 +154,13 @@ def check_evidence(
         )
     if structured_answer(analysis, evidence, sources) is not None:
         return EvidenceCheck(True, "", structured=True)
-    if analysis.intent is None and evidence and all(_record_source(sources.get(ev.source)) for ev in evidence):
+    if analysis.intent is None and all(_record_source(sources.get(ev.source)) for ev in evidence):
         # database records answer through their fields: a line quoted from a gene record is
         # no answer to what none of its fields holds ("How many exons does TP53 have?")
         return EvidenceCheck(False, "the records found hold no field the question asks for")
     if ranker is None or min_similarity <= 0:
         return EvidenceCheck(True, "")
-    ranked = ranker.rank(analysis.core, evidence)
+    ranked = ranker.rank(analysis.core, quotable_evidence(evidence, sources))
     best = ranked[0].similarity if ranked else 0.0
     figures = {"best_similarity": best, "min_similarity": min_similarity, "sentences": len(ranked)}
     if best < min_similarity:

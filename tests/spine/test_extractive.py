@@ -142,3 +142,56 @@ def test_off_topic_retrieval_is_reported_insufficient_not_summarised(index, ques
         assert gen.details["best_similarity"] < gen.details["min_similarity"]
     else:
         assert gen.details["missing_entities"]
+
+
+# ---- database records beside literature ------------------------------------------------
+@pytest.fixture(scope="module")
+def index_with_genes(index, full_gene_store_path):
+    """The same index with the complete local gene store beside it (`gene` enabled)."""
+    import shutil
+
+    tmp, embedder = index
+    shutil.copy(full_gene_store_path, tmp / "gene_store.sqlite")
+    yield index
+    (tmp / "gene_store.sqlite").unlink()
+
+
+def _agent_with_genes(index) -> Agent:
+    tmp, embedder = index
+    settings = load_settings(sets=["planner=rules"], overrides={"data_dir": str(tmp)},
+                             disable=["dbsnp", "omim", "blast", "web", "hpo"])
+    return build_agent(settings, embedder=embedder)
+
+
+#: questions about what a gene is or does, none answered by a field of its record, and none
+#: by an Alzheimer's index: the record's lines restate the question's names ("TP53; name: tumor
+#: protein p53" scored 0.76 against the first) and must not be quoted as the answer
+GENE_CLAIMS = [
+    "Is TP53 a tumor suppressor?",
+    "Is BRCA1 involved in DNA repair?",
+    "Does KRAS act as an oncogene?",
+    "is EGFR a receptor tyrosine kinase",
+    "Tell me whether CFTR is a chloride channel.",
+    "MYC is a transcription factor, right?",
+]
+
+
+@pytest.mark.milvus
+@pytest.mark.parametrize("question", GENE_CLAIMS)
+def test_a_gene_records_lines_are_never_quoted_as_a_free_text_answer(index_with_genes, question):
+    ans = _agent_with_genes(index_with_genes).answer(question)
+    retrieved = {e.retriever for e in ans.trace if e.step == "retrieve" and e.hits}
+    assert {"gene", "pubmed"} <= retrieved, retrieved  # the record and the literature were both there
+    assert not ans.sufficient and ans.answer.startswith("Insufficient evidence"), ans.answer
+    assert "[gene:" not in ans.answer and ans.citations == []
+    gen = ans.trace[-1]
+    assert gen.details["best_similarity"] < gen.details["min_similarity"]
+
+
+@pytest.mark.milvus
+@pytest.mark.parametrize("question", O_GLCNAC)
+def test_literature_that_answers_is_still_quoted_beside_gene_records(index_with_genes, question):
+    ans = _agent_with_genes(index_with_genes).answer(question)
+    assert ans.sufficient and ans.trace[-1].decision == "extractive", ans.answer
+    quotes = _quotes(ans.answer)
+    assert quotes and all(src == "pubmed" for _, src, _ in quotes) and "22366723" in {c for _, _, c in quotes}
