@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from biorag.catalogues import record_url
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
@@ -89,7 +90,7 @@ def snp_evidence(uid: str, md: dict[str, Any]) -> Evidence:
         id=rsid,
         title=f"{rsid} ({where})",
         text="\n".join(lines),
-        url=f"https://www.ncbi.nlm.nih.gov/snp/{rsid}",
+        url=record_url("dbsnp", rsid),
         metadata=md,
     )
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from biorag.catalogues import record_url
 from biorag.errors import InputError
 from biorag.models import Evidence
 from biorag.prompts import MANUALS
@@ -84,7 +85,7 @@ def gene_evidence(gene_id: str, md: dict[str, Any], score: float | None = None) 
         id=str(gene_id),
         title=title,
         text=gene_text(meta),
-        url=f"https://www.ncbi.nlm.nih.gov/gene/{gene_id}",
+        url=record_url("gene", gene_id),
         score=score,
         metadata=meta,
     )

@@ -43,6 +43,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from biorag.catalogues import catalogue_of, record_url
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
@@ -136,7 +137,7 @@ def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
         id=str(mim),
         title=md["title"],
         text="\n".join(lines),
-        url=f"https://omim.org/entry/{mim}",
+        url=record_url("omim", mim),
         metadata=md,
         linked_by=[GENE_LINKERS.get(md["genes_source"], md["genes_source"])] if md.get("genes_source") else [],
     )
@@ -252,17 +253,6 @@ class OmimRetriever(EUtilsRetriever):
 
 # ---- the local backend: the gene store's disease dictionary -------------------------
 
-#: a disease id's prefix -> (the catalogue as citations name it, the record's web page)
-_CATALOGUES = {
-    "OMIM": ("omim", "https://omim.org/entry/{}"),
-    "ORPHA": ("orphanet", "https://www.orpha.net/en/disease/detail/{}"),
-    "MONDO": ("mondo", "https://monarchinitiative.org/MONDO:{}"),
-    "MedGen": ("medgen", "https://www.ncbi.nlm.nih.gov/medgen/{}"),
-    "MESH": ("mesh", "https://meshb.nlm.nih.gov/record/ui?ui={}"),
-    "HP": ("hp", "https://hpo.jax.org/browse/term/HP:{}"),
-    "DECIPHER": ("decipher", "https://www.deciphergenomics.org/syndrome/{}"),
-}
-
 #: who linked a record's genes (`genes_source`, the gene store's link sources) in plain words
 GENE_LINKERS = {
     "omim_title": "OMIM",
@@ -311,9 +301,9 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
         lines.append(f"Genes ({', '.join(sources)}): " + ", ".join(
             g["symbol"] + (f" (NCBI comment: {notes[g['symbol']]})" if g["symbol"] in notes else "") for g in strong))
     lines.append("Location: " + (", ".join(md["locations"]) or "not mapped"))
-    catalogue, url = _CATALOGUES.get(prefix, (prefix.lower(), ""))
+    catalogue, _ = catalogue_of(hit["disease_id"])
     return Evidence(source="omim", id=local_id if prefix == "OMIM" else hit["disease_id"], title=hit["name"],
-                    text="\n".join(lines), url=url.format(local_id) if url else None, metadata=md,
+                    text="\n".join(lines), url=record_url(catalogue, local_id), metadata=md,
                     cite_as=None if prefix == "OMIM" else f"{catalogue}:{local_id}",
                     linked_by=[GENE_LINKERS.get(s, s) for s in sources])
 
@@ -342,7 +332,7 @@ def named_gene_evidence(query: str, gene: dict[str, Any]) -> Evidence:
             f"{gene['symbol']} (Gene ID {gene['gene_id']}, {gene.get('name') or ''}).\n"
             f"Gene: {gene['symbol']}\nLocation: " + (", ".join(md["locations"]) or "not mapped"))
     return Evidence(source="omim", id=f"gene:{gene['gene_id']}", title=f"{gene['symbol']} ({query})", text=text,
-                    url=f"https://www.ncbi.nlm.nih.gov/gene/{gene['gene_id']}", metadata=md,
+                    url=record_url("gene", gene["gene_id"]), metadata=md,
                     cite_as=f"gene:{gene['gene_id']}", linked_by=["the disease name (gene store names)"])
 
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from biorag import pubmed_schema as ps
+from biorag.catalogues import record_url
 from biorag.errors import InputError, SourceUnavailable, ToolError
 from biorag.microbatch import MicroBatcher
 from biorag.models import Evidence, SearchFilters, SearchHits
@@ -479,7 +480,7 @@ class PubMedRetriever(Retriever):
             id=pmid,
             title=e.get("title", ""),
             text=e.get("abstract", ""),
-            url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+            url=record_url("pubmed", pmid),
             score=hit["distance"],
             metadata={
                 "pmid": pmid,

@@ -6,6 +6,7 @@ Routes (all /v1 routes and /metrics need an API key when keys are configured):
   POST /v1/answer/stream      the same, as Server-Sent Events: `trace` per step, then `answer`
   GET  /v1/search/{source}    direct retrieval: ?q=...&k=...&mesh=...(repeatable)
   GET  /v1/sources            sources and components, with their manuals
+  GET  /v1/catalogues         URL templates of the cited catalogues' records (the chat page links with them)
   POST /v1/geneset            gene-set interpretation, as `biorag geneset --json`
   POST /v1/jobs/index-rebuild start a rebuild (one at a time); GET /v1/jobs/{id} its progress
   GET  /healthz, /readyz, /metrics, and / (the chat page)

@@ -1,5 +1,7 @@
 """GET /v1/search/{source}: retrieval from one source, without the agent; GET /v1/sources:
-the sources and components, with the manuals the agent reads."""
+the sources and components, with the manuals the agent reads; GET /v1/catalogues: where
+each cited catalogue's records live on the web (`biorag.catalogues`, what the chat page
+links with)."""
 
 # No `from __future__ import annotations`: the parameters' schemas name this server's
 # sources and question limit, which FastAPI must see as values, not strings.
@@ -12,6 +14,7 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
 from application.catalog import SOURCES, retriever_class
+from biorag.catalogues import CATALOGUES
 from biorag.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
 from biorag.mesh import TERM_SCHEMA
 from biorag.models import Evidence, SearchFilters
@@ -32,6 +35,13 @@ class SearchResponse(BaseModel):
     ms: float
     search: dict[str, Any] = Field(default_factory=dict, description="what the search did (filter, path, widening, batch)")
     hits: list[Evidence]
+
+
+class CataloguesResponse(BaseModel):
+    catalogues: dict[str, str] = Field(
+        description="catalogue, as citations and trace hits name it ('gene' in 'gene:5699') -> the URL template "
+        "of its records' web pages; '{id}' stands for the record's id, percent-encoded",
+        examples=[{"gene": "https://www.ncbi.nlm.nih.gov/gene/{id}"}])
 
 
 def _check_source(settings: Settings, source: str) -> None:
@@ -125,5 +135,10 @@ def search_router(settings: Settings, guard: Guard) -> APIRouter:
         return {"preset": settings.preset, "planner": settings.planner, "max_rounds": settings.max_rounds,
                 "sources": [_source_entry(name, src) for name, src in settings.sources.items()],
                 "components": comps}
+
+    @router.get("/v1/catalogues", dependencies=guard.dependencies, response_model=CataloguesResponse,
+                responses=errors(400, *guard.auth), summary="Where each cited catalogue's records live on the web")
+    async def catalogues() -> Any:
+        return {"catalogues": CATALOGUES}
 
     return router

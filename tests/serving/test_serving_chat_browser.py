@@ -67,6 +67,22 @@ def test_chat_page_streams_steps_and_links_citations(browser):
         assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
 
 
+def test_chat_page_links_trace_hits_from_the_servers_catalogues_when_a_key_is_needed(browser):
+    """The page keeps no catalogue URLs: it fetches them (GET /v1/catalogues) with the key
+    typed in, then links the trace's hits and the citations from them."""
+    key = "browser-Key-123456"
+    with serve(settings_with(f'serve.api_keys=["{key}"]')) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "apikey").send_keys(key)
+        browser.find_element(By.ID, "question").send_keys("What is the official gene symbol of LMP10?")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        retrieve = browser.find_element(By.CSS_SELECTOR, "#steps li.step[data-step='retrieve']")
+        hits = [(a.text, a.get_attribute("href")) for a in retrieve.find_elements(By.TAG_NAME, "a")]
+        assert hits[0] == ("gene:5699", "https://www.ncbi.nlm.nih.gov/gene/5699")
+        assert all(text.startswith("gene:") and href.endswith("/gene/" + text[5:]) for text, href in hits)
+
+
 def test_chat_page_shows_the_supporting_genes_of_a_gene_set_term(browser):
     """A gene-set question answered by the bundled GO/Reactome libraries: the cited term
     lists which of the asked genes support it (taken from the answer, not typed here)."""

@@ -199,6 +199,42 @@ def test_health_metrics_and_chat_page(scripted_server):
     assert "biorag_answer_rounds_count 1.0" in text
 
 
+def test_the_page_links_with_the_one_catalogue_map_the_retrievers_use():
+    """The chat page keeps no catalogue URLs of its own: it links trace hits and citations
+    with the templates GET /v1/catalogues serves, which are the ones the retrievers build
+    their records' URLs from (biorag/catalogues.py), and it fetches them with the API key."""
+    from biorag.catalogues import CATALOGUES
+    from retrievers.dbsnp import snp_evidence
+    from retrievers.gene_evidence import gene_evidence
+    from retrievers.omim import disease_evidence, omim_evidence
+
+    key = "catalogue-Key-123456"
+    with serve(settings_with(f'serve.api_keys=["{key}"]'), ScriptedAgent) as srv, srv.client() as c:
+        assert c.get("/v1/catalogues").status_code == 401
+        served = c.get("/v1/catalogues", headers={"Authorization": f"Bearer {key}"}).json()["catalogues"]
+        page = c.get("/").text
+        doc = c.get("/openapi.json", headers={"Authorization": f"Bearer {key}"}).json()
+    assert served == CATALOGUES
+    assert "CataloguesResponse" in str(doc["paths"]["/v1/catalogues"]["get"]["responses"]["200"])
+
+    def link(catalogue: str, rid: str) -> str:  # what the page builds from the served map
+        return served[catalogue].replace("{id}", rid)
+
+    assert gene_evidence("5699", {"symbol": "PSMB10"}).url == link("gene", "5699")
+    assert omim_evidence("154700", {"prefix": "#", "entry_type": "phenotype", "title": "MARFAN SYNDROME",
+                                    "genes": [], "locations": []}).url == link("omim", "154700")
+    md = {"rsid": "rs7412", "chromosome": "19", "position": 1, "genes": [], "alleles": "", "function_class": [],
+          "clinical_significance": [], "maf": []}
+    assert snp_evidence("7412", md).url == link("dbsnp", "rs7412")
+    orpha = disease_evidence({"disease_id": "ORPHA:558", "name": "Marfan syndrome", "sources": ["hpo"]}, [])
+    assert (orpha.cited, orpha.url) == ("orphanet:558", link("orphanet", "558"))
+
+    assert "/v1/catalogues" in page and "Authorization" in page
+    for template in CATALOGUES.values():
+        assert template.split("/")[2] not in page  # no host of a catalogue is written in the page
+    assert "omim.org" not in page and "https://" not in page
+
+
 def test_request_metrics_name_the_route_template_in_every_router():
     """Each area of the API is its own router; the request metrics still label a request by
     its route's template, in every router, also when it was refused before routing (no key)."""
