@@ -50,3 +50,10 @@ def catalogue_of(prefixed_id: str) -> tuple[str, str]:
     the id within it. An unknown prefix becomes its lower-cased self ("FOO:1" -> ("foo", "1"))."""
     prefix, _, local_id = prefixed_id.partition(":")
     return ID_PREFIXES.get(prefix, prefix.lower()), local_id
+
+
+def cited_as(prefixed_id: str) -> str:
+    """How a record with a prefixed id is cited, under its own catalogue: "OMIM:154700" ->
+    "omim:154700", "ORPHA:648" -> "orphanet:648", "HP:0001166" -> "hp:0001166"."""
+    catalogue, local_id = catalogue_of(prefixed_id)
+    return f"{catalogue}:{local_id}"

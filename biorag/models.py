@@ -44,7 +44,8 @@ class Evidence(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     #: the record's own catalogue and id ("medgen:C0343073", "orphanet:558", "gene:3064") when
     #: it is not the source that found it (the omim source's local answers come from ClinVar,
-    #: MedGen, HPO/Orphanet and MeSH records); None when `source:id` already says what it is
+    #: MedGen, HPO/Orphanet and MeSH records; the hpo source's disease records are OMIM,
+    #: Orphanet and DECIPHER diseases); None when `source:id` already says what it is
     cite_as: str | None = None
     #: the catalogues whose links gave the record's genes ("ClinVar", "NCBI mim2gene_medgen",
     #: "HPO annotations"), for records that link genes offline; empty otherwise
@@ -75,7 +76,8 @@ class Citation(BaseModel):
     title: str = ""
     url: str | None = None
     #: the BioRAG source (retriever) that found the record; differs from `source` when it
-    #: answered with another catalogue's record (the omim source's local disease answers)
+    #: answered with another catalogue's record (the omim source's local disease answers,
+    #: the hpo source's disease records)
     found_by: str = ""
     #: the offline catalogues whose gene links the record carries (a local disease answer:
     #: "ClinVar", "NCBI mim2gene_medgen", "HPO annotations"); empty for every other record

@@ -20,7 +20,10 @@ Evidence: ``source="hpo"``. ``metadata["kind"]`` says what a record is:
 and its IC, diseases), ``disease`` (id = OMIM:/ORPHA:/DECIPHER: id; name, score, matched,
 genes), ``disease_phenotypes`` (id = disease id; phenotypes with frequency, genes) and
 ``gene_diseases`` (id = Gene ID; symbol, diseases). Every record carries the HPO release,
-and `HpoStore.notice` is the statement HPO's license asks for.
+and `HpoStore.notice` is the statement HPO's license asks for. Disease records are cited
+under their own catalogue (``Evidence.cite_as``: "omim:154700", "orphanet:648",
+"decipher:…"; the citation's ``found_by`` is "hpo"), never "hpo:OMIM:154700"; their
+``url`` stays HPO's page of the disease, which shows the annotations the record reports.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from biorag.catalogues import cited_as
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words as words
@@ -638,7 +642,7 @@ class HpoRetriever(Retriever):
             out.append(Evidence(
                 source=SOURCE, id=r.id, title=r.label,
                 text=f"{r.label} ({r.id}): score {r.score:.2f}; matches {matched}; genes: {', '.join(r.related)}",
-                url=f"https://hpo.jax.org/browse/disease/{r.id}", score=r.score,
+                url=f"https://hpo.jax.org/browse/disease/{r.id}", score=r.score, cite_as=cited_as(r.id),
                 metadata={"kind": "disease", "name": r.label, "disease_id": r.id, "matched": r.matched,
                           "query_terms": [t.as_dict() for t in terms], "genes": r.related,
                           **_release_note(self.store)}))
@@ -658,6 +662,7 @@ class HpoRetriever(Retriever):
             out.append(Evidence(
                 source=SOURCE, id=d["disease_id"], title=d["name"], text=text,
                 url=f"https://hpo.jax.org/browse/disease/{d['disease_id']}", score=float(len(feats)),
+                cite_as=cited_as(d["disease_id"]),
                 metadata={"kind": "disease_phenotypes", "name": d["name"], "disease_id": d["disease_id"],
                           "phenotypes": feats, "genes": genes, **_release_note(self.store)}))
         if with_genes_first:

@@ -101,6 +101,24 @@ def test_features_of_a_disease(hpo, question):
     assert "FBN1" in omim.metadata["genes"]
 
 
+def test_hpo_disease_records_are_cited_under_their_own_catalogue(hpo):
+    """"omim:154700" or "orphanet:648", found by hpo: never the doubled "hpo:OMIM:154700"."""
+    from biorag.catalogues import cited_as
+    from biorag.models import Citation
+
+    marfan = next(h for h in hpo.search("features of Marfan syndrome", 5) if h.id == "OMIM:154700")
+    c = Citation.from_evidence(marfan)
+    assert (marfan.cited, c.source, c.id, c.found_by) == ("omim:154700", "omim", "154700", "hpo")
+    assert "[omim:154700] Marfan syndrome" in marfan.render()
+    ranked = [h for h in hpo.search("Which diseases present with seizures and ataxia?", 10)
+              if h.metadata["kind"] == "disease"]
+    disease_records = [marfan, *ranked]
+    assert all(":" not in h.cited.split(":", 1)[1] and not h.cited.startswith("hpo:") for h in disease_records)
+    assert all(h.cited == cited_as(h.id) and h.cited.split(":")[0] in {"omim", "orphanet", "decipher"}
+               for h in ranked)
+    assert cited_as("ORPHA:648") == "orphanet:648" and cited_as("HP:0001166") == "hp:0001166"
+
+
 DISEASES_OF_FBN1 = [
     "Which diseases involve FBN1?",
     "FBN1 diseases",

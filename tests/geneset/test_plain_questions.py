@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from application.engine import build_agent
+from biorag.catalogues import cited_as
 from biorag.settings import load_settings
 from biorag.understanding import analyse
 
@@ -121,7 +122,7 @@ def test_agent_answers_phenotype_genes_with_matched_terms(agent):
     ans = agent.answer("Which genes are linked to seizures and ataxia?")
     assert "HPO terms matched: Seizure (HP:0001250), Ataxia (HP:0001251)" in ans.answer
     assert [t.retriever for t in ans.trace if t.step == "retrieve"] == ["hpo"]
-    assert all(c.source == "hpo" for c in ans.citations)
+    assert all(c.found_by == "hpo" for c in ans.citations)
 
 
 def test_disease_genes_from_hpo_when_omim_cannot_answer(geneset_data_dir):
@@ -133,7 +134,7 @@ def test_disease_genes_from_hpo_when_omim_cannot_answer(geneset_data_dir):
     retrieved = [(t.retriever, t.ok) for t in ans.trace if t.step == "retrieve"]
     assert retrieved[0] == ("omim", False) and ("hpo", True) in retrieved
     assert ans.answer.split(",")[0].strip() == "FBN1"
-    assert {c.source for c in ans.citations} == {"hpo"}
+    assert {(c.source, c.found_by) for c in ans.citations} == {("omim", "hpo")}  # HPO's record of OMIM:154700
 
 
 # More phrasings, answered end to end by the agent (rules planner, local stores only). The
@@ -180,7 +181,7 @@ def test_agent_lists_marfan_features(agent, hpo_store, question):
     expected = [p["name"] for p in hpo_store.disease_phenotypes("OMIM:154700")[:15]]
     ans = agent.answer(question)
     assert ans.sufficient and ans.answer.split(", ")[:5] == expected[:5], (question, ans.answer)
-    assert any(c.source == "hpo" and c.id == "OMIM:154700" for c in ans.citations)
+    assert any((c.source, c.id, c.found_by) == ("omim", "154700", "hpo") for c in ans.citations)
 
 
 @pytest.mark.parametrize("question", MORE_GENE_DISEASES)
@@ -262,7 +263,7 @@ def test_features_of_a_disease_named_without_a_lead(agent, hpo_store, question, 
     expected = [p["name"] for p in hpo_store.disease_phenotypes(first["disease_id"])[:15]]
     ans = agent.answer(question)
     assert ans.sufficient and ans.answer.split(", ")[:5] == expected[:5], (question, ans.answer)
-    assert any(c.source == "hpo" and c.id == first["disease_id"] for c in ans.citations)
+    assert any(f"{c.source}:{c.id}" == cited_as(first["disease_id"]) and c.found_by == "hpo" for c in ans.citations)
 
 
 def test_an_eponym_of_two_disease_families_is_not_guessed(understanding, agent):
