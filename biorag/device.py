@@ -103,9 +103,10 @@ def serving_torch_threads(setting: int, cores: int | None = None) -> int:
     Why not all of them (torch's default): a server's searches arrive together and share one
     encoding call (retrievers/pubmed.py), so a wider encode gains little, while the event loop
     and the in-process Milvus Lite need cores of their own; torch's idle OpenMP threads spin
-    for a while after each call and take those cores from them."""
-    if setting < 0:
-        raise ConfigError(f"serve.torch_threads={setting} must be 0 (auto) or a positive count")
+    for a while after each call and take those cores from them.
+
+    `setting` is the validated setting (``ge=0`` in `ServeSettings`, checked on load and on
+    assignment), so a negative count never reaches here."""
     if setting:
         return setting
     return max(1, (cores or available_cores()) // 2)

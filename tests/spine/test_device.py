@@ -127,14 +127,18 @@ def test_a_server_gives_torch_half_the_cores_by_default(cores, want):
 
 
 def test_an_explicit_server_thread_count_is_kept_and_a_negative_one_refused():
+    """The setting refuses a negative count (on load and on assignment): the one check."""
+    from pydantic import ValidationError
+
     from biorag.device import serving_torch_threads
     from biorag.settings import load_settings
 
     assert serving_torch_threads(3, 2) == 3
-    with pytest.raises(ConfigError, match="serve.torch_threads"):
-        serving_torch_threads(-1, 2)
     with pytest.raises(ConfigError, match="torch_threads"):
         load_settings("embedded", sets=["serve.torch_threads=-2"])
+    settings = load_settings("embedded")
+    with pytest.raises(ValidationError, match="torch_threads"):
+        settings.serve.torch_threads = -1
 
 
 def test_the_thread_limit_holds_for_threads_started_after_it():
