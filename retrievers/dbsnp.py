@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from biorag.catalogues import record_url
-from biorag.errors import InputError, NoRecord
+from biorag.errors import InputError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from biorag.sources import AnswerField, Reading
@@ -146,11 +146,9 @@ class DbSnpRetriever(EUtilsRetriever):
         ids = rs_ids(query)
         if not ids:
             res = self.eutils.esearch("snp", query.strip(), retmax=self.retmax)
-            if not res.ids:
-                if res.phrases_not_found:
-                    raise NoRecord("dbsnp", f"dbSNP has no record for {query.strip()!r} (phrase not found)")
+            ids = res.found("dbsnp", f"dbSNP has no record for {query.strip()!r}")
+            if not ids:
                 return []
-            ids = res.ids
         summ = self.eutils.esummary("snp", ids[:k])
         out = []
         for uid, doc in summ.docs.items():

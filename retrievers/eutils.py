@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import ToolError
+from biorag.errors import NoRecord, ToolError
 from biorag.retriever import Retriever
 from retrievers.http_store import Exchange, HttpStore, RateLimiter, describe, store_for
 
@@ -45,6 +45,14 @@ class SearchResult:
     phrases_not_found: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     translation: str = ""
+
+    def found(self, source: str, missing: str) -> list[str]:
+        """The ids found. None found is `NoRecord` (`missing`, e.g. "OMIM has no entry for
+        'x'") when NCBI says the phrase is not in the database, else an empty list: nothing
+        matched, which is not an error."""
+        if not self.ids and self.phrases_not_found:
+            raise NoRecord(source, f"{missing} (phrase not found)")
+        return self.ids
 
 
 @dataclass

@@ -124,9 +124,7 @@ class GeneRetriever(GeneFields, Retriever):
             ids, matched = [q], "gene_id"
         else:
             res = self.eutils.esearch("gene", q, retmax=self.retmax)
-            if not res.ids:
-                if res.phrases_not_found:
-                    raise NoRecord("gene", f"NCBI Gene has no record for {q!r} (phrase not found)")
+            if not res.found("gene", f"NCBI Gene has no record for {q!r}"):
                 return []
             ids, matched = res.ids, ("ensembl" if _ENSEMBL.match(q) else "search")
             # one identifier NCBI did not find whole (it searched a piece of it, "RP11")

@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from biorag.catalogues import catalogue_of, record_url
-from biorag.errors import InputError, NoRecord
+from biorag.errors import InputError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
 from biorag.retriever import Retriever
@@ -225,12 +225,9 @@ class OmimRetriever(EUtilsRetriever):
         if q.isdigit() and len(q) == 6:
             ids = [q]
         else:
-            res = self.eutils.esearch("omim", q, retmax=self.retmax)
-            if not res.ids:
-                if res.phrases_not_found:
-                    raise NoRecord("omim", f"OMIM has no entry for {q!r} (phrase not found)")
+            ids = self.eutils.esearch("omim", q, retmax=self.retmax).found("omim", f"OMIM has no entry for {q!r}")
+            if not ids:
                 return []
-            ids = res.ids
         summ = self.eutils.esummary("omim", ids)
         out = []
         for uid in ids:  # keep esearch relevance order

@@ -121,3 +121,16 @@ def test_truncated_recorded_esummary_keeps_complete_documents(recorded_store):
 def test_esearch_html_page_is_not_json():
     with pytest.raises(ToolError, match="HTML page"):
         parse_esearch("<!DOCTYPE html><html></html>", "esearch db=gene term='x'", "gene")
+
+
+def test_an_empty_search_is_no_record_only_when_ncbi_says_the_phrase_is_not_there():
+    """One rule for the gene, dbSNP and OMIM tools (`SearchResult.found`)."""
+    from biorag.errors import NoRecord
+
+    body = {"esearchresult": {"count": "0", "idlist": [], "errorlist": {"phrasesnotfound": ["nosuchthing"]}}}
+    with pytest.raises(NoRecord, match=r"OMIM has no entry for 'nosuchthing' \(phrase not found\)"):
+        parse_esearch(json.dumps(body), "esearch", "omim").found("omim", "OMIM has no entry for 'nosuchthing'")
+    empty = parse_esearch(json.dumps({"esearchresult": {"count": "0", "idlist": []}}), "esearch", "omim")
+    assert empty.found("omim", "unused") == []
+    hit = parse_esearch(json.dumps({"esearchresult": {"count": "1", "idlist": ["154700"]}}), "esearch", "omim")
+    assert hit.found("omim", "unused") == ["154700"]
