@@ -1,10 +1,8 @@
-from application.catalog import registered_sources, retriever_class
 from biorag.grounding import extract_claims, structured_answer, verify_claims
 from biorag.models import Evidence
 from biorag.understanding import analyse
+from tests.registered import SOURCES
 from tests.spine.records import GENES, SNP
-
-SOURCES = {name: retriever_class(name) for name in registered_sources()}
 
 
 def read(question, evidence):

@@ -1,9 +1,7 @@
 import pytest
 
-from application.catalog import registered_sources, retriever_class
 from biorag.understanding import analyse, find_entities
-
-SOURCES = {name: retriever_class(name) for name in registered_sources()}
+from tests.registered import SOURCES
 
 
 @pytest.mark.parametrize(

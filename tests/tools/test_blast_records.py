@@ -10,10 +10,7 @@ from collections import Counter
 
 import pytest
 
-from application.catalog import registered_sources, retriever_class
 from biorag.errors import InputError, QueryRejected, ToolError
-from biorag.grounding import structured_answer as _structured_answer
-from biorag.understanding import analyse as _analyse
 from retrievers.blast import (
     ALIGNMENT,
     SEQUENCE_ORGANISM,
@@ -23,16 +20,7 @@ from retrievers.blast import (
     read_blast_field,
 )
 from retrievers.http_store import BUNDLED_CASSETTE
-
-SOURCES = {name: retriever_class(name) for name in registered_sources()}
-
-
-def analyse(question):
-    return _analyse(question, SOURCES)
-
-
-def structured_answer(analysis, evidence):
-    return _structured_answer(analysis, evidence, SOURCES)
+from tests.registered import analyse, structured_answer
 
 
 def _recorded_reports() -> list[tuple[str, str, list]]:

@@ -16,21 +16,9 @@ from collections import defaultdict
 
 import pytest
 
-from application.catalog import registered_sources, retriever_class
-from biorag.grounding import structured_answer as _structured_answer
-from biorag.understanding import analyse as _analyse
 from indexing.gene_store_build import snapshot_paths
 from retrievers.gene import GeneRetriever, LocalGeneRetriever
-
-SOURCES = {name: retriever_class(name) for name in registered_sources()}
-
-
-def analyse(question):
-    return _analyse(question, SOURCES)
-
-
-def structured_answer(analysis, evidence):
-    return _structured_answer(analysis, evidence, SOURCES)
+from tests.registered import analyse, structured_answer
 
 N = 25
 CLONE = re.compile(r"^(?:RP\d{1,2}|CT[A-D]|CH\d{2,3}|XX|LA16c|KB|GS1)-[\w.]+$|^A[CLP]\d{6}\.\d+$")

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from application.catalog import registered_sources, retriever_class
 from application.engine import build_agent
 from biorag.understanding import analyse, find_entities
 from retrievers.lexicon import StoreLexicon
+from tests.registered import SOURCES
 from tests.understanding.conftest import settings_for
 from tests.understanding.phrasings import GENE
-
-SOURCES = {name: retriever_class(name) for name in registered_sources()}
 
 
 @pytest.fixture(scope="module")
