@@ -1,8 +1,10 @@
 """Gene-set term libraries: a named collection of terms, each with its genes.
 
-Two libraries ship with BioRAG (``biorag/resources/genesets``, see PROVENANCE.md there):
-GO Biological Process for human (14,209 terms, annotations propagated up the GO graph) and
-Reactome 2025 (2,785 pathways). Others are built at run time from local stores (HPO terms,
+Three libraries ship with BioRAG (``biorag/resources/genesets``, see PROVENANCE.md there):
+GO Biological Process for human (14,209 terms, annotations propagated up the GO graph),
+Reactome 2025 (2,785 pathways) and HGNC gene groups (curated complexes and families, e.g.
+"Proteasome", "Minichromosome maintenance complex"; written from the HGNC complete set by
+`write_hgnc_groups_gmt`). Others are built at run time from local stores (HPO terms,
 MeSH descriptors of the abstracts that mention genes) and take the same shape.
 
 A library's universe is every gene it annotates: enrichment counts only query genes that
@@ -11,6 +13,7 @@ the library knows, against that universe.
 
 from __future__ import annotations
 
+import csv
 import gzip
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,11 +26,32 @@ GO_BP_GMT = RESOURCES / "go_bp" / "go_bp_human.gmt.gz"
 REACTOME_GMT = RESOURCES / "reactome" / "ReactomePathways_2025.gmt.gz"
 GO_BP_PARENTS = RESOURCES / "go_bp" / "go_bp_parents.tsv.gz"
 REACTOME_PARENTS = RESOURCES / "reactome" / "ReactomePathwaysRelation_2025.tsv"
+HGNC_GROUPS_GMT = RESOURCES / "hgnc_groups" / "hgnc_gene_groups.gmt.gz"
 #: bundled libraries by name -> (file, column of the term id, column of the name)
 BUNDLED = {
     "go_bp": (GO_BP_GMT, 0, 1),
     "reactome": (REACTOME_GMT, 1, 0),
+    "hgnc_groups": (HGNC_GROUPS_GMT, 0, 1),
 }
+#: libraries built at run time from local stores (HPO store, gene-MeSH counts)
+STORE_LIBRARIES = ("hpo", "mesh")
+#: every term library by name, in naming order (`geneset.libraries` chooses among them)
+LIBRARY_NAMES = (*BUNDLED, *STORE_LIBRARIES)
+#: the libraries whose genes make the dictionary of human gene symbols (`bundled_symbols`):
+#: HGNC groups also hold lncRNAs, microRNAs and pseudogenes, whose symbols are ordinary
+#: words and numbers in free text more often than genes
+SYMBOL_LIBRARIES = ("go_bp", "reactome")
+#: how an HGNC gene group is cited: its id with the source named, like "MeSH D...", as the
+#: bare number says nothing (its page: HGNC_GROUP_URL)
+HGNC_GROUP_PREFIX = "HGNC group "
+HGNC_GROUP_URL = "https://www.genenames.org/data/genegroup/#!/group/{id}"
+
+
+def term_url(library: str, term: str) -> str | None:
+    """The web page of a term that is not a resolvable id on its own (an HGNC group)."""
+    if library == "hgnc_groups" and term.startswith(HGNC_GROUP_PREFIX):
+        return HGNC_GROUP_URL.format(id=term[len(HGNC_GROUP_PREFIX):])
+    return None
 #: terms outside these sizes say nothing about a set: a 2-gene term matches by chance, a
 #: 2,000-gene term ("cellular process") matches everything
 MIN_TERM_SIZE = 3
@@ -182,8 +206,52 @@ def bundled_library(name: str, cache_dir: Path | None = None) -> Library:
 
 
 def bundled_symbols() -> frozenset[str]:
-    """Every gene symbol of the bundled libraries (a dictionary of human gene symbols)."""
-    return frozenset().union(*(bundled_library(n).universe for n in BUNDLED))
+    """Every gene symbol of GO BP and Reactome (a dictionary of human gene symbols,
+    `SYMBOL_LIBRARIES`)."""
+    return frozenset().union(*(bundled_library(n).universe for n in SYMBOL_LIBRARIES))
+
+
+def hgnc_groups_gmt(hgnc_tsv: Path) -> list[str]:
+    """GMT lines of the HGNC gene groups of an HGNC complete set TSV (columns `symbol`,
+    `gene_group`, `gene_group_id`, the last two pipe-separated and aligned): one line per
+    group, "HGNC group <id>", its name, then its approved symbols; groups and symbols in
+    a fixed order so that the file is the same on every rebuild. Only a gene's own groups
+    are listed there (not their parent groups), so a group holds the genes HGNC files
+    directly under it."""
+    opener = gzip.open if str(hgnc_tsv).endswith(".gz") else open
+    names: dict[int, str] = {}
+    members: dict[int, set[str]] = {}
+    with opener(hgnc_tsv, "rt", encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter="\t")  # multi-valued fields are quoted
+        missing = {"symbol", "gene_group", "gene_group_id"} - set(reader.fieldnames or ())
+        if missing:
+            raise InputError(f"{hgnc_tsv}: not an HGNC complete set (no column {', '.join(sorted(missing))})")
+        for row in reader:
+            if row.get("status", "Approved") != "Approved" or not row["gene_group_id"]:
+                continue
+            ids, labels = row["gene_group_id"].split("|"), row["gene_group"].split("|")
+            if len(ids) != len(labels):
+                raise InputError(f"{hgnc_tsv}: {row['symbol']} has {len(ids)} group ids but {len(labels)} group names")
+            for gid, label in zip(ids, labels, strict=True):
+                names[int(gid)] = label
+                members.setdefault(int(gid), set()).add(row["symbol"])
+    return ["\t".join([f"{HGNC_GROUP_PREFIX}{gid}", names[gid], *sorted(members[gid])])
+            for gid in sorted(members)]
+
+
+def write_hgnc_groups_gmt(hgnc_tsv: Path, out: Path = HGNC_GROUPS_GMT) -> int:
+    """Write the bundled HGNC groups library from an HGNC complete set (gzip without a
+    timestamp: a rebuild from the same file is byte-identical). Returns the group count.
+
+        python -c "from biorag.gene_sets import write_hgnc_groups_gmt as w; \\
+            print(w('indexing/resources/human_genes/hgnc_complete_set.txt.gz'))"
+    """
+    lines = hgnc_groups_gmt(hgnc_tsv)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        gz.write(("\n".join(lines) + "\n").encode("utf-8"))
+    return len(lines)
 
 
 #: the term graph of a bundled library -> (file, its child and parent columns, the kinds of

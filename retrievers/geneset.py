@@ -8,7 +8,7 @@ Steps (`GeneSetInterpreter.interpret`):
    libraries' genes only, and the report says so.
 2. **Enrich**: hypergeometric test with Benjamini-Hochberg correction
    (biorag/enrichment.py) against each term library, the library's genes as universe:
-   GO Biological Process and Reactome (bundled), HPO terms (the HPO store), MeSH
+   GO Biological Process, Reactome and HGNC gene groups (bundled), HPO terms (the HPO store), MeSH
    descriptors of the indexed abstracts that name the genes (counts precomputed at index
    build, biorag/gene_mentions.py). A library can be excluded (the GO benchmark is scored
    without GO BP).
@@ -44,13 +44,17 @@ from biorag.errors import (
     StructuredOutputError,
 )
 from biorag.gene_sets import (
+    BUNDLED,
+    LIBRARY_NAMES,
     MAX_TERM_SIZE,
     MIN_TERM_SIZE,
+    SYMBOL_LIBRARIES,
     Library,
     QueryLibrary,
     ancestors,
     bundled_library,
     term_parents,
+    term_url,
 )
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words
@@ -65,12 +69,9 @@ if TYPE_CHECKING:
 
 SOURCE = "geneset"
 #: naming prefers process-like libraries; within one, the lowest adjusted p
-LIBRARY_ORDER = ("go_bp", "reactome", "hpo", "mesh")
-#: the libraries whose terms name processes: the consensus is taken among their top terms
-#: only; HPO phenotypes and MeSH descriptors name a set only when none of these has a
-#: significant term (letting them vote cost NeST ROUGE-L 0.188 -> 0.151)
-PROCESS_LIBRARIES = ("go_bp", "reactome")
-LIBRARY_LABELS = {"go_bp": "GO Biological Process", "reactome": "Reactome", "hpo": "HPO", "mesh": "MeSH"}
+LIBRARY_ORDER = LIBRARY_NAMES
+LIBRARY_LABELS = {"go_bp": "GO Biological Process", "reactome": "Reactome", "hgnc_groups": "HGNC gene groups",
+                  "hpo": "HPO", "mesh": "MeSH"}
 MANUAL = (
     "Gene-set interpretation (local): given several genes (at least 2), finds the biological "
     "process, pathway or phenotype they share by enrichment against GO Biological Process, "
@@ -134,7 +135,7 @@ class Claim(BaseModel):
     """One statement about the set, to be checked against the libraries."""
 
     kind: Literal["enriched", "member"] = Field(description="enriched: the set is enriched in the term; member: the gene takes part in it")
-    term: str = Field(description="term id (GO:..., R-HSA-..., HP:..., MeSH D...) or its exact name")
+    term: str = Field(description="term id (GO:..., R-HSA-..., HGNC group ..., HP:..., MeSH D...) or its exact name")
     gene: str | None = Field(None, description="for member claims: the gene symbol")
 
     def text(self, term_name: str | None = None) -> str:
@@ -266,13 +267,13 @@ class GeneSetInterpreter:
 
     # ---- steps ---------------------------------------------------------------------------
     def _bundled(self) -> dict[str, Library]:
-        return {name: self._library(name) for name in ("go_bp", "reactome") if name in self.libraries}
+        return {name: self._library(name) for name in BUNDLED if name in self.libraries}
 
     def _library(self, name: str) -> Library:
         return bundled_library(name, Path(self.settings.data_dir) / "cache" / "genesets")
 
     def _known_symbols(self) -> frozenset[str]:
-        return frozenset().union(*(self._library(n).universe for n in ("go_bp", "reactome")))
+        return frozenset().union(*(self._library(n).universe for n in SYMBOL_LIBRARIES))
 
     def _hpo_library(self, checks: list[GeneCheck]) -> QueryLibrary:
         by_id = {g.gene_id: g.symbol for g in checks if g.gene_id is not None}
@@ -331,7 +332,8 @@ class GeneSetInterpreter:
 
     def _best_term(self, report: GeneSetReport) -> tuple[Enriched | None, bool]:
         """The consensus of the top significant terms of the process libraries
-        (`geneset.consensus_top_k`, `biorag.enrichment.consensus_term`); with that off, the
+        (`geneset.consensus_libraries`, `geneset.consensus_top_k`,
+        `biorag.enrichment.consensus_term`); with that off, or none of them significant, the
         first library's most significant term, or a broader one of its graph that covers
         more of the genes as significantly (`biorag.enrichment.broader_cover`)."""
         if self.cfg.consensus_top_k > 0:
@@ -351,7 +353,7 @@ class GeneSetInterpreter:
         their -log10 adjusted p over the library's best (libraries differ in size and so in
         how low their p-values go), most weighted first; ties keep LIBRARY_ORDER."""
         pooled = []
-        for rank, lib in enumerate(PROCESS_LIBRARIES):
+        for rank, lib in enumerate(lib for lib in LIBRARY_ORDER if lib in self.cfg.consensus_libraries):
             sig = [e for e in report.enriched.get(lib, []) if e.p_adj <= self.cfg.alpha][:self.cfg.consensus_top_k]
             if sig:
                 top = _strength(sig[0])
@@ -567,7 +569,7 @@ class GeneSetRetriever(Retriever):
         out = []
         for rank, e in enumerate(ordered[:k]):
             out.append(Evidence(
-                source=SOURCE, id=e.term, title=e.name,
+                source=SOURCE, id=e.term, title=e.name, url=term_url(e.library, e.term),
                 text=(f"{e.name} ({e.term}, {LIBRARY_LABELS[e.library]}): {e.k} of {e.n} genes "
                       f"({', '.join(e.overlap)}), term size {e.K}, adjusted p {e.p_adj:.2g}"),
                 score=e.p_adj,

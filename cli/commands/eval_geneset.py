@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from biorag.errors import BioragError
+from biorag.gene_sets import LIBRARY_NAMES
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -32,7 +33,7 @@ def geneset(
     sample: Annotated[int | None, typer.Option("--sample", help="A random subset of N sets (with --seed).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
     exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", "-x", help="Leave a library out as well (go_bp, reactome, hpo, mesh). The benchmark's own "
+        "--exclude", "-x", help=f"Leave a library out as well ({', '.join(LIBRARY_NAMES)}). The benchmark's own "
         "library is always left out (GO sets are scored without GO BP).")] = None,
     similarity: Annotated[bool, typer.Option("--similarity/--no-similarity", help="Embedding similarity (loads the bundled MiniLM).")] = True,
     as_json: JsonOpt = False,

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from biorag.errors import InputError
+from biorag.gene_sets import LIBRARY_NAMES
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -21,7 +22,8 @@ from cli.commands.common import (
 def command(
     genes: Annotated[list[str], typer.Argument(help="Gene symbols, separated by spaces (commas work too).")],
     exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", "-x", help="Leave a term library out: go_bp, reactome, hpo or mesh. Repeatable.")] = None,
+        "--exclude", "-x", help=f"Leave a term library out: {', '.join(LIBRARY_NAMES)} (those on are "
+        "geneset.libraries; hgnc_groups, HGNC gene groups, is off by default). Repeatable.")] = None,
     json_: JsonOpt = False,
     preset: PresetOpt = None,
     set_: SetOpt = None,

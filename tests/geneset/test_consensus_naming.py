@@ -77,7 +77,7 @@ def test_consensus_keeps_a_lone_or_unanimous_term_and_weights_votes():
 def test_interpreter_names_by_consensus_and_can_turn_it_off(interpreter, geneset_settings):
     """With the HPO store present (HPO is enriched for these sets too), the name still
     comes from a process library."""
-    from retrievers.geneset import PROCESS_LIBRARIES, GeneSetInterpreter
+    from retrievers.geneset import GeneSetInterpreter
 
     report = interpreter.interpret(sorted(MMR))
     assert report.name == "mismatch repair" and report.significant
@@ -91,5 +91,5 @@ def test_interpreter_names_by_consensus_and_can_turn_it_off(interpreter, geneset
     wnt = ["APC", "AXIN1", "AXIN2", "GSK3B", "CSNK1A1", "CTNNB1"]
     rep = interpreter.interpret(wnt)
     assert rep.significant and rep.name_term.p_adj <= 0.05
-    assert rep.enriched.get("hpo") and rep.name_term.library in PROCESS_LIBRARIES
+    assert rep.enriched.get("hpo") and rep.name_term.library in geneset_settings.geneset.consensus_libraries
     assert rep.name_term in rep.enriched[rep.name_term.library][:geneset_settings.geneset.consensus_top_k]
