@@ -11,6 +11,9 @@ os.environ["DO_NOT_TRACK"] = "1"
 os.environ["SCARF_NO_ANALYTICS"] = "1"
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
+
 import pytest  # noqa: E402
 
 
@@ -76,6 +79,25 @@ def hpo_store_path(tmp_path_factory):
     assert summary["release"] == "2025-01-16" and summary["terms"] > 18000
     print(f"\nHPO store: built in {time.perf_counter() - t0:.1f}s, {path.stat().st_size / 1e6:.0f} MB")
     return path
+
+
+@pytest.fixture(scope="session")
+def hpo_store(hpo_store_path):
+    from retrievers.hpo import HpoStore
+
+    store = HpoStore(hpo_store_path)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def geneset_data_dir(tmp_path_factory, hpo_store_path, full_gene_store_path) -> Path:
+    """A data dir as a user has it after `biorag data gene-store build` and
+    `biorag data hpo-store build` (no PubMed index: no MeSH counts)."""
+    d = tmp_path_factory.mktemp("geneset-data")
+    shutil.copy(full_gene_store_path, d / "gene_store.sqlite")
+    shutil.copy(hpo_store_path, d / "hpo_store.sqlite")
+    return d
 
 
 @pytest.fixture(scope="session")
