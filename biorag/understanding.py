@@ -27,7 +27,7 @@ from __future__ import annotations
 import gzip
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -58,6 +58,9 @@ class Entity:
     #: the words of the question that name it, when they differ from `text` (a dictionary
     #: name found through a case or hyphen variant: "card-15" for CARD15)
     span: str = ""
+    #: "subject": the gene (or, unsure, the phrase) a question asks about in the context of a
+    #: disease it also names ("What does huntingtin do in Huntington disease?")
+    role: str = ""
 
     @property
     def ambiguous(self) -> bool:
@@ -219,7 +222,7 @@ def _variants(tok: str) -> list[str]:
     return out
 
 
-_DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|has|have|had|about|from|by|to|behind)\s+", re.I)
+_DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|on|has|have|had|about|from|by|to|behind|and)\s+", re.I)
 #: where a clause starts: a name may open it ("Currarino syndrome: which gene?")
 _CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
 #: a clause's asking words, after which its subject starts: "How does Marfan syndrome
@@ -243,6 +246,12 @@ def _disease_spans(text: str) -> list[str]:
         tail = tail[: max(0, end.start() - 1)] if end else tail
         words = _ARTICLE.sub("", tail.strip()).split()[:10]
         spans += [" ".join(words[:n]) for n in range(len(words), 0, -1)]
+        # a request opens the clause: its words are no part of the name ("explain cystic
+        # fibrosis", "what's marfan syndrome", "could you describe Tay-Sachs disease")
+        asking = next((i for i, w in enumerate(words) if not _filler(w.lower().replace("'", ""))), len(words))
+        if 0 < asking < len(words):
+            rest = _ARTICLE.sub("", " ".join(words[asking:])).split()
+            spans += [" ".join(rest[:n]) for n in range(len(rest), 0, -1)]
     for m in _BEFORE_GENES.finditer(text):
         words = m.group(1).split()
         spans += [" ".join(words[i:]) for i in range(len(words))]
@@ -331,6 +340,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         token_genes.sort(key=lambda g: g[0])
         if disease and any(disease.text.lower() in e.span.lower() for _, _, e in named):
             disease = None  # a disease name inside a gene's name is part of that name
+    if disease and lexicon is not None:
+        token_genes = _with_subject(scan, disease, token_genes, lexicon)
     for _, e in _listed_with_genes(scan, token_genes):
         add(e)
     genes = [e for e in found if e.kind == "gene" and e.confident]
@@ -351,6 +362,82 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     if disease:
         add(disease)
     return found
+
+
+#: what joins a question's subject to the disease it is asked in ("X do in D", "X
+#: contribute to D", "is X involved in D", "X and D"), read backwards from the disease
+_CONTEXT_JOINT = frozenset("in to and with & for on within during".split())
+_CONTEXT_VERBS = frozenset("""
+do does doing did play plays played have has had got contribute contributes contributing lead leads
+involved implicated linked associated related connected relevant important matter matters act acts
+work works cause causes affect affects
+""".split())
+#: words before the subject that frame it: "role of X in D", "how does X ...", "is X ..."
+_SUBJECT_FRAME = frozenset("""
+role roles function functions involvement contribution part importance relevance relationship link
+association connection effect effects impact significance
+""".split())
+_SUBJECT_WORDS = 4
+
+
+def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None:
+    """Where the subject of a question asked in the context of a disease stands, as (start,
+    end, framed): the words before the disease and the words joining them to it ("What does
+    huntingtin do in Huntington disease?", "role of APOE in Alzheimer disease", "FGFR3 and
+    achondroplasia"), up to an asking or framing word. `framed`: a verb or a frame word says
+    the subject acts in the disease (then even a phrase no dictionary knows is the subject)."""
+    low = scan.lower()
+    at = low.find((disease.span or disease.text).lower())
+    if at <= 0:
+        return None
+    words = list(re.finditer(r"[\w'&\-]+", scan[:at]))
+    if not words or words[-1].group(0).lower() not in _CONTEXT_JOINT:
+        return None
+    i = len(words) - 1
+    while i >= 0 and words[i].group(0).lower() in _CONTEXT_JOINT | _CONTEXT_VERBS | {"the", "a", "an", "any"}:
+        i -= 1
+    verbs = {w.group(0).lower() for w in words[i + 1:]} & _CONTEXT_VERBS
+    j = i
+    while j >= 0 and i - j < _SUBJECT_WORDS and not _subject_edge(words[j].group(0).lower()):
+        j -= 1
+    if j == i:
+        return None
+    before = words[j].group(0).lower() if j >= 0 else ""
+    framed = bool(verbs) or before in _SUBJECT_FRAME or (before == "of" and j > 0
+                                                           and words[j - 1].group(0).lower() in _SUBJECT_FRAME)
+    return words[j + 1].start(), words[i].end(), framed
+
+
+def _subject_edge(word: str) -> bool:
+    return word in _FILLER or word in _NOT_GENES or word in _SUBJECT_FRAME or _POSSESSIVE.search(word) is not None
+
+
+def _with_subject(scan: str, disease: Entity, token_genes: list[tuple[int, Entity]],
+                  lexicon: Lexicon) -> list[tuple[int, Entity]]:
+    """The genes of a question asked in the context of a disease, its subject marked: a gene
+    found there already, else the subject's words as a gene's symbol, alias or name ("tau",
+    "huntingtin", "presenilin 1": words that count as gene names only there), else, when the
+    question says the subject acts in the disease, the phrase kept unsure ("amyloid beta"):
+    the question is about it, not about the disease's genes."""
+    where = _context_subject(scan, disease)
+    if where is None:
+        return token_genes
+    start, end, framed = where
+    inside = [i for i, (pos, e) in enumerate(token_genes) if start <= pos < end and e.confident]
+    if inside:
+        out = list(token_genes)
+        out[inside[0]] = (out[inside[0]][0], replace(out[inside[0]][1], role="subject"))
+        return out
+    phrase = scan[start:end]
+    hits = _safe_lookup(lexicon, [phrase], ("gene", "gene_name"))
+    if hits:
+        gene = _gene_entity(phrase, hits)
+        if not gene.ambiguous:  # asked for by its symbol, whatever name the question used
+            gene = replace(gene, text=gene.canonical[0], span=phrase)
+        return sorted([*token_genes, (start, replace(gene, role="subject"))], key=lambda g: g[0])
+    if framed:
+        return [*token_genes, (start, Entity("gene", phrase, False, how="subject", role="subject"))]
+    return token_genes
 
 
 #: words that only join or frame names of one list of phenotypes ("both A and B", "A together
@@ -799,6 +886,7 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
                     intent = plan(f.name, kinds, decls, cued)
                     if intent is not None:
                         return intent
+    own = own_record(kinds, decls)
     for want_weak in (False,) if strong_only else (False, True):
         for cue in matches:
             for _s, f, weak in idx.by_cue[cue]:
@@ -806,14 +894,22 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
                     intent = plan(f.name, kinds, decls, cued)
                     if intent is not None and len(intent.hops) > 1:
                         intent = _direct_within(cue, kinds, idx, cued) or intent
+                    if intent is not None and weak and own is not None and len(intent.hops) > 1 \
+                            and intent.hops[0].field.name not in cued:
+                        # a weak cue ("tell me about", "describe") about the entity itself:
+                        # its own record, not a field of things the question never named
+                        return own
                     if intent is not None:
                         return intent
-    words = [w for w in (w.strip("'") for w in norm.split()) if w and not _filler(w) and w != "\u220e"]
-    if not words and not strong_only:
-        for s, f in decls:
-            if kinds.intersection(f.default_for):
-                return plan(f.name, kinds, [(s, f)])
-    return None
+    # a contraction is read as its letters ("what's" as "whats")
+    words = [w for w in (w.replace("'", "") for w in norm.split()) if w and not _filler(w) and w != "\u220e"]
+    return own if not words and not strong_only else None
+
+
+def own_record(kinds: set[str], decls: list[tuple[str, AnswerField]]) -> Intent | None:
+    """The field answered by default for a question that only names an entity of `kinds`
+    ("What is TP53?": the gene's summary; "Marfan syndrome?": the disease's features)."""
+    return next((plan(f.name, kinds, [(s, f)]) for s, f in decls if kinds.intersection(f.default_for)), None)
 
 
 def _field_vocabulary(sources: Mapping[str, Source]) -> frozenset[str]:
@@ -852,16 +948,34 @@ def _field_words_not_genes(core: str, entities: list[Entity], sources: Mapping[s
     return rest
 
 
+def _subject_not_field_words(entities: list[Entity], sources: Mapping[str, Source] | None) -> list[Entity]:
+    """Entities without an unsure subject that asks for a field ("What genetic changes
+    contribute to Marfan syndrome?": "genetic" asks for the disease's genes)."""
+    if not sources:
+        return entities
+    vocabulary = _field_vocabulary(sources)
+    return [e for e in entities if not (e.role == "subject" and not e.confident
+                                        and vocabulary.intersection(_normalise(e.text).split()))]
+
+
 def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon: Lexicon | None = None) -> Analysis:
     """Entities, answer field and hops of a question, for the given sources' declarations
     (the enabled retrievers; without sources only entities are found)."""
     core = _clean(question)
     entities = _field_words_not_genes(core, find_entities(question, lexicon), sources)
+    entities = _subject_not_field_words(entities, sources)
     # names a dictionary or pattern is sure of are blanked out: their letters are no cue
-    blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), [e for e in entities if e.confident])
+    blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), [e for e in entities if e.confident or e.role])
     kinds = {e.kind for e in entities if e.confident}
+    if any(e.role == "subject" for e in entities):
+        # asked about a gene (or an unknown subject) in the context of a disease: the
+        # disease frames the question, it is not what the answer is about
+        kinds -= {"disease", "phenotype"}
     intent = detect_intent(blanked, kinds, sources)
-    unsure = [e for e in entities if not e.confident and e.kind == "gene"]
+    if intent is None and sources and any(e.role == "subject" and e.confident for e in entities):
+        # "is tau involved in Alzheimer disease?", "FBN1 and Marfan syndrome": the gene's record
+        intent = own_record(kinds, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
+    unsure = [e for e in entities if not e.confident and e.kind == "gene" and not e.role]
     if intent is None and unsure and len(unsure) <= 2 and not kinds.intersection(GENE_IDS):
         # a gene-like name without dictionary support, in a question that asks for a gene
         # field: take it as the gene
