@@ -547,7 +547,10 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
         if not used:
             return None
         feats = [p["name"] for p in used[0].metadata["phenotypes"][:15]]
-        return Reading(feats, used, f"HPO annotations of {used[0].title} ({used[0].id})") if feats else None
+        genes = used[0].metadata.get("genes") or []
+        # the disease's record: its features first, then the genes HPO links to it
+        text = ", ".join(feats) + (f"\ngenes (HPO gene links of {used[0].id}): {', '.join(genes)}" if genes else "")
+        return Reading(feats, used, f"HPO annotations of {used[0].title} ({used[0].id})", text=text) if feats else None
     if field.name == "disease_genes":
         used = [e for e in of("disease_phenotypes") if e.metadata["genes"]]
         genes = list(dict.fromkeys(g for e in used for g in e.metadata["genes"]))
