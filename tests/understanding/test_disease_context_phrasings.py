@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 from application.engine import build_agent
+from biorag.catalogues import cited_as
 from biorag.settings import load_settings
 from biorag.understanding import analyse
 
@@ -133,7 +134,9 @@ def test_open_request_about_a_disease_answers_features_and_genes(agent, hpo_stor
     assert ans.sufficient, (question, ans.answer)
     assert lines[0].split(", ")[:3] == features, (question, ans.answer)
     assert genes and any(g in ans.answer for g in genes) and "HPO" in ans.answer, (question, ans.answer)
-    assert any(c.source == "hpo" and c.id == disease["disease_id"] for c in ans.citations), ans.citations
+    # HPO's record of the disease, cited under the disease's own catalogue (omim:154700)
+    assert any(f"{c.source}:{c.id}" == cited_as(disease["disease_id"]) and c.found_by == "hpo"
+               for c in ans.citations), ans.citations
     assert not [c for c in ans.citations if c.source == "gene"], ans.citations  # no gene's summary
 
 
