@@ -1,0 +1,164 @@
+"""Two kinds of gene–disease question, in many phrasings, from real records (HGNC symbols,
+aliases and names of the bundled gene snapshot; disease names of the local dictionary):
+
+1. A gene asked about in the context of a disease ("is tau involved in Alzheimer disease?",
+   "does FBN1 cause Marfan syndrome?", "CFTR and cystic fibrosis"): the answer's first line
+   stays the gene's record, and a line says whether the local gene–disease links (OMIM,
+   NCBI mim2gene_medgen, ClinVar, HPO annotations) connect the gene to the disease, naming
+   who linked them and citing the disease's record under its own catalogue; or, when no
+   local record links them, says that in those words, as absence in these catalogues only
+   (never "not involved").
+2. "What genetic changes contribute to D?", "genetic basis of D", "which mutations lead to
+   D": the disease's genes (the disease → genes field), cited.
+
+Which pairs are linked is read from the stores in the test, not claimed by this file.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from application.engine import build_agent
+from biorag.catalogues import cited_as
+from biorag.settings import load_settings
+from biorag.understanding import analyse
+from retrievers.omim import GENE_LINKERS
+
+# (question, the gene's official symbol, the disease as the question names it)
+LINKED = [
+    ("Is HTT involved in Huntington disease?", "HTT", "Huntington disease"),
+    ("What does huntingtin do in Huntington's disease?", "HTT", "Huntington disease"),
+    ("does FBN1 cause Marfan syndrome?", "FBN1", "Marfan syndrome"),
+    ("role of fibrillin 1 in Marfan syndrome", "FBN1", "Marfan syndrome"),
+    ("CFTR and cystic fibrosis", "CFTR", "cystic fibrosis"),
+    ("is CFTR linked to cystic fibrosis?", "CFTR", "cystic fibrosis"),
+    ("Is MECP2 associated with Rett syndrome?", "MECP2", "Rett syndrome"),
+    ("what does frataxin do in Friedreich ataxia", "FXN", "Friedreich ataxia"),
+    ("FGFR3 and achondroplasia", "FGFR3", "achondroplasia"),
+    ("is dystrophin involved in Duchenne muscular dystrophy?", "DMD", "Duchenne muscular dystrophy"),
+    ("What is the role of PSEN1 in Alzheimer disease?", "PSEN1", "Alzheimer disease"),
+]
+
+# pairs the test checks are NOT linked in the local data before asking
+UNLINKED = [
+    ("is tau involved in Alzheimer disease?", "MAPT", "Alzheimer disease"),
+    ("Is TP53 linked to cystic fibrosis?", "TP53", "cystic fibrosis"),
+    ("does BRCA1 cause Marfan syndrome?", "BRCA1", "Marfan syndrome"),
+    ("What does APOE do in Huntington disease?", "APOE", "Huntington disease"),
+    ("role of insulin in Rett syndrome", "INS", "Rett syndrome"),
+    ("KRAS and achondroplasia", "KRAS", "achondroplasia"),
+]
+
+# (question, the disease's name in the dictionary)
+GENETIC_BASIS = [
+    ("What genetic changes contribute to Marfan syndrome?", "Marfan syndrome"),
+    ("genetic basis of cystic fibrosis", "cystic fibrosis"),
+    ("which mutations lead to Rett syndrome", "Rett syndrome"),
+    ("What mutations cause Huntington disease?", "Huntington disease"),
+    ("what is the genetics of achondroplasia?", "achondroplasia"),
+    ("Which variants cause Friedreich ataxia?", "Friedreich ataxia"),
+    ("Duchenne muscular dystrophy genetic cause", "Duchenne muscular dystrophy"),
+    ("what genetic variants underlie Tay-Sachs disease?", "Tay-Sachs disease"),
+    ("What are the genetic causes of Wilson disease?", "Wilson disease"),
+    ("genetic mutations behind Rett syndrome?", "Rett syndrome"),
+]
+
+
+@pytest.fixture(scope="module")
+def agent(geneset_data_dir):
+    """A newcomer's set-up after `biorag data gene-store build` and `hpo-store build`."""
+    a = build_agent(load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "rules"}))
+    yield a
+    for r in a.retrievers.values():
+        r.close()
+    a.lexicon.close()
+
+
+def _store_links(full_gene_store, hpo_store, disease: str) -> dict[str, dict[str, set[str]]]:
+    """disease record (as cited) -> gene symbol -> who linked them, from the stores: the
+    gene store's disease dictionary (its forms too) and HPO's gene links."""
+    out: dict[str, dict[str, set[str]]] = {}
+    for hit in full_gene_store.find_diseases(disease, forms=True):
+        for g in full_gene_store.genes_for_disease(hit["disease_id"]):
+            for link in g["links"]:
+                out.setdefault(cited_as(hit["disease_id"]), {}).setdefault(g["symbol"], set()).add(link["source"])
+    for d in hpo_store.find_diseases(disease):
+        for _, symbol in hpo_store.genes_of_disease(d["disease_id"]):
+            out.setdefault(cited_as(d["disease_id"]), {}).setdefault(symbol, set()).add("hpo")
+    return out
+
+
+def _link_line(answer: str, symbol: str) -> str:
+    lines = [ln for ln in answer.strip().splitlines()[1:] if symbol in ln]
+    assert len(lines) == 1, answer
+    return lines[0]
+
+
+# ---- 1. is X linked to D ----------------------------------------------------------------
+@pytest.mark.parametrize("question, symbol, disease", LINKED + UNLINKED)
+def test_the_gene_stays_the_subject_and_the_disease_is_checked(agent, question, symbol, disease):
+    a = analyse(question, agent.retrievers, agent.lexicon)
+    assert [e.canonical for e in a.entities if e.kind == "gene" and e.confident] == [(symbol,)], a.entities
+    assert a.intent is not None and "gene" in a.intent.hops[0].takes and len(a.intent.hops) == 1, a.intent
+    # the disease's genes are what the gene is checked against, by every source that has them
+    assert {(h.field.name, h.takes) for h in a.intent.checks} == {("disease_genes", ("disease",))}, a.intent
+    assert {h.source for h in a.intent.checks} >= {"omim", "hpo"}, a.intent
+
+
+@pytest.mark.parametrize("question, symbol, disease", LINKED)
+def test_a_linked_pair_is_said_linked_by_whom_with_the_disease_cited(agent, full_gene_store, hpo_store,
+                                                                    question, symbol, disease):
+    links = {rec: genes[symbol] for rec, genes in _store_links(full_gene_store, hpo_store, disease).items()
+             if symbol in genes}
+    assert links, f"{symbol}–{disease} is not linked in the stores: the test's pair is wrong"
+    ans = agent.answer(question)
+    assert ans.answer.strip().startswith(f"{symbol}:"), ans.answer  # the first line stays the gene
+    line = _link_line(ans.answer, symbol)
+    assert line.startswith(f"{symbol} is linked to "), line
+    cited = set(re.findall(r"\[([a-z]+:[^\]\s]+)\]", line))
+    assert cited and cited <= set(links), (line, links)  # only records that link the gene, cited
+    named = set(re.findall(r"by ([^)\]]+)\)", line)[0].split(", "))
+    expected = {GENE_LINKERS.get(s, s) for rec in cited for s in links[rec]}
+    assert named and named <= expected | {"HPO annotations"}, (line, expected)
+    citations = {f"{c.source}:{c.id}" for c in ans.citations}
+    assert cited <= citations, (cited, ans.citations)
+    assert ans.sufficient
+
+
+@pytest.mark.parametrize("question, symbol, disease", UNLINKED)
+def test_an_unlinked_pair_is_said_unlinked_in_these_catalogues_only(agent, full_gene_store, hpo_store,
+                                                                   question, symbol, disease):
+    links = _store_links(full_gene_store, hpo_store, disease)
+    assert links and not any(symbol in genes for genes in links.values()), \
+        f"{symbol}–{disease}: the stores link them (or know no genes of it): the test's pair is wrong"
+    ans = agent.answer(question)
+    assert ans.answer.strip().startswith(f"{symbol}:"), ans.answer
+    line = _link_line(ans.answer, symbol)
+    assert f"no gene–disease link between {symbol} and " in line, line
+    assert f"{symbol} is linked to" not in ans.answer
+    assert not re.search(r"\b(?:not involved|is not linked|no role|does not cause)\b", ans.answer), ans.answer
+    # the disease records checked are cited, under their own catalogue
+    cited = set(re.findall(r"\[([a-z]+:[^\]\s]+)\]", line))
+    assert cited and cited <= set(links), (line, links)
+    assert cited <= {f"{c.source}:{c.id}" for c in ans.citations}
+
+
+# ---- 2. the genetic basis of a disease -----------------------------------------------------
+@pytest.mark.parametrize("question, disease", GENETIC_BASIS)
+def test_genetic_basis_of_a_disease_plans_its_genes(agent, question, disease):
+    a = analyse(question, agent.retrievers, agent.lexicon)
+    assert a.intent is not None and a.intent.kind == "disease_genes", (question, a.entities, a.intent)
+    assert a.intent.hops[0].takes == ("disease",)
+
+
+@pytest.mark.parametrize("question, disease", GENETIC_BASIS)
+def test_genetic_basis_of_a_disease_answers_its_genes_cited(agent, full_gene_store, hpo_store, question, disease):
+    links = _store_links(full_gene_store, hpo_store, disease)
+    genes = {g for per in links.values() for g in per}
+    ans = agent.answer(question)
+    first = ans.answer.strip().splitlines()[0]
+    assert ans.sufficient, ans.answer
+    assert first and set(first.split(", ")) <= genes, (first, genes)
+    assert any(f"{c.source}:{c.id}" in links for c in ans.citations), ans.citations
