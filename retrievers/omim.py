@@ -147,7 +147,11 @@ DISEASE_GENES = AnswerField(
     "disease_genes", "genes related to a disease",
     ("gene", "genes", "which gene", "which genes", "what gene", "what genes", "related genes",
      "associated genes", "causal gene", "causal genes", "disease gene", "disease genes",
-     "responsible gene", "genetic cause", "genetic basis", "mutated", "mutations in"),
+     "responsible gene", "genetic cause", "genetic basis", "mutated", "mutations in",
+     # what changes in the genome ("What genetic changes contribute to D?", "which mutations
+     # lead to D", "the genetics of D"): the disease's genes, the record that holds them
+     "genetic change", "genetic alteration", "genetic defect", "genetic variant", "genetics",
+     "mutation", "variant", "pathogenic variant"),
     ("disease",), yields="gene",
     weak_cues=("related", "associated", "linked", "cause", "causes", "causing", "responsible",
                "underlie", "underlies", "underlying", "implicated", "involved"))
