@@ -134,6 +134,16 @@ def ambiguity(state: LoopState) -> str | None:
     return found.text if found is not None and found.ambiguous else None
 
 
+def pending_checks(state: LoopState) -> list[tuple[str, str]]:
+    """(source, query) of the intent's checks (biorag.understanding.context_checks: the
+    genes of the disease a gene is asked about in) not asked yet, enabled sources only."""
+    a = state.analysis
+    if a.intent is None:
+        return []
+    return [(h.source, q) for h in a.intent.checks if h.source in state.retrievers
+            for q in a.texts(h.takes)[:1] if not state.tried(h.source, q)]
+
+
 class RulesPlanner(Planner):
     name = "rules"
 
@@ -151,6 +161,10 @@ class RulesPlanner(Planner):
                     return hop.source, pending[0], f"{a.intent.description}: ask {hop.source}"
                 if hop_reading(a, state.evidence, enabled, i) is None:
                     break  # this hop gave nothing: the chain cannot go further
+            else:
+                if check := pending_checks(state)[:1]:
+                    source, query = check[0]
+                    return source, query, f"whether the records link the gene to {query}: ask {source}"
         for ent in a.entities:
             if not ent.confident:
                 continue
@@ -193,6 +207,8 @@ class RulesPlanner(Planner):
                 inputs = hop_inputs(a, state.evidence, state.retrievers, last)[:MAX_FOLLOW_UPS]
                 pending = [c for c in inputs if not state.tried(a.intent.hops[last].source, c)]
                 if not pending or a.intent.hops[last].source not in state.retrievers:
+                    if checks := pending_checks(state):
+                        return Verdict(False, f"still to check: {', '.join(f'{s} ({q})' for s, q in checks)}", "rules")
                     return Verdict(True, "", "rules")
                 return Verdict(False, f"still to look up: {', '.join(pending)}", "rules")
             return Verdict(False, f"no record yet gives the {a.intent.description}", "rules")

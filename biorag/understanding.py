@@ -83,6 +83,9 @@ class Intent:
     kind: str  # the answer field's name
     hops: tuple[Hop, ...]
     description: str
+    #: records the answer is checked against, read after the hops: a gene asked about in the
+    #: context of a disease is checked against the disease's genes (`context_checks`)
+    checks: tuple[Hop, ...] = ()
 
 
 @dataclass
@@ -378,6 +381,8 @@ role roles function functions involvement contribution part importance relevance
 association connection effect effects impact significance
 """.split())
 _SUBJECT_WORDS = 4
+#: verbs that join a subject to the disease directly ("does FBN1 cause Marfan syndrome?")
+_CONTEXT_ACTS = frozenset("cause causes underlie underlies".split())
 
 
 def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None:
@@ -391,12 +396,12 @@ def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None
     if at <= 0:
         return None
     words = list(re.finditer(r"[\w'&\-]+", scan[:at]))
-    if not words or words[-1].group(0).lower() not in _CONTEXT_JOINT:
+    if not words or words[-1].group(0).lower() not in _CONTEXT_JOINT | _CONTEXT_ACTS:
         return None
     i = len(words) - 1
-    while i >= 0 and words[i].group(0).lower() in _CONTEXT_JOINT | _CONTEXT_VERBS | {"the", "a", "an", "any"}:
+    while i >= 0 and words[i].group(0).lower() in _CONTEXT_JOINT | _CONTEXT_VERBS | _CONTEXT_ACTS | {"the", "a", "an", "any"}:
         i -= 1
-    verbs = {w.group(0).lower() for w in words[i + 1:]} & _CONTEXT_VERBS
+    verbs = {w.group(0).lower() for w in words[i + 1:]} & (_CONTEXT_VERBS | _CONTEXT_ACTS)
     j = i
     while j >= 0 and i - j < _SUBJECT_WORDS and not _subject_edge(words[j].group(0).lower()):
         j -= 1
@@ -985,4 +990,20 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
                         for e in entities]
         else:
             intent = None
+    if intent is not None and sources:
+        intent = replace(intent, checks=context_checks(entities, intent, sources))
     return Analysis(question=question, core=core, entities=entities, intent=intent)
+
+
+def context_checks(entities: list[Entity], intent: Intent, sources: Mapping[str, Source]) -> tuple[Hop, ...]:
+    """A gene asked about in the context of a disease ("is tau involved in Alzheimer
+    disease?", "does FBN1 cause Marfan syndrome?"): every source's field that yields the
+    genes of a disease, asked for that disease, so the answer can say whether the records
+    link the two (biorag.links). Nothing for any other question, or when the gene or the
+    disease is not one record."""
+    subject = any(e.role == "subject" and e.kind == "gene" and e.confident and not e.ambiguous for e in entities)
+    disease = any(e.kind == "disease" and e.confident for e in entities)
+    if not (subject and disease and "gene" in intent.hops[0].takes):
+        return ()
+    return tuple(Hop(s, f, ("disease",)) for s, f in declared_fields(sources)
+                 if f.yields == "gene" and "disease" in f.about)

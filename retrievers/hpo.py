@@ -496,6 +496,8 @@ def _release_note(store: HpoStore) -> dict[str, str]:
     return {"hpo_release": store.release, "notice": store.notice}
 
 
+#: who linked a disease's genes, in plain words (as retrievers.omim.GENE_LINKERS names HPO)
+GENE_LINKER = "HPO annotations"
 _GENE_CUE_WORDS = ("gene", "genes", "which gene", "which genes", "what gene", "what genes", "candidate genes",
                    "candidate gene", "causal genes", "genetic cause", "genetic causes", "mutated")
 PHENOTYPE_GENES = AnswerField(
@@ -667,7 +669,8 @@ class HpoRetriever(Retriever):
                 url=f"https://hpo.jax.org/browse/disease/{d['disease_id']}", score=float(len(feats)),
                 cite_as=cited_as(d["disease_id"]),
                 metadata={"kind": "disease_phenotypes", "name": d["name"], "disease_id": d["disease_id"],
-                          "phenotypes": feats, "genes": genes, **_release_note(self.store)}))
+                          "phenotypes": feats, "genes": genes,
+                          "gene_links": {g: [GENE_LINKER] for g in genes}, **_release_note(self.store)}))
         if with_genes_first:
             out.sort(key=lambda e: not e.metadata["genes"])
         return out

@@ -8,7 +8,9 @@ for gene entries the symbol after ';' in the title; empty for phenotype entries)
 ``locations`` (list of cytogenetic locations, e.g. ["17q21.2"]), ``entry_type``
 ("gene", "gene/phenotype", "phenotype", "phenotype, molecular basis unknown", "other",
 from OMIM's prefix symbol), ``prefix`` (the raw symbol: *, +, #, %, ^ or ""),
-``genes_source`` ("omim_title", "mim2gene_medgen" or None when there are no genes).
+``genes_source`` ("omim_title", "mim2gene_medgen" or None when there are no genes),
+``gene_links`` (gene symbol -> who linked it to the entry, in plain words: "OMIM", "ClinVar",
+...; for records that list genes).
 
 With a local gene store (retrievers/gene_store.py; found like the gene tool finds it:
 ``settings.gene_store`` or ``data_dir/gene_store.sqlite``) two gaps of esummary are filled:
@@ -128,6 +130,8 @@ def _genes_line(md: dict[str, Any]) -> str:
 
 
 def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
+    if md.get("genes_source") and "gene_links" not in md:  # who linked each gene (biorag.links)
+        md["gene_links"] = {g: [GENE_LINKERS.get(md["genes_source"], md["genes_source"])] for g in md["genes"]}
     lines = [f"MIM {md['prefix']}{mim} ({md['entry_type']}): {md['title']}"]
     if md["genes"]:
         lines.append(_genes_line(md))
@@ -273,6 +277,12 @@ _MATCH_NOTES = {
 }
 
 
+def _linker(link: dict[str, Any]) -> str:
+    """Who made one gene link of the store (its source; ClinVar's "related" genes apart), in plain words."""
+    source = link["source"] + (" (related)" if link == {"source": "clinvar", "note": "related"} else "")
+    return GENE_LINKERS.get(source, source)
+
+
 def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Evidence:
     """An omim-source record for a disease of the local dictionary (`GeneStore.find_diseases`
     hit plus `genes_for_disease`), with the metadata keys of an OMIM entry (see the module
@@ -295,6 +305,7 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
     }
     if notes:
         md["gene_link_notes"] = notes
+    md["gene_links"] = {g["symbol"]: sorted({_linker(link) for link in g["links"]}) for g in strong}
     lines = [f"{hit['disease_id']} ({', '.join(hit['sources'])} name): {hit['name']}"]
     if md["match"] in _MATCH_NOTES:
         lines.append(f"Found as {hit['matched_name']!r}: {_MATCH_NOTES[md['match']]}")

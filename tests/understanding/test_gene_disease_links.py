@@ -47,7 +47,7 @@ UNLINKED = [
     ("Is TP53 linked to cystic fibrosis?", "TP53", "cystic fibrosis"),
     ("does BRCA1 cause Marfan syndrome?", "BRCA1", "Marfan syndrome"),
     ("What does APOE do in Huntington disease?", "APOE", "Huntington disease"),
-    ("role of insulin in Rett syndrome", "INS", "Rett syndrome"),
+    ("role of leptin in Rett syndrome", "LEP", "Rett syndrome"),
     ("KRAS and achondroplasia", "KRAS", "achondroplasia"),
 ]
 
