@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from biorag.settings import Settings
+    from biorag.traced_encoder import TracedQueryEncoder
 
 BUNDLED = "all-MiniLM-L6-v2"
 
@@ -67,6 +68,33 @@ class _Encoder:
     dim: int
     #: held while tokenizing: a fast tokenizer raises "Already borrowed" on concurrent calls
     tokenizer_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: the query path's TorchScript trace (biorag/traced_encoder.py): built on first use
+    #: when asked for; None after a failed attempt
+    traced: TracedQueryEncoder | None = field(default=None, repr=False)
+    trace_tried: bool = field(default=False, repr=False)
+    trace_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def tokenize(self, texts: list[str]) -> dict:
+        """The model's features for `texts` (with its default prompt, as `encode` would
+        put before each text), tokenized under the lock."""
+        model = self.model
+        prompt = _default_prompt(model)
+        if prompt:
+            texts = [prompt + t for t in texts]
+        prepare = getattr(model, "preprocess", None) or model.tokenize  # type: ignore[attr-defined]  # (renamed in ST 5)
+        with self.tokenizer_lock:
+            return prepare(texts)
+
+    def traced_queries(self) -> TracedQueryEncoder | None:
+        """The checked trace of this encoder, made on the first call (None if it cannot be)."""
+        if not self.trace_tried:
+            with self.trace_lock:
+                if not self.trace_tried:
+                    from biorag.traced_encoder import trace_query_encoder
+
+                    self.traced = trace_query_encoder(self.model, self.tokenize, self.name)
+                    self.trace_tried = True
+        return self.traced
 
 
 def identity(name: str) -> str:
@@ -126,11 +154,12 @@ class Embedder:
     """Document and query encoders with a recorded name and dimension."""
 
     def __init__(self, name: str = BUNDLED, query_name: str | None = None, device: str = "auto", batch_size: int = 64,
-                 query_cache: int = 1024, query_precision: str = "auto"):
+                 query_cache: int = 1024, query_precision: str = "auto", query_trace: bool = True):
         self.name = name
         self.query_name = query_name
         self.device = device
         self.query_precision = query_precision
+        self.query_trace = query_trace
         self.batch_size = batch_size
         self._lock = threading.Lock()  # one encode at a time: torch already uses all cores
         self.query_cache = QueryCache(query_cache)
@@ -138,7 +167,8 @@ class Embedder:
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
         ix = settings.index
-        return cls(ix.embedder, ix.query_embedder, ix.device, ix.batch_size, ix.query_cache, ix.query_precision)
+        return cls(ix.embedder, ix.query_embedder, ix.device, ix.batch_size, ix.query_cache, ix.query_precision,
+                   ix.query_trace)
 
     @property
     def doc_encoder(self) -> _Encoder:
@@ -174,17 +204,12 @@ class Embedder:
         import numpy as np
         import torch
 
-        model = enc.model
-        prompt = _default_prompt(model)  # what `encode` would put before each text
-        if prompt:
-            texts = [prompt + t for t in texts]
-        prepare = getattr(model, "preprocess", None) or model.tokenize  # type: ignore[attr-defined]  # (renamed in ST 5)
-        with enc.tokenizer_lock:
-            features = prepare(texts)
-        device = model.device  # type: ignore[attr-defined]
+        fast = enc.traced_queries() if self.query_trace else None
+        features = enc.tokenize(texts)
+        device = enc.model.device  # type: ignore[attr-defined]
         features = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
         with torch.inference_mode():
-            vecs = model(features)["sentence_embedding"]  # type: ignore[operator]
+            vecs = fast(features) if fast is not None else enc.model(features)["sentence_embedding"]  # type: ignore[operator]
         vecs = torch.nn.functional.normalize(vecs.float(), p=2, dim=1)
         return np.asarray(vecs.cpu().numpy(), dtype=np.float32)
 

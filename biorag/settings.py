@@ -156,6 +156,12 @@ class IndexSettings(_Section):
         "auto", description="dtype of the query encoder: auto = bfloat16 on a CPU with AMX, the half precision "
         "of CUDA, float32 elsewhere (documents keep the device's default)",
     )
+    # traced: a lone query 7.6 -> 5.0 ms, two side-by-side encoders 183 -> 312 queries/s on
+    # 2 cores (biorag/traced_encoder.py; benchmarks/results/2026-11-25/README.md section 6)
+    query_trace: bool = Field(
+        True, description="run the query encoder's transformer as a TorchScript trace, checked against the model "
+        "when made (cosine >= 0.9999, else it stays eager with a warning); false = always eager",
+    )
     batch_wait_ms: float = Field(
         3.0, ge=0, le=1000,
         description="how long the search batcher may wait for more concurrent searches before encoding "
