@@ -18,6 +18,9 @@
   calls may run at once, from the search batcher's workers when each has its own torch
   thread (retrievers/pubmed.py): only the tokenizer is serialised (a fast tokenizer refuses
   concurrent calls), the forward pass is not.
+- Query trace: `index.query_trace` (default on) runs the query encoder's transformer as a
+  TorchScript trace, checked against the model when made (biorag/traced_encoder.py): a short
+  query's eager forward is mostly Python under the interpreter lock.
 """
 
 from __future__ import annotations
