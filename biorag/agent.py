@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING, Any
 
 from biorag import prompts
 from biorag.degenerate import inspect_output
-from biorag.errors import BioragError, ConfigError, InputError, StructuredOutputError
+from biorag.errors import (
+    BioragError,
+    ConfigError,
+    InputError,
+    SourceUnavailable,
+    StructuredOutputError,
+)
 from biorag.extractive import SentenceRanker, best_sentences, extractive_text
 from biorag.grounding import structured_answer, verify_claims
 from biorag.llm import make_llm
@@ -73,6 +79,9 @@ class _Run:
     retriever: str = ""  # this round's choice, its query and MeSH terms
     query: str = ""
     mesh: list[str] = field(default_factory=list)
+    #: sources that could not be searched at all (no index, store held by another process,
+    #: service down), with their one-line error: an insufficient answer names them
+    unavailable: dict[str, str] = field(default_factory=dict)
 
     @contextmanager
     def step(self, ev: TraceEvent) -> Iterator[TraceEvent]:
@@ -263,6 +272,8 @@ class Agent:
                 hits = state.retrievers[name].search(query, k, SearchFilters(mesh=mesh, mesh_mode=s.mesh.mode) if mesh else None)
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
+                if isinstance(e, SourceUnavailable):
+                    run.unavailable[name] = ev.error
                 ev.details["error_type"] = type(e).__name__
                 ev.details.update(getattr(e, "info", None) or {})  # what the search did before failing
             except Exception as e:  # a broken tool degrades the answer, it does not end the run
@@ -330,6 +341,8 @@ class Agent:
                 where = f" after {rounds} round(s)" if s.components.self_eval else ""
                 reason = check.reason or "the evidence does not settle the question"
                 text = f"Insufficient evidence{where}; best attempt: {text}" if text else f"Insufficient evidence{where}: {reason}."
+                if run.unavailable:  # not "nothing found": a source that could have answered was not searched
+                    text += " Could not search " + "; ".join(run.unavailable.values())
             if unsupported:
                 text += f" [{len(unsupported)} unsupported claim(s) removed: {', '.join(unsupported)}]"
         citations = [Citation.from_evidence(e) for e in _dedupe(used)]
