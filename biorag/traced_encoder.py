@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import logging
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 log = logging.getLogger("biorag.embedder")
@@ -79,7 +81,7 @@ def trace_query_encoder(model: Any, prepare: Any, name: str) -> TracedQueryEncod
             def forward(self, *tensors: Any) -> Any:
                 return self.inner(**dict(zip(inputs, tensors, strict=True)), return_dict=False)[0]
 
-        with warnings.catch_warnings(), torch.inference_mode():
+        with warnings.catch_warnings(), torch.inference_mode(), _quiet_transformers():
             warnings.simplefilter("ignore")  # TracerWarnings on shape checks, and the deprecation
             traced = torch.jit.freeze(torch.jit.trace(Positional(inner).eval(), tuple(features[k] for k in inputs),
                                                       check_trace=False, strict=False))
@@ -94,6 +96,19 @@ def trace_query_encoder(model: Any, prepare: Any, name: str) -> TracedQueryEncod
         return None
     log.info("query encoder %s traced (cosine to eager >= %.6f)", name, worst)
     return candidate
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Tracing reads every attribute of the model, `loss_function` included, whose getter
+    warns that an encoder has no loss type: a line on every user's terminal, about nothing."""
+    logger = logging.getLogger("transformers.modeling_utils")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _on_device(features: dict[str, Any], device: Any) -> dict[str, Any]:
