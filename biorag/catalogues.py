@@ -38,6 +38,17 @@ ID_PREFIXES: dict[str, str] = {
     "DECIPHER": "decipher",
 }
 
+#: who linked a gene to a disease, in plain words: the gene store's link sources
+#: (`genes_source`, ClinVar's "related" genes apart) and HPO's annotations. The one place
+#: these names are written: the omim and hpo sources, answers and citations use them.
+GENE_LINKERS: dict[str, str] = {
+    "omim_title": "OMIM",
+    "mim2gene_medgen": "NCBI mim2gene_medgen",
+    "clinvar": "ClinVar",
+    "clinvar (related)": "ClinVar (related genes)",
+    "hpo": "HPO annotations",
+}
+
 
 def record_url(catalogue: str, record_id: str | int) -> str | None:
     """The web page of `record_id` in `catalogue`; None for a catalogue with no template."""

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag.catalogues import cited_as
+from biorag.catalogues import GENE_LINKERS, cited_as
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words as words
@@ -496,8 +496,8 @@ def _release_note(store: HpoStore) -> dict[str, str]:
     return {"hpo_release": store.release, "notice": store.notice}
 
 
-#: who linked a disease's genes, in plain words (as retrievers.omim.GENE_LINKERS names HPO)
-GENE_LINKER = "HPO annotations"
+#: who linked a disease's genes, in plain words: HPO's name among the gene linkers
+GENE_LINKER = GENE_LINKERS["hpo"]
 _GENE_CUE_WORDS = ("gene", "genes", "which gene", "which genes", "what gene", "what genes", "candidate genes",
                    "candidate gene", "causal genes", "genetic cause", "genetic causes", "mutated")
 PHENOTYPE_GENES = AnswerField(

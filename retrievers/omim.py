@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from biorag.catalogues import catalogue_of, record_url
+from biorag.catalogues import GENE_LINKERS, catalogue_of, record_url
 from biorag.errors import InputError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
@@ -257,16 +257,8 @@ class OmimRetriever(EUtilsRetriever):
 
 
 # ---- the local backend: the gene store's disease dictionary -------------------------
-
-#: who linked a record's genes (`genes_source`, the gene store's link sources) in plain words
-GENE_LINKERS = {
-    "omim_title": "OMIM",
-    "mim2gene_medgen": "NCBI mim2gene_medgen",
-    "clinvar": "ClinVar",
-    "clinvar (related)": "ClinVar (related genes)",
-    "hpo": "HPO annotations",
-}
-
+# who linked a record's genes in plain words: biorag.catalogues.GENE_LINKERS (imported above,
+# and importable from here)
 
 #: how a name that is not the catalogue's own was matched (`GeneStore.find_diseases`)
 _MATCH_NOTES = {
