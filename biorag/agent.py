@@ -365,7 +365,8 @@ class Agent:
             ev.decision = "no_evidence" if not state.evidence else "insufficient"
             ev.details = {"mode": "none", "reason": check.reason, **check.figures}
             return "", [], []
-        structured = structured_answer(state.analysis, state.evidence, state.retrievers) if self.settings.grounding else None
+        structured = (structured_answer(state.analysis, state.evidence, state.retrievers, state.tried)
+                      if self.settings.grounding else None)
         if structured is not None:
             ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
             if structured.missing:  # a name the question asks about has no value: not the whole answer

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from biorag.links import gene_disease_link
@@ -136,7 +136,8 @@ def hop_inputs(analysis: Analysis, evidence: list[Evidence], sources: Mapping[st
     return previous.hop_inputs if previous is not None and not previous.ambiguous else []
 
 
-def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source]) -> StructuredAnswer | None:
+def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source],
+                      tried: Callable[[str, str], bool] | None = None) -> StructuredAnswer | None:
     """The answer read from record fields, or None when the evidence does not hold it."""
     if analysis.intent is None or not evidence:
         return None
@@ -148,7 +149,7 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
     if reading is None or not reading.answer:
         return None
     answer = StructuredAnswer(reading.answer, reading.used, reading.explanation, missing=reading.missing)
-    if (link := gene_disease_link(analysis, evidence, sources)) is not None:
+    if (link := gene_disease_link(analysis, evidence, sources, tried)) is not None:
         # the first line stays the field asked for (what benchmarks score); the next says
         # whether the records link the gene to the disease it was asked about in
         answer.text += "\n" + link.text

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field, create_model
 
 from biorag import prompts
 from biorag.grounding import hop_inputs, hop_reading, structured_answer
+from biorag.links import gene_check_queries, gene_disease_link
 from biorag.llm.base import LLM, ChatMessage
 from biorag.models import Evidence
 from biorag.sources import accepting
@@ -135,13 +136,21 @@ def ambiguity(state: LoopState) -> str | None:
 
 
 def pending_checks(state: LoopState) -> list[tuple[str, str]]:
-    """(source, query) of the intent's checks (biorag.understanding.context_checks: the
-    genes of the disease a gene is asked about in) not asked yet, enabled sources only."""
+    """(source, query) of the intent's checks (biorag.understanding.context_checks) not
+    asked yet, enabled sources only: the genes of the disease a gene is asked about in;
+    once those are asked and do not link the two, the gene's own diseases (asked by its
+    symbol), so the answer can say what the gene is linked to (biorag.links)."""
     a = state.analysis
     if a.intent is None:
         return []
-    return [(h.source, q) for h in a.intent.checks if h.source in state.retrievers
-            for q in a.texts(h.takes)[:1] if not state.tried(h.source, q)]
+    pending = [(h.source, q) for h in a.intent.checks if h.takes != ("gene",) and h.source in state.retrievers
+               for q in a.texts(h.takes)[:1] if not state.tried(h.source, q)]
+    if pending or not (gene_checks := gene_check_queries(a)):
+        return pending
+    link = gene_disease_link(a, state.evidence, state.retrievers)
+    if link is None or link.linked:  # nothing to say about the disease, or the records link them
+        return []
+    return [(h.source, q) for h, q in gene_checks.items() if h.source in state.retrievers and not state.tried(h.source, q)]
 
 
 class RulesPlanner(Planner):

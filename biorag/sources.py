@@ -74,6 +74,10 @@ class AnswerField:
     weak_cues: tuple[str, ...] = ()
     yields: EntityKind | None = None
     default_for: tuple[EntityKind, ...] = ()
+    #: the kind of entity the field's values name when they are not to be chained (unlike
+    #: `yields`): the diseases of a gene, which a gene asked about in a disease is checked
+    #: against when the records do not link it to that disease (biorag.links)
+    lists: EntityKind | None = None
 
 
 #: the field of free-text sources (literature, web): passages a generated or extractive

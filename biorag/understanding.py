@@ -84,7 +84,9 @@ class Intent:
     hops: tuple[Hop, ...]
     description: str
     #: records the answer is checked against, read after the hops: a gene asked about in the
-    #: context of a disease is checked against the disease's genes (`context_checks`)
+    #: context of a disease is checked against the disease's genes (checks taking the
+    #: disease) and, when they do not link it, against the gene's own diseases (checks
+    #: taking the gene) (`context_checks`)
     checks: tuple[Hop, ...] = ()
 
 
@@ -999,11 +1001,14 @@ def context_checks(entities: list[Entity], intent: Intent, sources: Mapping[str,
     """A gene asked about in the context of a disease ("is tau involved in Alzheimer
     disease?", "does FBN1 cause Marfan syndrome?"): every source's field that yields the
     genes of a disease, asked for that disease, so the answer can say whether the records
-    link the two (biorag.links). Nothing for any other question, or when the gene or the
-    disease is not one record."""
+    link the two (biorag.links); then every field that lists the diseases of a gene, asked
+    for the gene, so an answer that finds no link can say what the gene is linked to
+    (planned only then: biorag.planner.pending_checks). Nothing for any other question, or
+    when the gene or the disease is not one record."""
     subject = any(e.role == "subject" and e.kind == "gene" and e.confident and not e.ambiguous for e in entities)
     disease = any(e.kind == "disease" and e.confident for e in entities)
     if not (subject and disease and "gene" in intent.hops[0].takes):
         return ()
-    return tuple(Hop(s, f, ("disease",)) for s, f in declared_fields(sources)
-                 if f.yields == "gene" and "disease" in f.about)
+    fields = declared_fields(sources)
+    return (tuple(Hop(s, f, ("disease",)) for s, f in fields if f.yields == "gene" and "disease" in f.about)
+            + tuple(Hop(s, f, ("gene",)) for s, f in fields if f.lists == "disease" and "gene" in f.about))

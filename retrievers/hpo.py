@@ -519,7 +519,7 @@ DISEASE_FEATURES = AnswerField(
 GENE_DISEASES = AnswerField(
     "gene_diseases", "diseases a gene is involved in (HPO annotations of OMIM and Orphanet)",
     ("disease", "diseases", "disorder", "disorders", "syndrome", "syndromes", "condition", "conditions",
-     "phenotypes", "disease association", "diseases involve"), ("gene",))
+     "phenotypes", "disease association", "diseases involve"), ("gene",), lists="disease")
 DISEASE_GENES = AnswerField(
     "disease_genes", "genes related to a disease (HPO's gene links of OMIM and Orphanet diseases)",
     _GENE_CUE_WORDS, ("disease",), yields="gene",
@@ -684,6 +684,7 @@ class HpoRetriever(Retriever):
                 text=f"{sym} (Gene ID {gid}) diseases: " + "; ".join(f"{d['name']} ({d['disease_id']})" for d in dis),
                 url=f"https://hpo.jax.org/browse/gene/NCBIGene:{gid}", score=float(len(dis)),
                 metadata={"kind": "gene_diseases", "symbol": sym, "gene_id": gid, "diseases": dis,
+                          "disease_links": {d["disease_id"]: [GENE_LINKER] for d in dis},
                           **_release_note(self.store)}))
         return out
 

@@ -6,8 +6,10 @@ aliases and names of the bundled gene snapshot; disease names of the local dicti
    stays the gene's record, and a line says whether the local gene–disease links (OMIM,
    NCBI mim2gene_medgen, ClinVar, HPO annotations) connect the gene to the disease, naming
    who linked them and citing the disease's record under its own catalogue; or, when no
-   local record links them, says that in those words, as absence in these catalogues only
-   (never "not involved").
+   local record links them, says that in one short line, as absence in these catalogues only
+   (never "not involved"), the disease's records checked cited; then what the local links
+   do connect the gene to (its diseases, each cited under its own catalogue, a few and
+   "and N more"), or that they connect it to no disease.
 2. "What genetic changes contribute to D?", "genetic basis of D", "which mutations lead to
    D": the disease's genes (the disease → genes field), cited.
 
@@ -90,10 +92,20 @@ def _store_links(full_gene_store, hpo_store, disease: str) -> dict[str, dict[str
     return out
 
 
-def _link_line(answer: str, symbol: str) -> str:
-    lines = [ln for ln in answer.strip().splitlines()[1:] if symbol in ln]
+def _link_line(answer: str, symbol: str, start: str = "") -> str:
+    lines = [ln for ln in answer.strip().splitlines()[1:] if symbol in ln and ln.startswith(start)]
     assert len(lines) == 1, answer
     return lines[0]
+
+
+def _diseases_of_gene(hpo_store, symbol: str) -> dict[str, str]:
+    """disease record (as cited) -> its name, for the diseases the HPO annotations link the gene to."""
+    return {cited_as(d["disease_id"]): d["name"] for gid, _ in hpo_store.gene_ids_for_symbol(symbol)
+            for d in hpo_store.diseases_of_gene(gid)}
+
+
+#: the longest a line of the answer may be read in one glance
+LINE_CHARS = 250
 
 
 # ---- 1. is X linked to D ----------------------------------------------------------------
@@ -102,9 +114,12 @@ def test_the_gene_stays_the_subject_and_the_disease_is_checked(agent, question, 
     a = analyse(question, agent.retrievers, agent.lexicon)
     assert [e.canonical for e in a.entities if e.kind == "gene" and e.confident] == [(symbol,)], a.entities
     assert a.intent is not None and "gene" in a.intent.hops[0].takes and len(a.intent.hops) == 1, a.intent
-    # the disease's genes are what the gene is checked against, by every source that has them
-    assert {(h.field.name, h.takes) for h in a.intent.checks} == {("disease_genes", ("disease",))}, a.intent
-    assert {h.source for h in a.intent.checks} >= {"omim", "hpo"}, a.intent
+    # the disease's genes are what the gene is checked against, by every source that has them;
+    # then (when they do not link it) the gene's own diseases, by the source that lists them
+    checks = {(h.field.name, h.takes) for h in a.intent.checks}
+    assert checks == {("disease_genes", ("disease",)), ("gene_diseases", ("gene",))}, a.intent
+    assert {h.source for h in a.intent.checks if h.takes == ("disease",)} >= {"omim", "hpo"}, a.intent
+    assert {h.source for h in a.intent.checks if h.takes == ("gene",)} == {"hpo"}, a.intent
 
 
 @pytest.mark.parametrize("question, symbol, disease", LINKED)
@@ -135,14 +150,72 @@ def test_an_unlinked_pair_is_said_unlinked_in_these_catalogues_only(agent, full_
         f"{symbol}–{disease}: the stores link them (or know no genes of it): the test's pair is wrong"
     ans = agent.answer(question)
     assert ans.answer.strip().startswith(f"{symbol}:"), ans.answer
-    line = _link_line(ans.answer, symbol)
-    assert f"no gene–disease link between {symbol} and " in line, line
-    assert f"{symbol} is linked to" not in ans.answer
+    line = _link_line(ans.answer, symbol, "no link between")
+    assert line.startswith(f"no link between {symbol} and "), line
+    assert line.endswith("absent from these catalogues only"), line
+    assert len(line) <= LINE_CHARS, (len(line), line)  # read in one glance
+    n = int(re.search(r"\((\d+) .*records? checked\)", line).group(1))
     assert not re.search(r"\b(?:not involved|is not linked|no role|does not cause)\b", ans.answer), ans.answer
-    # the disease records checked are cited, under their own catalogue
-    cited = set(re.findall(r"\[([a-z]+:[^\]\s]+)\]", line))
-    assert cited and cited <= set(links), (line, links)
-    assert cited <= {f"{c.source}:{c.id}" for c in ans.citations}
+    # the disease records checked are cited, under their own catalogue, as many as the line says
+    checked = {f"{c.source}:{c.id}" for c in ans.citations} & set(links)
+    assert checked and len(checked) == n, (n, checked, ans.citations)
+    # and no line says the gene is linked to one of them
+    for ln in ans.answer.splitlines()[1:]:
+        assert not set(re.findall(r"\[([a-z]+:[^\]\s]+)\]", ln)) & set(links), ln
+
+
+@pytest.mark.parametrize("question, symbol, disease", UNLINKED)
+def test_an_unlinked_gene_is_said_what_it_is_linked_to_cited(agent, hpo_store, question, symbol, disease):
+    diseases = _diseases_of_gene(hpo_store, symbol)
+    assert diseases, f"{symbol} has no disease in the HPO annotations: the test's pair is wrong"
+    ans = agent.answer(question)
+    assert ans.answer.strip().startswith(f"{symbol}:"), ans.answer  # the first line stays the gene
+    line = _link_line(ans.answer, symbol, f"{symbol} is linked to: ")
+    assert len(line) <= LINE_CHARS, (len(line), line)
+    cited = re.findall(r"\[([a-z]+:[^\]\s]+)\]", line)
+    assert cited and set(cited) <= set(diseases), (line, diseases)  # diseases the store links it to
+    for rec in cited:  # each named, under its own catalogue
+        assert f"{diseases[rec]} [{rec}]" in line, (rec, diseases[rec], line)
+    more = re.search(r"and (\d+) more", line)
+    assert len(cited) + (int(more.group(1)) if more else 0) == len(diseases), (line, len(diseases))
+    assert "(by HPO annotations)" in line, line
+    assert set(cited) <= {f"{c.source}:{c.id}" for c in ans.citations}, ans.citations
+
+
+@pytest.fixture(scope="module")
+def unlinked_genes(agent, full_gene_store, hpo_store) -> list[str]:
+    """Protein-coding human genes no local catalogue links to any disease (neither the gene
+    store's disease links nor HPO's), which the question reader takes as one gene."""
+    rows = full_gene_store._con.execute(
+        "SELECT symbol FROM genes WHERE tax_id=9606 AND gene_type='protein-coding' AND symbol GLOB '[A-Z]*[0-9]*' "
+        "AND gene_id NOT IN (SELECT gene_id FROM disease_genes) ORDER BY gene_id LIMIT 400").fetchall()
+    out = []
+    for (symbol,) in rows:
+        if hpo_store.gene_ids_for_symbol(symbol) or not re.fullmatch(r"[A-Z][A-Z0-9]{2,7}", symbol):
+            continue
+        a = analyse(f"is {symbol} involved in Marfan syndrome?", agent.retrievers, agent.lexicon)
+        if [e.canonical for e in a.entities if e.kind == "gene" and e.confident] == [(symbol,)] and a.intent \
+                and a.intent.checks:
+            out.append(symbol)
+        if len(out) == 3:
+            break
+    assert len(out) == 3, out
+    return out
+
+
+NO_DISEASE_PHRASINGS = ["is {} involved in Marfan syndrome?", "does {} cause cystic fibrosis?",
+                        "What is the role of {} in Huntington disease?"]
+
+
+@pytest.mark.parametrize("i", range(3))
+def test_a_gene_with_no_disease_links_is_said_to_have_none(agent, full_gene_store, unlinked_genes, i):
+    symbol = unlinked_genes[i]
+    ans = agent.answer(NO_DISEASE_PHRASINGS[i].format(symbol))
+    assert ans.answer.strip().startswith(f"{symbol}:"), ans.answer
+    line = _link_line(ans.answer, symbol, "no disease linked to")
+    assert line.startswith(f"no disease linked to {symbol} in HPO annotations"), line
+    assert len(line) <= LINE_CHARS and not re.search(r"\[[a-z]+:", line), line
+    assert f"{symbol} is linked to" not in ans.answer, ans.answer
 
 
 # ---- 2. the genetic basis of a disease -----------------------------------------------------
