@@ -218,6 +218,33 @@ def test_a_gene_with_no_disease_links_is_said_to_have_none(agent, full_gene_stor
     assert f"{symbol} is linked to" not in ans.answer, ans.answer
 
 
+@pytest.mark.parametrize("question, symbol, disease", LINKED[:4] + UNLINKED)
+def test_the_gene_s_diseases_are_looked_up_only_when_the_pair_is_not_linked(agent, question, symbol, disease):
+    ans = agent.answer(question)
+    asked = [(e.retriever, e.query) for e in ans.trace if e.step == "retrieve"]
+    linked = (question, symbol, disease) in LINKED
+    assert (("hpo", symbol) in asked) is not linked, asked
+    # after the gene's record and the disease's records, never before
+    if not linked:
+        assert asked.index(("hpo", symbol)) == len(asked) - 1, asked
+
+
+@pytest.fixture(scope="module")
+def hybrid_agent(geneset_data_dir):
+    a = build_agent(load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "hybrid"}))
+    yield a
+    for r in a.retrievers.values():
+        r.close()
+    a.lexicon.close()
+
+
+@pytest.mark.parametrize("question, symbol, disease", LINKED[:2] + UNLINKED[:3])
+def test_the_hybrid_planner_answers_as_the_rules_do(agent, hybrid_agent, question, symbol, disease):
+    rules, hybrid = agent.answer(question), hybrid_agent.answer(question)
+    assert hybrid.answer == rules.answer, (hybrid.answer, rules.answer)
+    assert [(c.source, c.id) for c in hybrid.citations] == [(c.source, c.id) for c in rules.citations]
+
+
 # ---- 2. the genetic basis of a disease -----------------------------------------------------
 @pytest.mark.parametrize("question, disease", GENETIC_BASIS)
 def test_genetic_basis_of_a_disease_plans_its_genes(agent, question, disease):
