@@ -374,9 +374,10 @@ class HpoStore:
         return [dict(r) for r in rows]
 
     def genes_in_text(self, text: str) -> list[tuple[int, str]]:
-        """Gene symbols (as HPO lists them, exact case) written in a sentence."""
+        """Gene symbols (as HPO lists them, exact case) written in a sentence: upper case, or
+        an open reading frame's ("C9orf72")."""
         out: dict[int, str] = {}
-        for tok in re.findall(r"\b[A-Z][A-Z0-9-]{1,14}\b", text):
+        for tok in re.findall(r"\b(?:[A-Z][A-Z0-9-]{1,14}|C(?:\d{1,2}|X|Y)orf\d{1,4})\b", text):
             for gid, sym in self.gene_ids_for_symbol(tok):
                 out.setdefault(gid, sym)
         return list(out.items())

@@ -51,6 +51,8 @@ UNLINKED = [
     ("What does APOE do in Huntington disease?", "APOE", "Huntington disease"),
     ("role of leptin in Rett syndrome", "LEP", "Rett syndrome"),
     ("KRAS and achondroplasia", "KRAS", "achondroplasia"),
+    ("is C9orf72 involved in Alzheimer disease?", "C9orf72", "Alzheimer disease"),  # a mixed-case symbol
+    ("what is the role of CFTR in Marfan syndrome", "CFTR", "Marfan syndrome"),
 ]
 
 # (question, the disease's name in the dictionary)
