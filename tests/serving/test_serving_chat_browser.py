@@ -135,3 +135,22 @@ def test_chat_page_cites_a_local_disease_record_under_its_own_catalogue(browser,
         assert (link.text, link.get_attribute("href")) == ("medgen:C0343073", medgen)
         assert [s.text for s in item.find_elements(By.CSS_SELECTOR, ".via")] == [
             "· genes linked by ClinVar (related genes)", "· found by the omim source"]
+
+
+def test_chat_page_wraps_a_long_sequence_instead_of_pushing_the_ask_button_off_a_phone(browser):
+    """A DNA sequence is one long word: the trace's rewritten query and the replayed BLAST
+    call's error repeat it. Before, the grid column grew to fit it, so on a phone-wide window
+    the page scrolled sideways and the Ask button sat off screen; now the text wraps."""
+    seq = "ATGGATTTATCTGCTCTTCGCGTTGAAGAAGTACAAAATGTCATTAATGCTATGCAGAAAATCTTAGAGTGTCCCATCTGTCTGG"
+    browser.set_window_size(390, 844)
+    with serve(settings_with()) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys("Align this sequence: " + seq)
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        assert seq in browser.find_element(By.ID, "steps").text.replace("\n", "")
+        width, view = browser.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width <= view, f"the page scrolls sideways: {width} px wide in a {view} px window"
+        right = browser.execute_script("return document.getElementById('ask').getBoundingClientRect().right")
+        assert right <= view
