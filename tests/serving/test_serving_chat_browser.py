@@ -154,3 +154,22 @@ def test_chat_page_wraps_a_long_sequence_instead_of_pushing_the_ask_button_off_a
         assert width <= view, f"the page scrolls sideways: {width} px wide in a {view} px window"
         right = browser.execute_script("return document.getElementById('ask').getBoundingClientRect().right")
         assert right <= view
+
+
+def test_chat_page_says_where_to_type_the_api_key_when_the_server_needs_one(browser):
+    """Without a key (or with a wrong one) the page said the server's words: "send
+    'Authorization: Bearer <key>' or 'X-API-Key: <key>'", which a person in a browser cannot
+    act on. It now points at the API key box and puts the cursor there."""
+    with serve(settings_with('serve.api_keys=["k1-secret-key"]')) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys("Where is BRCA2 located?")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "Error 401"))
+        status = browser.find_element(By.ID, "status").text
+        assert "API key box" in status and "type it" in status and "Authorization" not in status
+        assert browser.switch_to.active_element.get_attribute("id") == "apikey"
+
+        browser.find_element(By.ID, "apikey").send_keys("wrong-key")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "did not accept"))
+        assert "API key box" in browser.find_element(By.ID, "status").text
