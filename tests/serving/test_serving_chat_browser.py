@@ -173,3 +173,14 @@ def test_chat_page_says_where_to_type_the_api_key_when_the_server_needs_one(brow
         browser.find_element(By.ID, "ask").click()
         WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "did not accept"))
         assert "API key box" in browser.find_element(By.ID, "status").text
+
+
+def test_chat_page_says_so_when_the_question_is_only_spaces(browser):
+    """Spaces pass the box's `required` check, and the page then did nothing at all: no
+    request, no word. It now asks for a question."""
+    with serve(settings_with()) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys("    ")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 10).until(EC.text_to_be_present_in_element((By.ID, "status"), "Type a question"))
+        assert "error" in browser.find_element(By.ID, "status").get_attribute("class")
