@@ -23,6 +23,8 @@ CATALOGUES: dict[str, str] = {
     "mondo": "https://monarchinitiative.org/MONDO:{id}",
     "mesh": "https://meshb.nlm.nih.gov/record/ui?ui={id}",
     "hp": "https://hpo.jax.org/browse/term/HP:{id}",
+    # the hpo source's gene records ("hpo:7157", id an NCBI Gene ID): the gene's HPO page
+    "hpo": "https://hpo.jax.org/browse/gene/NCBIGene:{id}",
     "decipher": "https://www.deciphergenomics.org/syndrome/{id}",
 }
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag.catalogues import GENE_LINKERS, cited_as
+from biorag.catalogues import GENE_LINKERS, cited_as, record_url
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words as words
@@ -635,7 +635,7 @@ class HpoRetriever(Retriever):
                 source=SOURCE, id=r.id, title=r.label,
                 text=f"{r.label} (Gene ID {r.id}): score {r.score:.2f}; matches {matched}; diseases: "
                      + ", ".join(r.related[:5]),
-                url=f"https://hpo.jax.org/browse/gene/NCBIGene:{r.id}", score=r.score,
+                url=record_url(SOURCE, r.id), score=r.score,
                 metadata={"kind": "gene", "symbol": r.label, "gene_id": int(r.id), "matched": r.matched,
                           "query_terms": [t.as_dict() for t in terms], "diseases": r.related,
                           **_release_note(self.store)}))
@@ -683,7 +683,7 @@ class HpoRetriever(Retriever):
             out.append(Evidence(
                 source=SOURCE, id=str(gid), title=sym,
                 text=f"{sym} (Gene ID {gid}) diseases: " + "; ".join(f"{d['name']} ({d['disease_id']})" for d in dis),
-                url=f"https://hpo.jax.org/browse/gene/NCBIGene:{gid}", score=float(len(dis)),
+                url=record_url(SOURCE, gid), score=float(len(dis)),
                 metadata={"kind": "gene_diseases", "symbol": sym, "gene_id": gid, "diseases": dis,
                           "disease_links": {d["disease_id"]: [GENE_LINKER] for d in dis},
                           **_release_note(self.store)}))

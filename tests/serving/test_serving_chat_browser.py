@@ -184,3 +184,23 @@ def test_chat_page_says_so_when_the_question_is_only_spaces(browser):
         browser.find_element(By.ID, "ask").click()
         WebDriverWait(browser, 10).until(EC.text_to_be_present_in_element((By.ID, "status"), "Type a question"))
         assert "error" in browser.find_element(By.ID, "status").get_attribute("class")
+
+
+def test_chat_page_links_the_hpo_sources_gene_hits_in_the_trace(browser, geneset_data_dir):
+    """"genes for seizures and ataxia" is answered by HPO's gene records, cited as hpo:<Gene
+    ID>. Their citations linked (the record's own URL) but the same hits in the trace were
+    plain text: GET /v1/catalogues had no "hpo" catalogue. Both now go to the gene's HPO page."""
+    with serve(settings_with(f"data_dir={geneset_data_dir}")) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys("genes for seizures and ataxia")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        retrieve = browser.find_element(By.CSS_SELECTOR, "#steps li.step[data-step='retrieve']")
+        assert "Retrieve · hpo" in retrieve.text
+        shown = retrieve.find_element(By.CSS_SELECTOR, ".hits").text.split()[2:]
+        assert shown and all(k.startswith("hpo:") for k in shown)
+        hits = [(a.text, a.get_attribute("href")) for a in retrieve.find_elements(By.TAG_NAME, "a")]
+        assert [t for t, _ in hits] == shown
+        assert all(href == "https://hpo.jax.org/browse/gene/NCBIGene:" + t[4:] for t, href in hits)
+        cites = [(a.text, a.get_attribute("href")) for a in browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")]
+        assert cites and set(cites) <= set(hits)
