@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from biorag.catalogues import catalogue_of, record_url
 from biorag.errors import InputError
 
 RESOURCES = Path(__file__).parent / "resources" / "genesets"
@@ -47,10 +48,22 @@ HGNC_GROUP_PREFIX = "HGNC group "
 HGNC_GROUP_URL = "https://www.genenames.org/data/genegroup/#!/group/{id}"
 
 
+#: the page of a GO or Reactome term, by its id ("GO:0006260", "R-HSA-69306")
+GO_TERM_URL = "https://amigo.geneontology.org/amigo/term/{id}"
+REACTOME_TERM_URL = "https://reactome.org/content/detail/{id}"
+
+
 def term_url(library: str, term: str) -> str | None:
-    """The web page of a term that is not a resolvable id on its own (an HGNC group)."""
+    """The web page of a term: GO and Reactome terms by their id, an HGNC group by its
+    number, an HPO term through the catalogues; None where there is none."""
     if library == "hgnc_groups" and term.startswith(HGNC_GROUP_PREFIX):
         return HGNC_GROUP_URL.format(id=term[len(HGNC_GROUP_PREFIX):])
+    if library == "go_bp" and term.startswith("GO:"):
+        return GO_TERM_URL.format(id=term)
+    if library == "reactome" and term.startswith("R-HSA-"):
+        return REACTOME_TERM_URL.format(id=term)
+    if library == "hpo" and term.startswith("HP:"):
+        return record_url(*catalogue_of(term))
     return None
 #: terms outside these sizes say nothing about a set: a 2-gene term matches by chance, a
 #: 2,000-gene term ("cellular process") matches everything

@@ -204,3 +204,23 @@ def test_chat_page_links_the_hpo_sources_gene_hits_in_the_trace(browser, geneset
         assert all(href == "https://hpo.jax.org/browse/gene/NCBIGene:" + t[4:] for t, href in hits)
         cites = [(a.text, a.get_attribute("href")) for a in browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")]
         assert cites and set(cites) <= set(hits)
+
+
+def test_chat_page_links_a_gene_set_terms_citation_to_its_go_or_reactome_page(browser):
+    """"what do these genes do together: MCM2 … MCM7" cites Reactome's DNA Replication
+    (R-HSA-69306), but the citation was plain text: the record had no URL and "geneset" is no
+    one catalogue (its ids are GO's and Reactome's). The citation now links the term's page."""
+    with serve(settings_with()) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys(
+            "what do these genes do together: MCM2 MCM3 MCM4 MCM5 MCM6 MCM7")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        links = browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")
+        assert links, "the gene-set citation is not a link"
+        for a in links:
+            term = a.text.removeprefix("geneset:")
+            assert a.get_attribute("href") in (f"https://reactome.org/content/detail/{term}",
+                                               f"https://amigo.geneontology.org/amigo/term/{term}")
+        assert links[0].text == "geneset:R-HSA-69306"
+        assert links[0].get_attribute("rel") == "noopener noreferrer"
