@@ -224,3 +224,20 @@ def test_chat_page_links_a_gene_set_terms_citation_to_its_go_or_reactome_page(br
                                                f"https://amigo.geneontology.org/amigo/term/{term}")
         assert links[0].text == "geneset:R-HSA-69306"
         assert links[0].get_attribute("rel") == "noopener noreferrer"
+
+
+def test_chat_page_names_the_step_that_ends_the_search_and_says_why(browser, geneset_data_dir):
+    """When the planner has nothing (more) to ask, the trace ends with a select event that
+    picked no source, decision "stop", its reason in details. The page showed it as
+    "Select a source · why: stop", which reads as a step that failed to say anything; for
+    "symptoms of cushing" the reason (which Cushing?) was only in the answer. It now reads
+    "Stop searching · why: <the reason>"."""
+    with serve(settings_with(f"data_dir={geneset_data_dir}")) as srv:
+        browser.get(srv.url + "/")
+        browser.find_element(By.ID, "question").send_keys("symptoms of cushing")
+        browser.find_element(By.ID, "ask").click()
+        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        last_select = browser.find_elements(By.CSS_SELECTOR, "#steps li.step[data-step='select']")[-1]
+        head, why = last_select.text.split("\n")[:2]
+        assert "Stop searching" in head and "Select a source" not in head
+        assert why.startswith("why: ") and why != "why: stop" and "Cushing" in why
