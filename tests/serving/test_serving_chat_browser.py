@@ -241,3 +241,16 @@ def test_chat_page_names_the_step_that_ends_the_search_and_says_why(browser, gen
         head, why = last_select.text.split("\n")[:2]
         assert "Stop searching" in head and "Select a source" not in head
         assert why.startswith("why: ") and why != "why: stop" and "Cushing" in why
+
+
+def test_chat_page_says_the_server_is_gone_when_nothing_answers(browser):
+    """With the server stopped after the page loaded, asking showed "Request failed:
+    TypeError: Failed to fetch", a browser's internals. It now says the server did not
+    answer and what to check."""
+    with serve(settings_with()) as srv:
+        browser.get(srv.url + "/")
+    browser.find_element(By.ID, "question").send_keys("Where is BRCA2 located?")
+    browser.find_element(By.ID, "ask").click()
+    WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "Request failed"))
+    status = browser.find_element(By.ID, "status").text
+    assert "no answer from the server" in status and "TypeError" not in status
