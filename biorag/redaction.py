@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 MASK = "**redacted**"
@@ -96,18 +96,11 @@ def scrub(text: str) -> str:
 
 def _scrub_shapes(text: str, precheck: bool = True) -> str:
     """The shape passes of `scrub`. With `precheck`, a pass runs only when the text holds
-    what its pattern cannot match without (the pre-checks below); tests compare both ways."""
+    what its pattern cannot match without (`_PASSES`); tests compare both ways."""
     folded = text.casefold() if precheck else ""
-    if not precheck or _quote_before_name(folded):
-        text = _QUOTED.sub(lambda m: f"{m[1]}{m[2]}{m[1]}{m[3]}{m[4]}{MASK}{m[4]}", text)
-    if not precheck or _name_before_equals(folded):
-        text = _PARAM.sub(lambda m: f"{m[1]}={MASK}", text)
-    if not precheck or _has_header_name(folded):
-        text = _HEADER.sub(lambda m: f"{m[1]}{m[2]}{m[3]}{MASK}", text)
-    if not precheck or "bearer" in folded:
-        text = _BEARER.sub(lambda m: f"{m[1]}{m[2]}{MASK}", text)
-    if not precheck or ("://" in text and "@" in text):
-        text = _URL_CREDENTIALS.sub(lambda m: f"{m[1]}{m[2]}:{MASK}@", text)
+    for needs, pattern, masked in _PASSES:
+        if not precheck or needs(folded):
+            text = pattern.sub(masked, text)
     return text
 
 
@@ -132,20 +125,25 @@ def _name_before_equals(folded: str) -> bool:
     return False
 
 
-def _has_header_name(folded: str) -> bool:
-    return "authorization" in folded or "x-api-key" in folded
+#: each shape pass: (its pre-check on the case-folded text, its pattern, the masked form)
+_PASSES: tuple[tuple[Callable[[str], bool], re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (_quote_before_name, _QUOTED, lambda m: f"{m[1]}{m[2]}{m[1]}{m[3]}{m[4]}{MASK}{m[4]}"),
+    (_name_before_equals, _PARAM, lambda m: f"{m[1]}={MASK}"),
+    (lambda f: "authorization" in f or "x-api-key" in f, _HEADER, lambda m: f"{m[1]}{m[2]}{m[3]}{MASK}"),
+    (lambda f: "bearer" in f, _BEARER, lambda m: f"{m[1]}{m[2]}{MASK}"),
+    (lambda f: "://" in f and "@" in f, _URL_CREDENTIALS, lambda m: f"{m[1]}{m[2]}:{MASK}@"),
+)
 
 
 def _may_hold_a_secret(text: str) -> bool:
-    """False when no pass of `scrub` could change `text`: no registered secret and none of
-    the pre-checks' substrings. Sound for a concatenation of strings too: what a pass needs
-    inside one string is inside the whole."""
+    """False when no pass of `scrub` could change `text`: no registered secret and no
+    pass's pre-check. Sound for a concatenation of strings too: what a pass needs inside
+    one string is inside the whole."""
     known = _known_re
     if known is not None and known.search(text):
         return True
     folded = text.casefold()
-    return (_quote_before_name(folded) or _name_before_equals(folded) or _has_header_name(folded)
-            or "bearer" in folded or ("://" in text and "@" in text))
+    return any(needs(folded) for needs, _, _ in _PASSES)
 
 
 def _strings(obj: Any, out: list[str]) -> list[str]:
