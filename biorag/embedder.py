@@ -79,14 +79,18 @@ class _Encoder:
 
     def tokenize(self, texts: list[str]) -> dict:
         """The model's features for `texts` (with its default prompt, as `encode` would
-        put before each text), tokenized under the lock."""
+        put before each text), tokenized under the lock, tensors on the model's device."""
+        import torch
+
         model = self.model
         prompt = _default_prompt(model)
         if prompt:
             texts = [prompt + t for t in texts]
         prepare = getattr(model, "preprocess", None) or model.tokenize  # type: ignore[attr-defined]  # (renamed in ST 5)
         with self.tokenizer_lock:
-            return prepare(texts)
+            features = prepare(texts)
+        device = model.device  # type: ignore[attr-defined]
+        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
 
     def traced_queries(self) -> TracedQueryEncoder | None:
         """The checked trace of this encoder, made on the first call (None if it cannot be)."""
@@ -209,8 +213,6 @@ class Embedder:
 
         fast = enc.traced_queries() if self.query_trace else None
         features = enc.tokenize(texts)
-        device = enc.model.device  # type: ignore[attr-defined]
-        features = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
         with torch.inference_mode():
             vecs = fast(features) if fast is not None else enc.model(features)["sentence_embedding"]  # type: ignore[operator]
         vecs = torch.nn.functional.normalize(vecs.float(), p=2, dim=1)

@@ -63,14 +63,14 @@ class TracedQueryEncoder:
 
 def trace_query_encoder(model: Any, prepare: Any, name: str) -> TracedQueryEncoder | None:
     """A checked trace of `model` (a SentenceTransformer), or None (a warning says why).
-    `prepare(texts)` tokenizes as the model does; the caller holds the tokenizer lock."""
+    `prepare(texts)` gives the model's features for texts, on its device (`_Encoder.tokenize`)."""
     try:
         import torch
 
         first = list(model)[0]
         inner = first.auto_model if hasattr(first, "auto_model") else first.model
         output = getattr(first, "module_output_name", "token_embeddings")
-        features = _on_device(prepare(TRACE_PROBES), model.device)
+        features = prepare(TRACE_PROBES)
         inputs = [k for k, v in features.items() if isinstance(v, torch.Tensor)]
 
         class Positional(torch.nn.Module):  # a trace takes positional tensors
@@ -86,7 +86,7 @@ def trace_query_encoder(model: Any, prepare: Any, name: str) -> TracedQueryEncod
             traced = torch.jit.freeze(torch.jit.trace(Positional(inner).eval(), tuple(features[k] for k in inputs),
                                                       check_trace=False, strict=False))
         candidate = TracedQueryEncoder(traced, inputs, output, list(model)[1:])
-        worst = min(_agreement(model, candidate, _on_device(prepare(texts), model.device)) for texts in CHECK_PROBES)
+        worst = min(_agreement(model, candidate, prepare(texts)) for texts in CHECK_PROBES)
     except Exception as e:  # noqa: BLE001 - any model or torch that cannot be traced runs eagerly
         log.warning("query encoder %s runs eagerly: it could not be traced (%s: %s)", name, type(e).__name__, e)
         return None
@@ -109,12 +109,6 @@ def _quiet_transformers() -> Iterator[None]:
         yield
     finally:
         logger.setLevel(level)
-
-
-def _on_device(features: dict[str, Any], device: Any) -> dict[str, Any]:
-    import torch
-
-    return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
 
 
 def _agreement(model: Any, traced: TracedQueryEncoder, features: dict[str, Any]) -> float:
