@@ -497,6 +497,12 @@ def _release_note(store: HpoStore) -> dict[str, str]:
     return {"hpo_release": store.release, "notice": store.notice}
 
 
+def _disease_page(disease_id: str) -> str:
+    """HPO's page of a disease ("OMIM:154700"): it shows the annotations its records report,
+    so they link there although they are cited under the disease's own catalogue."""
+    return f"https://hpo.jax.org/browse/disease/{disease_id}"
+
+
 #: who linked a disease's genes, in plain words: HPO's name among the gene linkers
 GENE_LINKER = GENE_LINKERS["hpo"]
 _GENE_CUE_WORDS = ("gene", "genes", "which gene", "which genes", "what gene", "what genes", "candidate genes",
@@ -648,7 +654,7 @@ class HpoRetriever(Retriever):
             out.append(Evidence(
                 source=SOURCE, id=r.id, title=r.label,
                 text=f"{r.label} ({r.id}): score {r.score:.2f}; matches {matched}; genes: {', '.join(r.related)}",
-                url=f"https://hpo.jax.org/browse/disease/{r.id}", score=r.score, cite_as=cited_as(r.id),
+                url=_disease_page(r.id), score=r.score, cite_as=cited_as(r.id),
                 metadata={"kind": "disease", "name": r.label, "disease_id": r.id, "matched": r.matched,
                           "query_terms": [t.as_dict() for t in terms], "genes": r.related,
                           **_release_note(self.store)}))
@@ -667,7 +673,7 @@ class HpoRetriever(Retriever):
                 f"{lead}; {feat_text}" if with_genes_first else f"{feat_text}; {lead}")
             out.append(Evidence(
                 source=SOURCE, id=d["disease_id"], title=d["name"], text=text,
-                url=f"https://hpo.jax.org/browse/disease/{d['disease_id']}", score=float(len(feats)),
+                url=_disease_page(d["disease_id"]), score=float(len(feats)),
                 cite_as=cited_as(d["disease_id"]),
                 metadata={"kind": "disease_phenotypes", "name": d["name"], "disease_id": d["disease_id"],
                           "phenotypes": feats, "genes": genes,

@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from biorag.catalogues import GENE_LINKERS, catalogue_of, record_url
+from biorag.catalogues import GENE_LINKERS, catalogue_of, cited_as, record_url
 from biorag.errors import InputError
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
@@ -130,8 +130,9 @@ def _genes_line(md: dict[str, Any]) -> str:
 
 
 def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
-    if md.get("genes_source") and "gene_links" not in md:  # who linked each gene (biorag.links)
-        md["gene_links"] = {g: [GENE_LINKERS.get(md["genes_source"], md["genes_source"])] for g in md["genes"]}
+    linker = GENE_LINKERS.get(md["genes_source"], md["genes_source"]) if md.get("genes_source") else None
+    if linker and "gene_links" not in md:  # who linked each gene (biorag.links)
+        md["gene_links"] = {g: [linker] for g in md["genes"]}
     lines = [f"MIM {md['prefix']}{mim} ({md['entry_type']}): {md['title']}"]
     if md["genes"]:
         lines.append(_genes_line(md))
@@ -143,7 +144,7 @@ def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
         text="\n".join(lines),
         url=record_url("omim", mim),
         metadata=md,
-        linked_by=[GENE_LINKERS.get(md["genes_source"], md["genes_source"])] if md.get("genes_source") else [],
+        linked_by=[linker] if linker else [],
     )
 
 
@@ -269,10 +270,14 @@ _MATCH_NOTES = {
 }
 
 
-def _linker(link: dict[str, Any]) -> str:
-    """Who made one gene link of the store (its source; ClinVar's "related" genes apart), in plain words."""
-    source = link["source"] + (" (related)" if link == {"source": "clinvar", "note": "related"} else "")
-    return GENE_LINKERS.get(source, source)
+#: a ClinVar link to a gene of a broader term's subtypes, or inside a deleted region
+_RELATED = {"source": "clinvar", "note": "related"}
+
+
+def _link_source(link: dict[str, Any]) -> str:
+    """The source of one gene link of the store as GENE_LINKERS keys it (ClinVar's "related"
+    genes apart)."""
+    return link["source"] + (" (related)" if link == _RELATED else "")
 
 
 def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Evidence:
@@ -281,10 +286,9 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
     docstring) and ``disease_id``, ``xrefs``, ``backend="local"``. Genes linked only as
     ClinVar "related" genes (genes of a broader term's subtypes, or inside a deleted region)
     are used only when the disease has no other gene link."""
-    prefix, _, local_id = hit["disease_id"].partition(":")
-    related = {"source": "clinvar", "note": "related"}
-    strong = [g for g in genes if any(link != related for link in g["links"])] or genes
-    sources = sorted({link["source"] + (" (related)" if link == related else "") for g in strong for link in g["links"]})
+    catalogue, local_id = catalogue_of(hit["disease_id"])
+    strong = [g for g in genes if any(link != _RELATED for link in g["links"])] or genes
+    sources = sorted({_link_source(link) for g in strong for link in g["links"]})
     notes = {g["symbol"]: n for g in strong for link in g["links"]
              if (n := link["note"]) and link["source"] == "mim2gene_medgen"}
     md = {
@@ -297,7 +301,8 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
     }
     if notes:
         md["gene_link_notes"] = notes
-    md["gene_links"] = {g["symbol"]: sorted({_linker(link) for link in g["links"]}) for g in strong}
+    md["gene_links"] = {g["symbol"]: sorted({GENE_LINKERS.get(s, s) for s in map(_link_source, g["links"])})
+                        for g in strong}
     lines = [f"{hit['disease_id']} ({', '.join(hit['sources'])} name): {hit['name']}"]
     if md["match"] in _MATCH_NOTES:
         lines.append(f"Found as {hit['matched_name']!r}: {_MATCH_NOTES[md['match']]}")
@@ -305,10 +310,10 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Eviden
         lines.append(f"Genes ({', '.join(sources)}): " + ", ".join(
             g["symbol"] + (f" (NCBI comment: {notes[g['symbol']]})" if g["symbol"] in notes else "") for g in strong))
     lines.append("Location: " + (", ".join(md["locations"]) or "not mapped"))
-    catalogue, _ = catalogue_of(hit["disease_id"])
-    return Evidence(source="omim", id=local_id if prefix == "OMIM" else hit["disease_id"], title=hit["name"],
+    own = catalogue == "omim"  # an OMIM entry is this source's own record; others are cited as theirs
+    return Evidence(source="omim", id=local_id if own else hit["disease_id"], title=hit["name"],
                     text="\n".join(lines), url=record_url(catalogue, local_id), metadata=md,
-                    cite_as=None if prefix == "OMIM" else f"{catalogue}:{local_id}",
+                    cite_as=None if own else cited_as(hit["disease_id"]),
                     linked_by=[GENE_LINKERS.get(s, s) for s in sources])
 
 
