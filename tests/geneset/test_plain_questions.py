@@ -10,6 +10,7 @@ from application.engine import build_agent
 from biorag.catalogues import cited_as
 from biorag.settings import load_settings
 from biorag.understanding import analyse
+from tests.agents import newcomer_agent
 
 GENES = ["MLH1", "MSH2", "MSH6", "PMS2"]  # NeST:125's core, the mismatch-repair genes
 
@@ -309,12 +310,8 @@ def test_the_default_planner_asks_an_ambiguous_eponym_back_without_the_model(gen
         def __getattr__(self, name):
             raise AssertionError(f"the model was asked ({name})")
 
-    agent = build_agent(load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "hybrid"}))
-    agent._llm = NoModel()
-    try:
+    with newcomer_agent(geneset_data_dir, planner="hybrid") as agent:
+        agent._llm = NoModel()
         ans = agent.answer("symptoms of cushing")
-    finally:
-        for r in agent.retrievers.values():
-            r.close()
     assert not ans.sufficient and "'cushing' may name several diseases" in ans.answer, ans.answer
     assert ans.rounds == 1 and not any(ev.step == "retrieve" for ev in ans.trace)

@@ -36,6 +36,13 @@ def browser(tmp_path):
         driver.quit()
 
 
+def _ask(browser, question: str, until: str = "Done.", timeout: float = 240) -> None:
+    """Type `question` into the page, press Ask, and wait until the status line shows `until`."""
+    browser.find_element(By.ID, "question").send_keys(question)
+    browser.find_element(By.ID, "ask").click()
+    WebDriverWait(browser, timeout).until(EC.text_to_be_present_in_element((By.ID, "status"), until))
+
+
 def test_chat_page_streams_steps_and_links_citations(browser):
     with serve(settings_with()) as srv:
         browser.get(srv.url + "/")
@@ -74,9 +81,7 @@ def test_chat_page_links_trace_hits_from_the_servers_catalogues_when_a_key_is_ne
     with serve(settings_with(f'serve.api_keys=["{key}"]')) as srv:
         browser.get(srv.url + "/")
         browser.find_element(By.ID, "apikey").send_keys(key)
-        browser.find_element(By.ID, "question").send_keys("What is the official gene symbol of LMP10?")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        _ask(browser, "What is the official gene symbol of LMP10?")
         retrieve = browser.find_element(By.CSS_SELECTOR, "#steps li.step[data-step='retrieve']")
         hits = [(a.text, a.get_attribute("href")) for a in retrieve.find_elements(By.TAG_NAME, "a")]
         assert hits[0] == ("gene:5699", "https://www.ncbi.nlm.nih.gov/gene/5699")
@@ -88,9 +93,7 @@ def test_chat_page_shows_the_supporting_genes_of_a_gene_set_term(browser):
     lists which of the asked genes support it (taken from the answer, not typed here)."""
     with serve(settings_with()) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys("which process do MLH1, MSH2, MSH6 and PMS2 share")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        _ask(browser, "which process do MLH1, MSH2, MSH6 and PMS2 share")
         items = browser.find_elements(By.CSS_SELECTOR, "#citations li")
         assert items and items[0].find_element(By.CSS_SELECTOR, ".citation").text.startswith("geneset:")
         genes = items[0].find_element(By.CSS_SELECTOR, ".genes").text
@@ -105,9 +108,7 @@ def test_chat_page_shows_the_supporting_genes_of_a_gene_set_term(browser):
 def test_chat_page_shows_a_clear_error_for_a_bad_request(browser):
     with serve(settings_with("max_question_chars=20")) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys("Which chromosome is the TP53 gene located on in humans?")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "Error 422"))
+        _ask(browser, "Which chromosome is the TP53 gene located on in humans?", "Error 422", timeout=30)
         status = browser.find_element(By.ID, "status").text
         assert "body.question" in status and "limit is 20" in status
 
@@ -122,9 +123,7 @@ def test_chat_page_cites_a_local_disease_record_under_its_own_catalogue(browser,
     shutil.copy(full_gene_store_path, tmp_path / "gene_store.sqlite")
     with serve(settings_with(f"data_dir={tmp_path}")) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys("which gene causes wooly hair")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        _ask(browser, "which gene causes wooly hair")
         assert browser.find_element(By.ID, "answer").text == "KRT74, LPAR6"
         medgen = "https://www.ncbi.nlm.nih.gov/medgen/C0343073"
         retrieve = browser.find_element(By.CSS_SELECTOR, "#steps li.step[data-step='retrieve']")
@@ -145,9 +144,7 @@ def test_chat_page_wraps_a_long_sequence_instead_of_pushing_the_ask_button_off_a
     browser.set_window_size(390, 844)
     with serve(settings_with()) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys("Align this sequence: " + seq)
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        _ask(browser, "Align this sequence: " + seq)
         assert seq in browser.find_element(By.ID, "steps").text.replace("\n", "")
         width, view = browser.execute_script(
             "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
@@ -162,9 +159,7 @@ def test_chat_page_says_where_to_type_the_api_key_when_the_server_needs_one(brow
     act on. It now points at the API key box and puts the cursor there."""
     with serve(settings_with('serve.api_keys=["k1-secret-key"]')) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys("Where is BRCA2 located?")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "Error 401"))
+        _ask(browser, "Where is BRCA2 located?", "Error 401", timeout=30)
         status = browser.find_element(By.ID, "status").text
         assert "API key box" in status and "type it" in status and "Authorization" not in status
         assert browser.switch_to.active_element.get_attribute("id") == "apikey"
@@ -180,9 +175,7 @@ def test_chat_page_says_so_when_the_question_is_only_spaces(browser):
     request, no word. It now asks for a question."""
     with serve(settings_with()) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys("    ")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 10).until(EC.text_to_be_present_in_element((By.ID, "status"), "Type a question"))
+        _ask(browser, "    ", "Type a question", timeout=10)
         assert "error" in browser.find_element(By.ID, "status").get_attribute("class")
 
 
@@ -192,9 +185,7 @@ def test_chat_page_links_the_hpo_sources_gene_hits_in_the_trace(browser, geneset
     plain text: GET /v1/catalogues had no "hpo" catalogue. Both now go to the gene's HPO page."""
     with serve(settings_with(f"data_dir={geneset_data_dir}")) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys("genes for seizures and ataxia")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        _ask(browser, "genes for seizures and ataxia")
         retrieve = browser.find_element(By.CSS_SELECTOR, "#steps li.step[data-step='retrieve']")
         assert "Retrieve · hpo" in retrieve.text
         shown = retrieve.find_element(By.CSS_SELECTOR, ".hits").text.split()[2:]
@@ -212,10 +203,7 @@ def test_chat_page_links_a_gene_set_terms_citation_to_its_go_or_reactome_page(br
     one catalogue (its ids are GO's and Reactome's). The citation now links the term's page."""
     with serve(settings_with()) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys(
-            "what do these genes do together: MCM2 MCM3 MCM4 MCM5 MCM6 MCM7")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        _ask(browser, "what do these genes do together: MCM2 MCM3 MCM4 MCM5 MCM6 MCM7")
         links = browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")
         assert links, "the gene-set citation is not a link"
         for a in links:
@@ -234,9 +222,7 @@ def test_chat_page_names_the_step_that_ends_the_search_and_says_why(browser, gen
     "Stop searching · why: <the reason>"."""
     with serve(settings_with(f"data_dir={geneset_data_dir}")) as srv:
         browser.get(srv.url + "/")
-        browser.find_element(By.ID, "question").send_keys("symptoms of cushing")
-        browser.find_element(By.ID, "ask").click()
-        WebDriverWait(browser, 240).until(EC.text_to_be_present_in_element((By.ID, "status"), "Done."))
+        _ask(browser, "symptoms of cushing")
         last_select = browser.find_elements(By.CSS_SELECTOR, "#steps li.step[data-step='select']")[-1]
         head, why = last_select.text.split("\n")[:2]
         assert "Stop searching" in head and "Select a source" not in head
@@ -249,8 +235,6 @@ def test_chat_page_says_the_server_is_gone_when_nothing_answers(browser):
     answer and what to check."""
     with serve(settings_with()) as srv:
         browser.get(srv.url + "/")
-    browser.find_element(By.ID, "question").send_keys("Where is BRCA2 located?")
-    browser.find_element(By.ID, "ask").click()
-    WebDriverWait(browser, 30).until(EC.text_to_be_present_in_element((By.ID, "status"), "Request failed"))
+    _ask(browser, "Where is BRCA2 located?", "Request failed", timeout=30)
     status = browser.find_element(By.ID, "status").text
     assert "no answer from the server" in status and "TypeError" not in status

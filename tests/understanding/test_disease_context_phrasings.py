@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import pytest
 
-from application.engine import build_agent
 from biorag.catalogues import cited_as
-from biorag.settings import load_settings
 from biorag.understanding import analyse
+from tests.agents import newcomer_agent
 
 # (question, the gene's official symbol, its NCBI Gene ID)
 GENE_IN_DISEASE = [
@@ -78,11 +77,8 @@ OPEN_GENE = [
 def agent(geneset_data_dir):
     """A newcomer's set-up after `biorag data gene-store build` and `hpo-store build`:
     rules planner, local stores, no PubMed index."""
-    a = build_agent(load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "rules"}))
-    yield a
-    for r in a.retrievers.values():
-        r.close()
-    a.lexicon.close()
+    with newcomer_agent(geneset_data_dir) as a:
+        yield a
 
 
 def _analyse(agent, question):

@@ -22,11 +22,10 @@ import re
 
 import pytest
 
-from application.engine import build_agent
 from biorag.catalogues import cited_as
-from biorag.settings import load_settings
 from biorag.understanding import analyse
 from retrievers.omim import GENE_LINKERS
+from tests.agents import newcomer_agent
 
 # (question, the gene's official symbol, the disease as the question names it)
 LINKED = [
@@ -73,11 +72,8 @@ GENETIC_BASIS = [
 @pytest.fixture(scope="module")
 def agent(geneset_data_dir):
     """A newcomer's set-up after `biorag data gene-store build` and `hpo-store build`."""
-    a = build_agent(load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "rules"}))
-    yield a
-    for r in a.retrievers.values():
-        r.close()
-    a.lexicon.close()
+    with newcomer_agent(geneset_data_dir) as a:
+        yield a
 
 
 def _store_links(full_gene_store, hpo_store, disease: str) -> dict[str, dict[str, set[str]]]:
@@ -233,11 +229,8 @@ def test_the_gene_s_diseases_are_looked_up_only_when_the_pair_is_not_linked(agen
 
 @pytest.fixture(scope="module")
 def hybrid_agent(geneset_data_dir):
-    a = build_agent(load_settings(overrides={"data_dir": str(geneset_data_dir), "planner": "hybrid"}))
-    yield a
-    for r in a.retrievers.values():
-        r.close()
-    a.lexicon.close()
+    with newcomer_agent(geneset_data_dir, planner="hybrid") as a:
+        yield a
 
 
 @pytest.mark.parametrize("question, symbol, disease", LINKED[:2] + UNLINKED[:3])
