@@ -66,12 +66,13 @@ def http_client(url: str, key: str | None = None) -> Client:
     return Client(streamable_http_client(f"{url}/mcp", http_client=http))
 
 
-def stdio_client_for(data_dir: Path, errlog, *args: str) -> Client:
-    """`python -m cli.main [args] mcp` as a subprocess, as a client configuration starts it."""
+def stdio_client_for(data_dir: Path, errlog, *args: str, **client_kw) -> Client:
+    """`python -m cli.main [args] mcp` as a subprocess, as a client configuration starts it;
+    its stderr goes to `errlog`."""
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "cli.main", *args, "mcp"], cwd=str(ROOT),
         env={"PYTHONPATH": str(ROOT), "BIORAG_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"})
-    return Client(stdio_client(params, errlog=errlog))
+    return Client(stdio_client(params, errlog=errlog), **client_kw)
 
 
 async def check_listing(client: Client) -> None:
