@@ -24,11 +24,11 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from application.engine import Engine
-from biorag.errors import InputError, SourceUnavailable
+from biorag.errors import BioragError, ConfigError, InputError, SourceUnavailable
 from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.settings import Settings
 from biorag.user_text import check_user_text
-from serving.errors import FieldError, NothingToSearch
+from serving.errors import FieldError
 from serving.mcp_server.results import (
     AskResult,
     GeneSetResult,
@@ -87,7 +87,7 @@ class Backend:
         try:
             return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(self.pool, fn, *args), timeout)
         except TimeoutError:
-            raise InputError(f"no result within the {timeout:.0f}s request deadline (serve.request_timeout_s)") from None
+            raise BioragError(f"no result within the {timeout:.0f}s request deadline (serve.request_timeout_s)") from None
 
     def source(self, tool: str) -> str:
         """The enabled source behind `tool`; SourceUnavailable when the operator switched it off."""
@@ -162,7 +162,7 @@ class Tools:
         question = check_user_text(question, settings)
         eff = effective_settings(settings, req) if req.has_overrides() else settings
         if not eff.enabled_sources():
-            raise NothingToSearch("max_rounds", "this server has every source switched off")
+            raise ConfigError("every source is switched off on this server: the agent has nothing to search")
         run = self.b.runner.start(eff, question)
         step = 0
         try:
@@ -175,8 +175,8 @@ class Tools:
                 await ctx.report_progress(step, None, f"round {item.round}: {item.step}{where}")
             answer = run.future.result()
         except TimeoutError:
-            raise InputError(f"no answer within the {run.deadline_s:.0f}s request deadline "
-                             "(serve.request_timeout_s)") from None
+            raise BioragError(f"no answer within the {run.deadline_s:.0f}s request deadline "
+                              "(serve.request_timeout_s)") from None
         finally:
             if not run.future.done():
                 run.cancel()  # the client went away or the deadline passed: stop at the next step
