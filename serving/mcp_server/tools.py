@@ -125,7 +125,7 @@ async def rank_phenotype_genes(backend: Backend, phenotypes: list[str], k: int |
     names = [p.strip() for p in phenotypes if p.strip()]
     if not names:
         raise InputError("phenotypes: give at least one phenotype name or HPO id, e.g. 'Seizure' or 'HP:0001250'")
-    name, retriever, hits = await backend.lookup("phenotype_genes", "; ".join(names), k)
+    name, _, hits = await backend.lookup("phenotype_genes", "; ".join(names), k)
     ranked = [h for h in hits if h.metadata.get("kind") == "gene"]
     if not ranked:
         raise InputError(f"phenotypes: none of {', '.join(names)} was read as an HPO phenotype; "

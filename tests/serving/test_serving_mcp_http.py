@@ -178,3 +178,14 @@ def test_without_keys_the_endpoint_is_open_and_a_missing_store_names_its_build_c
         pubmed, hpo = (error_text(r) for r in asyncio.run(session()))
     assert pubmed.startswith("search_pubmed: pubmed: no PubMed index") and "`biorag index build" in pubmed
     assert "`biorag data hpo-store build`" in hpo
+
+
+def test_phenotypes_rank_the_same_by_name_id_case_and_order(keyed_server):
+    asked = [["Seizure", "Ataxia"], ["HP:0001251", "HP:0001250"], ["ataxia", "SEIZURE"]]
+
+    async def session():
+        async with http_client(keyed_server.url, KEY) as c:
+            return [await c.call_tool("phenotype_genes", {"phenotypes": p, "k": 5}) for p in asked]
+
+    rankings = [[g["symbol"] for g in r.structured_content["genes"]] for r in asyncio.run(session())]
+    assert len(rankings[0]) == 5 and rankings[1] == rankings[0] and rankings[2] == rankings[0]
