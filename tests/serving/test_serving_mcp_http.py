@@ -1,8 +1,9 @@
 """The MCP endpoint of `biorag serve` (/mcp, streamable HTTP) against a live server on
 127.0.0.1, through the SDK's own client: the tools listed and each one called on the real
-stores and the sample PubMed index (the agent scripted, so that its slot can be held),
-results equal to the REST API's, errors as one line, and the app's one API key, one
-body-size limit and one agent-slot limit (busy -> 429 with Retry-After)."""
+stores and the sample PubMed index (the agent scripted, so that its slot can be held; the
+real agent in the last test), results equal to the REST API's, errors as one line, and the
+app's one API key, one body-size limit and one agent-slot limit (busy -> 429 with
+Retry-After)."""
 
 from __future__ import annotations
 
@@ -189,3 +190,20 @@ def test_phenotypes_rank_the_same_by_name_id_case_and_order(keyed_server):
 
     rankings = [[g["symbol"] for g in r.structured_content["genes"]] for r in asyncio.run(session())]
     assert len(rankings[0]) == 5 and rankings[1] == rankings[0] and rankings[2] == rankings[0]
+
+
+@pytest.mark.llm
+def test_ask_runs_the_real_agent_as_the_rest_api_does(tmp_path):
+    question = "What is the official gene symbol of LMP10?"
+    with serve(settings_with(f"data_dir={tmp_path}")) as srv:
+        async def session():
+            async with http_client(srv.url) as c:
+                return await c.call_tool("ask", {"question": question})
+
+        r = asyncio.run(session())
+        with srv.client() as c:
+            rest = c.post("/v1/answer", json={"question": question}).json()
+    ask = AskResult.model_validate(r.structured_content)
+    assert ask.answer == rest["answer"] == "PSMB10"
+    assert [c.model_dump() for c in ask.citations] == rest["citations"]
+    assert [e.step for e in ask.trace] == [e["step"] for e in rest["trace"]]
