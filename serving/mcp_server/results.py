@@ -62,6 +62,8 @@ class GeneSetResult(Lookup):
 
     name: str | None = Field(None, description="the process the set shares, or None")
     significant: bool = Field(description="whether the naming term is significantly enriched")
+    genes: dict[str, Any] = Field(default_factory=dict, description="the listed symbols: used, renamed, ambiguous")
+    unknown: list[str] = Field(default_factory=list, description="listed symbols left out: not read as human genes")
 
 
 class AskResult(BaseModel):
@@ -116,6 +118,7 @@ def summary(result: BaseModel) -> str:
     elif isinstance(result, GeneSetResult):
         head = [f"name: {result.name}" + ("" if result.significant else " (not significant)") if result.name
                 else "no term names the set"]
+        head += [f"not read as human genes: {', '.join(result.unknown)}"] if result.unknown else []
     assert isinstance(result, Lookup)
     body = [r.text.splitlines()[0] if r.text else r.title for r in result.records]
     return "\n".join([*head, *(f"- {line}" for line in body), "Sources:", *_cited_lines(result.citations)])

@@ -97,14 +97,17 @@ class Backend:
                                           f"enable it with --enable {name}")
         return name
 
+    async def retriever(self, tool: str) -> tuple[str, Any]:
+        """(source, its shared retriever) behind `tool`, built on first use."""
+        name = self.source(tool)
+        return name, await self.off_loop(self.engine.retriever, name)
+
     async def lookup(self, tool: str, query: str, k: int | None = None,
                      filters: SearchFilters | None = None) -> tuple[str, Any, SearchHits | list[Evidence]]:
         """(source, its retriever, hits) for `query`, checked like every user text."""
         query = check_user_text(query, self.settings, "query")
-        name = self.source(tool)
-        retriever = await self.off_loop(self.engine.retriever, name)
-        kk = k or self.settings.sources[name].top_k
-        hits = await self.off_loop(retriever.search, query, kk, filters)
+        name, retriever = await self.retriever(tool)
+        hits = await self.off_loop(retriever.search, query, k or self.settings.sources[name].top_k, filters)
         return name, retriever, hits
 
 
@@ -191,9 +194,10 @@ class Tools:
         year_to: Annotated[int | None, Field(ge=1800, le=2100, description="only records published in or before")] = None,
         k: K = None,
     ) -> Annotated[CallToolResult, Lookup]:
-        """Search the local PubMed index (abstracts with their MeSH descriptors) by meaning,
-        optionally restricted or boosted by MeSH descriptors and publication years. Returns
-        the abstracts best first, each with its PMID, title, year, MeSH terms and link."""
+        """Search this server's local PubMed index (the abstracts it has indexed, with their
+        MeSH descriptors) by meaning, optionally restricted to MeSH descriptors and publication
+        years. Returns the abstracts best first, each with its PMID, title, year, MeSH terms
+        and link; an empty list when nothing indexed matches the filters."""
         if year_from and year_to and year_from > year_to:
             raise FieldError("year_from", f"year_from {year_from} is after year_to {year_to}")
         filters = SearchFilters(mesh=mesh or [], year_from=year_from, year_to=year_to)
@@ -219,7 +223,9 @@ class Tools:
         variant: Annotated[str, Field(description="a dbSNP reference SNP id, e.g. rs1217074595")],
     ) -> Annotated[CallToolResult, GenesLookup]:
         """Find the gene(s) a variant lies in or is associated with, from its dbSNP record
-        (which also gives its chromosome, GRCh38 position, alleles and clinical significance)."""
+        (which also gives its chromosome, GRCh38 position, alleles and clinical significance).
+        dbSNP is reached through NCBI E-utilities; a server without network answers only the
+        variants in its recording, and says so for the others."""
         name, retriever, hits = await self.b.lookup("variant_genes", variant)
         genes, why = genes_read(retriever, "rsid", list(hits), variant.strip())
         return tool_result(GenesLookup(source=name, query=variant.strip(), records=records(hits),
@@ -257,16 +263,21 @@ class Tools:
                                           description="gene symbols of the set, e.g. ['ERBB2', 'ERBB4', 'HRAS', 'KRAS']")],
         k: K = None,
     ) -> Annotated[CallToolResult, GeneSetResult]:
-        """What does a gene set do together? Enrichment against GO Biological Process,
-        Reactome, HPO and the MeSH terms of indexed abstracts; returns the enriched terms
-        best first (adjusted p-values, supporting genes) and the process that names the set
-        when one is significant. Old symbols are renamed, unknown ones reported."""
-        name, _, hits = await self.b.lookup("gene_set_enrichment", " ".join(g.strip() for g in genes), k)
+        """What does a gene set do together? Enrichment against the term libraries this
+        server has (GO Biological Process and Reactome; HPO and the MeSH terms of indexed
+        abstracts when those are built); returns the enriched terms best first (adjusted
+        p-values, supporting genes) and the process that names the set. `genes` reports the
+        symbols used and renamed (previous symbols); `unknown` those left out, not read as
+        human genes."""
+        query = check_user_text(" ".join(g.strip() for g in genes), self.b.settings, "gene list")
+        name, retriever = await self.b.retriever("gene_set_enrichment")
+        hits = await self.b.off_loop(retriever.search_genes, query.split(), k or self.b.settings.sources[name].top_k)
         first = hits[0].metadata if hits else {}
+        checked = first.get("genes") or {}
         return tool_result(GeneSetResult(
-            source=name, query=" ".join(genes), records=records(hits), citations=citations(hits),
-            name=first.get("process_name"),
-            significant=bool(first.get("significant"))))
+            source=name, query=query, records=records(hits), citations=citations(hits),
+            name=first.get("process_name"), significant=bool(first.get("significant")), genes=checked,
+            unknown=list(checked.get("unknown", []))))
 
 
 #: the tools, in the order clients list them

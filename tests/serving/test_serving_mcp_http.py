@@ -207,3 +207,17 @@ def test_ask_runs_the_real_agent_as_the_rest_api_does(tmp_path):
     assert ask.answer == rest["answer"] == "PSMB10"
     assert [c.model_dump() for c in ask.citations] == rest["citations"]
     assert [e.step for e in ask.trace] == [e["step"] for e in rest["trace"]]
+
+
+def test_gene_sets_read_the_same_in_any_order_and_case_and_report_unknown_symbols(keyed_server):
+    sets = [["ERBB2", "ERBB4", "FGFR2", "FGFR4", "HRAS", "KRAS"], ["kras", "Hras", "fgfr4", "ERBB4", "FGFR2", "erbb2"],
+            ["ERBB2", "NOTAGENE1", "ERBB4", "FGFR2", "FGFR4", "HRAS", "KRAS"]]
+
+    async def session():
+        async with http_client(keyed_server.url, KEY) as c:
+            return [(await c.call_tool("gene_set_enrichment", {"genes": g})).structured_content for g in sets]
+
+    plain, shuffled, with_unknown = asyncio.run(session())
+    assert plain["name"] and shuffled["name"] == plain["name"] == with_unknown["name"]
+    assert [r["cited"] for r in shuffled["records"]] == [r["cited"] for r in plain["records"]]
+    assert plain["unknown"] == shuffled["unknown"] == [] and with_unknown["unknown"] == ["NOTAGENE1"]
