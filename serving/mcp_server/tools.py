@@ -189,15 +189,17 @@ class Tools:
         self,
         query: Annotated[str, Field(description="a focused natural-language query (a sentence, not keywords)")],
         mesh: Annotated[list[str] | None, Field(description="MeSH descriptor names or UIs (e.g. 'Alzheimer Disease', "
-                                                            "D000544): only records carrying at least one of them")] = None,
+                                                            "D000544): records carrying at least one of them")] = None,
         year_from: Annotated[int | None, Field(ge=1800, le=2100, description="only records published in or after")] = None,
         year_to: Annotated[int | None, Field(ge=1800, le=2100, description="only records published in or before")] = None,
         k: K = None,
     ) -> Annotated[CallToolResult, Lookup]:
         """Search this server's local PubMed index (the abstracts it has indexed, with their
-        MeSH descriptors) by meaning, optionally restricted to MeSH descriptors and publication
+        MeSH descriptors) by meaning, optionally filtered by MeSH descriptors and publication
         years. Returns the abstracts best first, each with its PMID, title, year, MeSH terms
-        and link; an empty list when nothing indexed matches the filters."""
+        and link. When the MeSH filter leaves fewer than k records, the server's setting
+        (index.mesh_widen) may fill up from unfiltered search: such records carry
+        `widened: true` in their metadata, and `search` says what was done."""
         if year_from and year_to and year_from > year_to:
             raise FieldError("year_from", f"year_from {year_from} is after year_to {year_to}")
         filters = SearchFilters(mesh=mesh or [], year_from=year_from, year_to=year_to)
