@@ -60,6 +60,7 @@ for _module, _name in [
     ("evaluate", "eval"),
     ("train", "train"),
     ("serve", "serve"),
+    ("mcp", "mcp"),
     ("geneset", "geneset"),
 ]:
     _mount(_module, _name)

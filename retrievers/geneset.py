@@ -563,6 +563,13 @@ class GeneSetRetriever(Retriever):
         genes = genes_in_question(query, it.gene_store, it._known_symbols())
         if len(genes) < 2:
             raise QueryRejected(SOURCE, "name at least 2 gene symbols to interpret a gene set")
+        return self.search_genes(genes, k)
+
+    def search_genes(self, genes: list[str], k: int) -> list[Evidence]:
+        """The enriched terms of a gene list given as a list (the MCP tool's): every symbol is
+        checked, in any case, and the unknown ones are reported in the records' `genes`
+        (free text goes through `search`, which reads only symbols written as symbols)."""
+        it = self.interpreter
         report = it.interpret(genes)
         ordered = ([report.name_term] if report.name_term else []) + [
             e for e in report.top_terms(k) if e is not report.name_term]

@@ -10,6 +10,7 @@ Routes (all /v1 routes and /metrics need an API key when keys are configured):
   POST /v1/geneset            gene-set interpretation, as `biorag geneset --json`
   POST /v1/jobs/index-rebuild start a rebuild (one at a time); GET /v1/jobs/{id} its progress
   GET  /healthz, /readyz, /metrics, and / (the chat page)
+  /mcp                        the MCP tools over streamable HTTP (serving/mcp_server)
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from biorag.redaction import install_log_scrubbing
 from biorag.settings import ServeSettings, Settings
 from serving.errors import ScrubbedJSONResponse, install_handlers
 from serving.jobs import JobManager
+from serving.mcp_server.http import McpEndpoint
+from serving.mcp_server.tools import Backend
 from serving.metrics import HttpMetrics, Metrics
 from serving.routes.answer import answer_router
 from serving.routes.geneset import geneset_router
@@ -36,7 +39,7 @@ from serving.routes.operations import operations_router
 from serving.routes.page import page_router
 from serving.routes.search import search_router
 from serving.runner import AgentRunner
-from serving.security import ApiKeyAuth, BodyLimit, HostGuard, allowed_host_names
+from serving.security import MCP_PATH, ApiKeyAuth, BodyLimit, HostGuard, allowed_host_names
 
 
 def _add_middlewares(app: FastAPI, serve: ServeSettings, keys: list[str], metrics: Metrics) -> None:
@@ -63,10 +66,12 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
                          serve.retry_after_s)
     search_pool = ThreadPoolExecutor(max_workers=default_workers(), thread_name_prefix="biorag-search")
     keys = [k.get_secret_value() for k in serve.api_keys]
+    mcp = McpEndpoint(Backend(settings, engine, runner, search_pool), metrics)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
-        yield
+        async with mcp.running():
+            yield
         runner.shutdown()
         search_pool.shutdown(wait=False, cancel_futures=True)
         await run_in_threadpool(engine.close)
@@ -95,6 +100,7 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     app.include_router(jobs_router(guard))
     app.include_router(operations_router(guard))
     app.include_router(page_router())
+    app.add_route(MCP_PATH, mcp, include_in_schema=False)  # outside the OpenAPI document
 
     _add_middlewares(app, serve, keys, metrics)
     errors_as_json(app)

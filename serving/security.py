@@ -6,25 +6,31 @@ body is read or parsed (an unauthenticated client learns nothing about what it s
   localhost, 127.0.0.1, [::1] and `serve.host`; `["*"]` turns the check off). A page on
   another site that rebinds its DNS name to 127.0.0.1 sends its own name, and gets 400.
 - Keys: from `serve.api_keys` (or BIORAG_SERVE__API_KEYS='["k1","k2"]'). When any key is
-  configured, every /v1 route and /metrics need `Authorization: Bearer <key>` or
-  `X-API-Key: <key>`; /healthz, /readyz and the chat page stay open. Keys are compared in
+  configured, every /v1 route, /metrics and the MCP endpoint (/mcp) need
+  `Authorization: Bearer <key>` or `X-API-Key: <key>`; /healthz, /readyz and the chat page
+  stay open. Keys are compared in
   constant time against every configured key, and never logged or echoed.
 - Size: bodies over `serve.max_body_bytes` get 413, chunked ones included.
 
-All three answer in the API's one error shape (serving/errors.py).
+All three answer in the API's one error shape (serving/errors.py); on the MCP endpoint the
+same `ErrorBody` rides in a JSON-RPC error object (`error.data`), whose `error.message` is the
+one line an MCP client shows (it reads a JSON-RPC error from a non-2xx body).
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 
 from fastapi.security import APIKeyHeader, HTTPBearer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from serving.errors import ErrorBody, FieldIssue
 
+#: the MCP endpoint (streamable HTTP, serving/mcp_server), mounted in the app
+MCP_PATH = "/mcp"
 #: paths that need a key when keys are configured
-PROTECTED_PREFIXES = ("/v1/", "/metrics")
+PROTECTED_PREFIXES = ("/v1/", "/metrics", MCP_PATH)
 #: answered whatever the Host header says (a liveness probe reveals nothing)
 HOST_EXEMPT = frozenset({"/healthz"})
 DEFAULT_HOSTS = ("localhost", "127.0.0.1", "[::1]")
@@ -35,11 +41,26 @@ bearer_scheme = HTTPBearer(auto_error=False, description="an API key from serve.
 api_key_scheme = APIKeyHeader(name="X-API-Key", auto_error=False, description="an API key from serve.api_keys")
 
 
-async def send_error(send: Send, status: int, error: str, detail: str, field: str | None = None,
-                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    """An error response in the API's one shape, from a middleware (no app behind it)."""
+def is_mcp(scope: Scope) -> bool:
+    path = scope.get("path", "")
+    return path == MCP_PATH or path.startswith(MCP_PATH + "/")
+
+
+def error_bytes(scope: Scope, error: str, detail: str, field: str | None = None) -> bytes:
+    """The body of a middleware's error: an `ErrorBody`, or on the MCP endpoint a JSON-RPC
+    error carrying it (code -32600, invalid request; id null: the request was not read)."""
     fields = [FieldIssue(field=field, message=detail)] if field else []
-    body = ErrorBody(error=error, detail=detail, fields=fields).model_dump_json().encode()
+    body = ErrorBody(error=error, detail=detail, fields=fields)
+    if not is_mcp(scope):
+        return body.model_dump_json().encode()
+    return json.dumps({"jsonrpc": "2.0", "id": None,
+                       "error": {"code": -32600, "message": f"{error}: {detail}", "data": body.model_dump()}}).encode()
+
+
+async def send_error(send: Send, status: int, error: str, detail: str, field: str | None = None,
+                     headers: list[tuple[bytes, bytes]] | None = None, scope: Scope | None = None) -> None:
+    """An error response in the API's one shape, from a middleware (no app behind it)."""
+    body = error_bytes(scope or {}, error, detail, field)
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()), *(headers or [])]})
@@ -51,6 +72,21 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if k.lower() == name:
             return v.decode("latin-1")
     return None
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A `receive` for the app behind a middleware that read the body: the body whole, then
+    the connection's own messages (a disconnect)."""
+    delivered = False
+
+    async def replay() -> dict:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 # ---- Host ---------------------------------------------------------------------------
@@ -95,7 +131,7 @@ class HostGuard:
             await send_error(send, 400, "bad request",
                              f"{shown} is not a name of this server: use one of "
                              f"{', '.join(sorted(self.allowed))}, or add it to serve.allowed_hosts",
-                             field="header.host")
+                             field="header.host", scope=scope)
             return
         await self.app(scope, receive, send)
 
@@ -136,7 +172,7 @@ class ApiKeyAuth:
         if not given or not key_matches(given, self._keys):
             await send_error(send, 401, "unauthorized", f"missing or invalid API key: {AUTH_HINT}",
                              field="header.authorization",
-                             headers=[(b"www-authenticate", b"Bearer")])
+                             headers=[(b"www-authenticate", b"Bearer")], scope=scope)
             return
         await self.app(scope, receive, send)
 
@@ -164,7 +200,7 @@ class BodyLimit:
             except ValueError:
                 too_big = False
             if too_big:
-                await self._reject(send)
+                await self._reject(send, scope)
                 return
             await self.app(scope, receive, send)
             return
@@ -176,23 +212,13 @@ class BodyLimit:
             body = message.get("body", b"")
             seen += len(body)
             if seen > self.max_bytes:
-                await self._reject(send)
+                await self._reject(send, scope)
                 return
             chunks.append(body)
             if not message.get("more_body", False):
                 break
-        whole = b"".join(chunks)
-        delivered = False
+        await self.app(scope, replaying(b"".join(chunks), receive), send)
 
-        async def replay() -> dict:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": whole, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-    async def _reject(self, send: Send) -> None:
+    async def _reject(self, send: Send, scope: Scope) -> None:
         await send_error(send, 413, "request too large", f"the request body exceeds {self.max_bytes} bytes",
-                         field="body")
+                         field="body", scope=scope)

@@ -78,6 +78,8 @@ def _cases() -> list[Case]:
         add(f"ask-replay-{key}", ["ask", "LMP10?", "--replay", key], *names)
     for key in ("DIR", "BIN", "MISSING", "NUL"):
         add(f"tool-replay-{key}", ["tool", "gene", "LMP10", "--replay", key], "replay")
+    for key in ("DIR", "MISSING"):  # checked before `biorag mcp` serves (a bad recording's lines: at first use)
+        add(f"mcp-replay-{key}", ["mcp", "--replay", key], "--replay")
         add(f"eval-replay-{key}", ["eval", "geneturing", "-q", "GOOD", "--replay", key, "--out", "OUT/ev"],
             "replay")
     for key, names in [("DIR", ("replay recording", "directory")), ("BIN", ("not UTF-8",)),
@@ -85,7 +87,7 @@ def _cases() -> list[Case]:
         add(f"set-cassette-{key}", ["ask", "LMP10?", "--set", f"tool_io.cassette={key}",
                                     "--set", "tool_io.mode=replay"], *names)
     for cmd in (["ask", "LMP10?"], ["config"], ["search", "pubmed", "amyloid"], ["tool", "gene", "LMP10"],
-                ["serve"], ["eval", "geneturing", "-q", "GOOD"], ["index", "stats"]):
+                ["serve"], ["mcp"], ["eval", "geneturing", "-q", "GOOD"], ["index", "stats"]):
         add(f"preset-binary-{cmd[0]}", [*cmd, "--preset", "BINJSON"], "preset file", "not UTF-8")
     for cmd in (["ask", "LMP10?"], ["config"]):
         add(f"preset-dir-{cmd[0]}", [*cmd, "--preset", "DIR"], "preset file", "directory")
@@ -152,7 +154,7 @@ def _cases() -> list[Case]:
         add(f"config-set-{item}", ["config", "--set", item], *names)
     for item in ("llm.temperature=9", "nokey", "tool_io.mode=sideways"):
         add(f"ask-set-{item}", ["ask", "LMP10?", "--set", item], item.split("=")[0] if "=" in item else "--set")
-    for cmd in (["ask", "LMP10?"], ["config"], ["serve"]):
+    for cmd in (["ask", "LMP10?"], ["config"], ["serve"], ["mcp"]):
         add(f"disable-unknown-{cmd[0]}", [*cmd, "--disable", "genes"], "unknown switch 'genes'")
         add(f"enable-unknown-{cmd[0]}", [*cmd, "--enable", "wikipedia"], "unknown switch 'wikipedia'")
     add("env-bad-number", ["config"], "llm.temperature", env={"BIORAG_LLM__TEMPERATURE": "hot"})

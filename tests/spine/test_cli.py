@@ -64,7 +64,7 @@ def test_ask_json_shape_on_the_embedded_preset_with_replayed_tools():
 
 
 def test_every_command_has_help():
-    groups = {"": ["ask", "config", "index", "search", "tool", "data", "eval", "train", "serve"]}
+    groups = {"": ["ask", "config", "index", "search", "tool", "data", "eval", "train", "serve", "mcp"]}
     assert run("--help").returncode == 0
     for cmd in groups[""]:
         r = run(cmd, "--help")
