@@ -44,7 +44,7 @@ def test_sse_streams_each_step_while_the_run_is_going_then_the_answer():
     assert final["answer"].startswith("PSMB10") and final["trace"][2]["hits"] == ["gene:5699"]
 
 
-def test_busy_server_answers_503_with_retry_after_then_recovers():
+def test_busy_server_answers_429_with_retry_after_then_recovers():
     gate = threading.Event()
     s = settings_with("serve.max_concurrent=1", "serve.retry_after_s=7")
     with serve(s, lambda st: ScriptedAgent(st, gate=gate)) as srv, srv.client() as c:
@@ -63,9 +63,9 @@ def test_busy_server_answers_503_with_retry_after_then_recovers():
             busy_stream = c2.post("/v1/answer/stream", json={"question": "three"})
         gate.set()
         t.join(30)
-        assert busy.status_code == 503 and busy.headers["retry-after"] == "7"
+        assert busy.status_code == 429 and busy.headers["retry-after"] == "7"
         assert "slots" in busy.json()["detail"]
-        assert busy_stream.status_code == 503 and busy_stream.headers["retry-after"] == "7"
+        assert busy_stream.status_code == 429 and busy_stream.headers["retry-after"] == "7"
         assert first["r"].status_code == 200
         again = c.post("/v1/answer", json={"question": "four"})
         assert again.status_code == 200
@@ -248,7 +248,7 @@ def test_request_metrics_name_the_route_template_in_every_router():
         text = c.get("/metrics", headers=keyed).text
     for labels in ('method="GET",route="/v1/jobs/{job_id}",status="404"',
                    'method="POST",route="/v1/geneset",status="422"',
-                   'method="GET",route="/v1/search/{source}",status="401"',
+                   'method="GET",route="/v1/search/gene",status="401"',
                    'method="GET",route="unmatched",status="404"'):
         assert f"biorag_http_requests_total{{{labels}}} 1.0" in text, labels
 
