@@ -22,6 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from application.engine import Engine
 from biorag.errors import BioragError
@@ -101,6 +102,11 @@ class ChatRoute(APIRoute):
                 return await handler(request)
             except RequestValidationError as exc:
                 return _invalid(exc)
+            except StarletteHTTPException as exc:
+                if exc.status_code != 400:
+                    raise
+                return _oa(400, api.openai_error(400, "the body could not be read as JSON text (is it UTF-8?)",
+                                                 None, "invalid_json"))
             except FieldError as exc:
                 status = 400 if exc.status == 422 else exc.status
                 param = exc.field.removeprefix("body.")
@@ -152,7 +158,10 @@ def _read(asked: str, earlier: list[str], engine: Engine, settings: Settings) ->
     """The question to answer: `asked`, a reference to an earlier question resolved."""
     if not earlier:
         return FollowUp(asked, asked, None, "the first question")
-    return resolve(asked, earlier, engine.lexicon(settings))
+    follow = resolve(asked, earlier, engine.lexicon(settings))
+    if len(follow.question) > settings.max_question_chars:
+        return FollowUp(asked, asked, None, f"'{follow.subject}' filled in would pass max_question_chars")
+    return follow
 
 
 def chat_router(settings: Settings, guard: Guard) -> APIRouter:

@@ -173,3 +173,24 @@ def test_a_body_over_the_limit_is_413_for_chat_too():
         with pytest.raises(openai.APIStatusError) as err:
             _client(srv.url).chat.completions.create(model=MODEL, messages=long)
     assert err.value.status_code == 413
+
+
+def test_temperature_and_max_tokens_set_the_written_answers_sampling():
+    seen: list = []
+
+    def agent(st):
+        seen.append(st)
+        return ScriptedAgent(st)
+
+    ask = {"model": MODEL, "messages": [{"role": "user", "content": QUESTION}]}
+    with serve(settings_with("llm.max_tokens=300"), agent) as srv:
+        client = _client(srv.url)
+        client.chat.completions.create(**ask, temperature=0.4, max_tokens=120)
+        client.chat.completions.create(**ask, max_completion_tokens=77)
+        client.chat.completions.create(**ask)
+        with pytest.raises(openai.BadRequestError) as err:  # the operator's limit stands
+            client.chat.completions.create(**ask, max_tokens=301)
+    assert err.value.body["param"] == "max_tokens" and "300" in err.value.message
+    assert (seen[0].generation.temperature, seen[0].generation.max_tokens) == (0.4, 120)
+    assert seen[1].generation.max_tokens == 77 and seen[1].generation.temperature is None
+    assert seen[2].generation == settings_with().generation and len(seen) == 3
