@@ -36,7 +36,8 @@ from biorag.user_text import user_text_schema
 from serving.overrides import AnswerRequest, effective_settings
 
 PREFIX = "biorag-"
-_FORBID = ConfigDict(extra="forbid")
+#: unknown parameters refused; values as the schema types them (no "yes" for true)
+_FORBID = ConfigDict(extra="forbid", strict=True)
 
 
 # ---- models -------------------------------------------------------------------------
