@@ -26,7 +26,17 @@ import time
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+    create_model,
+    field_validator,
+)
 
 from biorag.catalogues import record_url
 from biorag.followup import FollowUp
@@ -114,7 +124,7 @@ def chat_request_model(settings: Settings, models: list[str]) -> type[BaseModel]
         content=(text | None, None), name=(str | None, None), refusal=(str | None, None))
     message = Annotated[user | other | assistant, Field(discriminator="role")]
     top = settings.llm.max_tokens
-    tokens = Field(None, ge=1, le=top, description=f"the written answer's token limit (llm mode), at most {top}")
+    tokens = Field(None, description=f"the written answer's token limit (llm mode), at most {top}")
     model_enum = Literal[tuple(models)]  # type: ignore[valid-type]
 
     class Base(BaseModel):
@@ -138,15 +148,38 @@ def chat_request_model(settings: Settings, models: list[str]) -> type[BaseModel]
         stream_options=(create_model("StreamOptions", __config__=_FORBID, include_usage=(bool, False)) | None,
                         Field(None, description="include_usage: a last chunk with `usage` (null: not counted)")),
         temperature=(float | None, Field(None, ge=0.0, le=2.0, description="the written answer's sampling (llm mode)")),
-        max_tokens=(int | None, tokens),
-        max_completion_tokens=(int | None, tokens),
-        n=(int | None, Field(None, ge=1, le=1, description="one choice only")),
+        max_tokens=(_integer(1, top) | None, tokens),
+        max_completion_tokens=(_integer(1, top) | None, tokens),
+        n=(_integer(1, 1) | None, Field(None, description="one choice only")),
         top_p=(float | None, Field(None, ge=1, le=1, description="1 only: no nucleus sampling")),
         presence_penalty=(float | None, Field(None, ge=0, le=0, description="0 only")),
         frequency_penalty=(float | None, Field(None, ge=0, le=0, description="0 only")),
-        logprobs=(Literal[False] | None, Field(None, description="false only: no log probabilities")),
+        logprobs=(Annotated[bool | None, AfterValidator(_not_true), WithJsonSchema(
+            {"anyOf": [{"type": "boolean", "const": False}, {"type": "null"}]})],
+            Field(None, description="false only: no log probabilities")),
         user=(str | None, Field(None, description="an end-user id; accepted, not used")),
     )
+
+
+def _json_integer(value: Any) -> Any:
+    """An integer as JSON Schema counts one: 5 or 5.0, never "5" or true (the request model
+    is strict otherwise)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _integer(low: int, high: int) -> Any:
+    """A JSON Schema integer from `low` to `high` (strict mode alone would refuse 5.0)."""
+    return Annotated[int, BeforeValidator(_json_integer), Field(ge=low, le=high),
+                     WithJsonSchema({"type": "integer", "minimum": low, "maximum": high})]
+
+
+def _not_true(value: bool | None) -> bool | None:
+    """`logprobs` false (a Literal[False] would take 0 for false: 0 == False)."""
+    if value:
+        raise ValueError("only false is supported")
+    return value
 
 
 def conversation(req: Any) -> tuple[str, list[str]]:
