@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -57,7 +58,7 @@ def model_names(settings: Settings) -> list[str]:
     """The models this server serves: its own preset first, then every other preset a
     request may pick (`serving.overrides`: one that leaves the operator's configuration is
     not listed)."""
-    names = [PREFIX + settings.preset]
+    names = [own_model(settings)]
     for preset in available_presets():
         if PREFIX + preset in names:
             continue
@@ -69,12 +70,16 @@ def model_names(settings: Settings) -> list[str]:
     return names
 
 
+def own_model(settings: Settings) -> str:
+    """The server's own model: its preset's name (a preset given as a file: the file's stem)."""
+    return PREFIX + Path(settings.preset).stem
+
+
 def model_settings(settings: Settings, model: str) -> Settings:
     """The settings a request for `model` runs under (a listed model: never refused)."""
-    preset = model.removeprefix(PREFIX)
-    if preset == settings.preset:
+    if model == own_model(settings):
         return settings
-    return effective_settings(settings, AnswerRequest(question="-", preset=preset))
+    return effective_settings(settings, AnswerRequest(question="-", preset=model.removeprefix(PREFIX)))
 
 
 def model_card(name: str) -> dict[str, Any]:
