@@ -129,6 +129,12 @@ def _oa_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     for code in codes:
         if code not in (401, 413):
             out[code]["model"] = api.OpenAIError
+    if 400 in out:  # a request field (OpenAIError) or the Host guard (ErrorBody)
+        del out[400]["model"]
+        out[400]["description"] = ("an invalid or unsupported parameter, named in `param` (OpenAIError); or the Host "
+                                   "header is not a name of this server (ErrorBody)")
+        out[400]["content"] = {"application/json": {"schema": {"anyOf": [
+            {"$ref": "#/components/schemas/OpenAIError"}, {"$ref": "#/components/schemas/ErrorBody"}]}}}
     return out
 
 
