@@ -406,7 +406,8 @@ class Agent:
         msgs = [ChatMessage(role="system", content=prompts.SYSTEM), ChatMessage(role="user", content=prompt)]
         ev.details["mode"] = "llm"
         try:
-            draft = self.llm.chat(msgs).text
+            g = self.settings.generation
+            draft = self.llm.chat(msgs, max_tokens=g.max_tokens, temperature=g.temperature).text
         except Exception as e:  # model unreachable mid-run: report, keep the evidence
             ev.ok, ev.error = False, str(e)
             draft = ""

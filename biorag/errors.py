@@ -67,6 +67,12 @@ class SourceUnavailable(ToolError):
     """The source is not usable in this set-up (no index built, no network, ...)."""
 
 
+class NotBuilt(SourceUnavailable):
+    """The source reads local data (a store, an index) that was never built here; the
+    message names the command that builds it. The API answers 404 ("not available on this
+    server"): retrying does not help, building does."""
+
+
 class NotRecorded(ToolError):
     """Replay mode and the request is not in the recording."""
 

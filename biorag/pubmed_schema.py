@@ -45,7 +45,7 @@ import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import InputError, SourceUnavailable
+from biorag.errors import InputError, NotBuilt
 from biorag.mesh import UI_RE, Descriptor, vocabulary
 from biorag.vector_store import BUILD_HINT
 
@@ -279,10 +279,10 @@ def resolve_collection(client, name: str) -> str | None:
 
 
 def require_collection(client, name: str, uri: str, source: str = "pubmed") -> str:
-    """`resolve_collection`, or SourceUnavailable naming the store and how to build it."""
+    """`resolve_collection`, or NotBuilt naming the store and how to build it."""
     target = resolve_collection(client, name)
     if target is None:
-        raise SourceUnavailable(source, f"no collection or alias '{name}' at {uri}; {BUILD_HINT}")
+        raise NotBuilt(source, f"no collection or alias '{name}' at {uri}; {BUILD_HINT}")
     return target
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from biorag.models import Evidence, SearchFilters
 from biorag.sources import AnswerField, EntityKind, Reading
@@ -36,6 +36,14 @@ class Retriever(ABC):
     accepts: tuple[EntityKind, ...] = ()
     #: the answer fields this source serves (read back by `read`)
     answers: tuple[AnswerField, ...] = ()
+
+    @classmethod
+    def query_schema(cls, settings: Settings) -> dict[str, Any]:
+        """JSON Schema keywords that narrow the user-text rule (`biorag.user_text`) to what
+        this source takes as a query, where a schema can say it (a sequence alphabet, a
+        number of names); the API states them and checks them before searching. Each
+        `pattern` given must also rule out blank text."""
+        return {}
 
     @classmethod
     @abstractmethod

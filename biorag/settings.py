@@ -137,6 +137,11 @@ class GenerationSettings(_Section):
         "topic: reported insufficient, not summarised; 0 = no check",
     )
     max_sentences: int = Field(3, ge=1, le=20, description="extractive answers quote at most this many sentences")
+    max_tokens: int | None = Field(
+        None, ge=1, le=32768,
+        description="mode llm: the written answer's token limit; default (and at most, on the server) llm.max_tokens")
+    temperature: float | None = Field(
+        None, ge=0.0, le=2.0, description="mode llm: sampling temperature of the written answer; default llm.temperature")
 
 
 class IndexSettings(_Section):
@@ -333,7 +338,7 @@ class ServeSettings(_Section):
     request_timeout_s: float = Field(300.0, gt=0)
     cors_origins: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(65536, ge=1024, description="larger request bodies get 413")
-    retry_after_s: int = Field(5, ge=1, description="Retry-After sent with 503 when all agent slots are busy")
+    retry_after_s: int = Field(5, ge=1, description="Retry-After sent with 429 when all agent slots are busy")
     allowed_hosts: list[str] = Field(
         default_factory=list,
         description="Host header values the server answers (DNS-rebinding guard); empty: localhost, "

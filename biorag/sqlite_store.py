@@ -10,7 +10,7 @@ or the core), so both sides share these steps:
 - the build record: a JSON summary under ``meta.key = 'build'`` (inputs, counts, date),
   written with `write_build_record` and read with `read_build_record`.
 - `open_read_only`: a read-only connection any thread may use; a missing file is one
-  `SourceUnavailable` line saying how to build it.
+  `NotBuilt` line saying how to build it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import SourceUnavailable
+from biorag.errors import NotBuilt
 
 META_TABLE = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
 
@@ -61,10 +61,10 @@ def read_build_record(con: sqlite3.Connection) -> dict[str, Any]:
 def open_read_only(path: Path, source: str = "store", build_hint: str | None = None,
                    rows: bool = False) -> sqlite3.Connection:
     """A read-only connection shared by threads; `rows`: rows as `sqlite3.Row`. A missing
-    file raises SourceUnavailable(source, build_hint)."""
+    file raises NotBuilt(source, build_hint)."""
     path = Path(path)
     if not path.exists():
-        raise SourceUnavailable(source, build_hint or f"no store at {path}")
+        raise NotBuilt(source, build_hint or f"no store at {path}")
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
     if rows:
         con.row_factory = sqlite3.Row

@@ -32,7 +32,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import SourceUnavailable
+from biorag.errors import NotBuilt, SourceUnavailable
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -51,8 +51,9 @@ class StoreBusy(SourceUnavailable):
     """Another process holds the Milvus Lite store."""
 
 
-class StoreMissing(SourceUnavailable):
-    """No Lite store at the path, and the caller may not create one."""
+class StoreMissing(NotBuilt):
+    """No Lite store at the path, and the caller may not create one: the index was never
+    built here."""
 
 
 def backend_of(uri: str) -> str:

@@ -465,6 +465,17 @@ class BlastRetriever(Retriever):
         self.client = client
 
     @classmethod
+    def query_schema(cls, settings: Settings) -> dict[str, Any]:
+        """The bare sequence in the configured program's alphabet (DNA: ACGTN, which also
+        keeps it mostly A/C/G/T), `blast_min_length`..`blast_max_length` letters: what
+        `validate_sequence` passes, stated without the spaces and digits it also strips."""
+        n = settings.ncbi
+        letters = "".join(sorted(PROTEIN)) if n.blast_program in ("blastp", "tblastn") else "ACGTN"
+        alphabet = re.escape(letters + letters.lower())
+        return {"pattern": f"^[{alphabet}]+$", "minLength": n.blast_min_length,
+                "maxLength": min(n.blast_max_length, settings.max_question_chars)}
+
+    @classmethod
     def from_settings(cls, settings: Settings) -> BlastRetriever:
         return cls(BlastClient(store_for(settings), settings.ncbi))
 

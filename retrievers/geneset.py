@@ -80,6 +80,13 @@ MANUAL = (
     "Query: the gene symbols."
 )
 _SPLIT = re.compile(r"[\s,;]+")
+#: a name `parse_gene_list` keeps: a token with a character it does not strip
+_NAME = r"[^\s,;]*[^\s,;\"'()\[\]][^\s,;]*"
+#: JSON Schema pattern of a gene list as one string: at least two names (that they are
+#: distinct known human genes, at most `geneset.max_genes`, no schema can say)
+TWO_NAMES = _NAME + r"[\s,;]+" + _NAME
+#: ... and of one item of a gene list given as a list: a name
+ONE_NAME = _NAME
 _SYMBOL_TOKEN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9](?![\w-])|(?<![\w-])[A-Z](?![\w-])")
 _STOP = {"and", "or", "the", "of", "genes", "gene", "these", "what", "which", "do", "does", "share", "is",
          "are", "together", "a", "an", "in", "for", "process", "pathway", "term", "go", "enriched", "set"}
@@ -553,6 +560,10 @@ class GeneSetRetriever(Retriever):
 
     def __init__(self, interpreter: GeneSetInterpreter):
         self.interpreter = interpreter
+
+    @classmethod
+    def query_schema(cls, settings: Settings) -> dict[str, Any]:
+        return {"pattern": TWO_NAMES}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GeneSetRetriever:

@@ -4,11 +4,12 @@ per-app objects, the middlewares and one router per area (`serving.routes`).
 Routes (all /v1 routes and /metrics need an API key when keys are configured):
   POST /v1/answer             question (+ overrides) -> Answer, as `biorag ask --json`
   POST /v1/answer/stream      the same, as Server-Sent Events: `trace` per step, then `answer`
-  GET  /v1/search/{source}    direct retrieval: ?q=...&k=...&mesh=...(repeatable)
+  GET  /v1/search/<source>    direct retrieval, one path per enabled source: ?q=...&k=...&mesh=...
   GET  /v1/sources            sources and components, with their manuals
   GET  /v1/catalogues         URL templates of the cited catalogues' records (the chat page links with them)
   POST /v1/geneset            gene-set interpretation, as `biorag geneset --json`
   POST /v1/jobs/index-rebuild start a rebuild (one at a time); GET /v1/jobs/{id} its progress
+  POST /v1/chat/completions   the OpenAI chat API (plain or streamed); GET /v1/models its models
   GET  /healthz, /readyz, /metrics, and / (the chat page)
   /mcp                        the MCP tools over streamable HTTP (serving/mcp_server)
 """
@@ -32,6 +33,7 @@ from serving.mcp_server.http import McpEndpoint
 from serving.mcp_server.tools import Backend
 from serving.metrics import HttpMetrics, Metrics
 from serving.routes.answer import answer_router
+from serving.routes.chat import chat_router
 from serving.routes.geneset import geneset_router
 from serving.routes.jobs import jobs_router
 from serving.routes.openapi import Guard, errors_as_json
@@ -95,6 +97,7 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
 
     guard = Guard.for_keys(keys)
     app.include_router(answer_router(settings, guard))
+    app.include_router(chat_router(settings, guard))
     app.include_router(geneset_router(settings, guard))
     app.include_router(search_router(settings, guard))
     app.include_router(jobs_router(guard))

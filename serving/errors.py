@@ -11,7 +11,11 @@ declares it for every status a route can answer.
 - `FieldError` (our checks after parsing) -> 422; `OverrideRefused` -> 403;
   `RequestValidationError` (malformed JSON, wrong types) -> 422; a body that is not
   UTF-8 -> 400.
-- BioragError subclasses map to the status that tells a client what to do next.
+- BioragError subclasses map to the status that tells a client what to do next: a source
+  whose local data was never built (`NotBuilt`) -> 404 "not available on this server",
+  its detail naming the build command; every agent slot busy (`ServiceBusy`) -> 429 with
+  Retry-After (what OpenAI clients back off on). The same statuses hold for the REST
+  routes and the chat API (`serving.routes.chat` writes them in OpenAI's error shape).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from biorag.errors import (
     InputError,
     LLMError,
     NoRecord,
+    NotBuilt,
     NotRecorded,
     SourceUnavailable,
     ToolError,
@@ -42,7 +47,10 @@ log = logging.getLogger("biorag.serving")
 
 _REASONS = {400: "bad request", 401: "unauthorized", 403: "forbidden", 404: "not found",
             405: "method not allowed", 406: "not acceptable", 413: "request too large",
-            415: "unsupported media type"}
+            415: "unsupported media type", 429: "busy"}
+
+#: the `error` of a source that is not built here (404)
+NOT_BUILT = "not available on this server"
 
 
 class FieldIssue(BaseModel):
@@ -92,7 +100,8 @@ class NothingToSearch(FieldError):
 
 
 class ServiceBusy(Exception):
-    """Every agent slot is taken; the client should retry after `retry_after` seconds."""
+    """Every agent slot is taken; the client should retry after `retry_after` seconds
+    (429 with Retry-After)."""
 
     def __init__(self, retry_after: int):
         super().__init__("busy")
@@ -140,8 +149,10 @@ def status_for(exc: BioragError) -> int:
     """The HTTP status for an error raised by the agent or a retriever."""
     if isinstance(exc, (InputError, ConfigError)):
         return 422
-    if isinstance(exc, (NotRecorded, NoRecord)):
-        return 404  # the source holds nothing for it (or, replaying, the recording does not)
+    if isinstance(exc, (NotRecorded, NoRecord, NotBuilt)):
+        # the source holds nothing for it (or, replaying, the recording does not; or the
+        # source's data was never built on this server: the detail says how to build it)
+        return 404
     if isinstance(exc, SourceUnavailable):
         return 503
     if isinstance(exc, (ToolError, LLMError)):
@@ -150,7 +161,13 @@ def status_for(exc: BioragError) -> int:
 
 
 def error_body(exc: BioragError) -> dict:
-    return ErrorBody(error=type(exc).__name__, detail=scrub(str(exc))).model_dump()
+    name = NOT_BUILT if isinstance(exc, NotBuilt) else type(exc).__name__
+    return ErrorBody(error=name, detail=scrub(str(exc))).model_dump()
+
+
+def busy_response(exc: ServiceBusy) -> ScrubbedJSONResponse:
+    return error_json(429, "busy", "all answer slots are in use; retry after the Retry-After seconds",
+                      headers={"Retry-After": str(exc.retry_after)})
 
 
 def install_handlers(app) -> None:
@@ -180,8 +197,7 @@ def install_handlers(app) -> None:
 
     @app.exception_handler(ServiceBusy)
     async def _busy(_: Request, exc: ServiceBusy):
-        return error_json(503, "busy", "all answer slots are in use; retry later",
-                          headers={"Retry-After": str(exc.retry_after)})
+        return busy_response(exc)
 
     @app.exception_handler(BioragError)
     async def _biorag(_: Request, exc: BioragError):

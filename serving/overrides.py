@@ -9,7 +9,12 @@ the operator's configuration. It may NOT:
 - enable a source the operator disabled.
 
 Such a request gets 403 naming the field (`body.set.llm.base_url`, `body.enable.0`, or
-`body.preset` for a preset that would do it). The request model is built per server
+`body.preset` for a preset that would do it).
+
+Overrides may lower the operator's limits, never raise them: the request model's maximums
+for rounds and top-k are the server's own (`max_rounds`, each source's `top_k`), so a larger
+value is a 422 the document announces; a preset's larger rounds or top-k are capped at the
+operator's. Requests set no timeouts. The request model is built per server
 (`answer_request_model`), so the OpenAPI document lists the presets, switch names and
 `set` keys this server accepts as enums.
 """
@@ -75,10 +80,10 @@ class AnswerRequest(BaseModel):
 
 
 def _allowed_keys(settings: Settings) -> dict[str, tuple[Any, dict[str, Any]]]:
-    """Each `set` key a request may send: its type and bounds (from the settings models)."""
+    """Each `set` key a request may send: its type and bounds (the operator's limits)."""
     keys: dict[str, tuple[Any, dict[str, Any]]] = {
         "planner": (Settings.model_fields["planner"].annotation, {}),
-        "max_rounds": (int, {"ge": 1, "le": 50}),
+        "max_rounds": (int, {"ge": 1, "le": settings.max_rounds}),
         "grounding": (bool, {}),
         "index.mesh_widen": (IndexSettings.model_fields["mesh_widen"].annotation, {}),
     }
@@ -86,7 +91,7 @@ def _allowed_keys(settings: Settings) -> dict[str, tuple[Any, dict[str, Any]]]:
         keys[f"components.{comp}"] = (bool, {})
     for name in settings.sources:
         keys[f"sources.{name}.enabled"] = (bool, {})
-        keys[f"sources.{name}.top_k"] = (int, {"ge": 1, "le": 100})
+        keys[f"sources.{name}.top_k"] = (int, {"ge": 1, "le": settings.sources[name].top_k})
     return keys
 
 
@@ -123,7 +128,28 @@ def answer_request_model(settings: Settings) -> type[AnswerRequest]:
                                       description="sources/components to switch on (not a source the operator disabled)")),
         set=(_set_model(settings), Field(default_factory=dict,
                                          description="dotted setting -> value; only these keys")),
+        top_k=(int | None, Field(None, ge=1, le=max_top_k(settings),
+                                 description="hits per retrieval for every source, each capped at the "
+                                 "source's own top_k on this server")),
+        max_rounds=(int | None, Field(None, ge=1, le=settings.max_rounds,
+                                      description=f"agent loop rounds (this server allows {settings.max_rounds})")),
     )
+
+
+def max_top_k(settings: Settings) -> int:
+    """The largest top-k a request may ask for: the largest of the server's sources'."""
+    return max((src.top_k for src in settings.sources.values()), default=1)
+
+
+def within_operator_limits(tree: dict[str, Any], base: Settings) -> dict[str, Any]:
+    """The merged settings `tree` with rounds and each source's top-k capped at the
+    operator's (`base`): a preset (or a request's top_k for every source) may lower them
+    only."""
+    tree["max_rounds"] = min(tree.get("max_rounds", base.max_rounds), base.max_rounds)
+    for name, src in tree.get("sources", {}).items():
+        if name in base.sources and "top_k" in src:
+            src["top_k"] = min(src["top_k"], base.sources[name].top_k)
+    return tree
 
 
 def check_question(question: str, settings: Settings, field: str = "body.question") -> str:
@@ -246,7 +272,7 @@ def effective_settings(base: Settings, req: AnswerRequest) -> Settings:
             if field == "enable" and name in sources and not _operator_enabled(base, name):
                 raise OverrideRefused(f"body.enable.{i}", f"the operator has not enabled source '{name}' on this server")
 
-    merged = deep_merge(start.model_dump(), tree)
+    merged = within_operator_limits(deep_merge(start.model_dump(), tree), base)
     apply_switches(merged, req.disable, req.enable, sorted(sources))
     try:
         return Settings(**merged)

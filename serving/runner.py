@@ -1,7 +1,7 @@
 """Agent runs off the event loop, bounded, with a deadline.
 
 - A fixed number of slots (`serve.max_concurrent`); a request that finds none free is
-  refused at once (503 + Retry-After) rather than queued without bound.
+  refused at once (429 + Retry-After) rather than queued without bound.
 - Each run executes in a worker thread of a pool exactly as large as the slot count. The
   agent calls `on_event` synchronously per trace step; the run forwards each event to
   the event loop through an asyncio queue, so the SSE endpoint streams steps as they

@@ -4,20 +4,17 @@ event per step and then the `answer`."""
 
 # No `from __future__ import annotations`: the request model is built per server
 # (answer_request_model), and FastAPI must see the real class in the route signature.
-import asyncio
 import json
-import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
-from biorag.errors import BioragError
 from biorag.models import Answer
 from biorag.redaction import scrub_obj
 from biorag.settings import Settings
-from serving.errors import ErrorBody, NothingToSearch, ScrubbedJSONResponse, error_body, status_for
+from serving.errors import NothingToSearch, ScrubbedJSONResponse
 from serving.overrides import (
     AnswerRequest,
     answer_request_model,
@@ -26,10 +23,8 @@ from serving.overrides import (
 )
 from serving.routes.openapi import Guard, errors
 from serving.routes.state import RunnerDep
-from serving.runner import DONE, Run, RunCancelled
-
-log = logging.getLogger("biorag.serving")
-KEEPALIVE_S = 15.0
+from serving.run_events import finished, outcomes
+from serving.runner import Run
 
 #: one Server-Sent Event of /v1/answer/stream (OpenAPI 3.1: the schema describes each event)
 SSE_EVENT = {
@@ -49,17 +44,6 @@ def _sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {json.dumps(scrub_obj(data), ensure_ascii=False, default=str)}\n\n"
 
 
-def _failure(exc: BaseException, deadline_s: float | None = None) -> tuple[int, dict]:
-    """Status and body for a run that did not produce an answer."""
-    if isinstance(exc, BioragError):
-        return status_for(exc), error_body(exc)
-    if isinstance(exc, TimeoutError):
-        return 504, ErrorBody(error="timeout", detail=f"no answer within the {deadline_s:.0f}s request deadline").model_dump()
-    log.error("agent run failed", exc_info=exc)
-    return 500, ErrorBody(error="internal error",
-                          detail=f"the agent failed unexpectedly ({type(exc).__name__})").model_dump()
-
-
 def _resolve(settings: Settings, req: AnswerRequest) -> tuple[Settings, str]:
     """The checked question and the settings this request runs under (the server's plus
     its overrides); FieldError (422/403/409) names the field at fault."""
@@ -73,33 +57,15 @@ def _resolve(settings: Settings, req: AnswerRequest) -> tuple[Settings, str]:
 
 
 async def _events(run: Run) -> AsyncIterator[str]:
-    """The run's trace events as SSE, a keep-alive comment while a step takes long, then
-    the answer or an `error` event; the run is cancelled if the client goes away."""
-    try:
-        while True:
-            wait = min(run.remaining(), KEEPALIVE_S)
-            try:
-                item = await asyncio.wait_for(run.queue.get(), timeout=wait)
-            except TimeoutError:
-                if run.remaining() <= 0:
-                    run.cancel()
-                    _, body = _failure(TimeoutError(), run.deadline_s)
-                    yield _sse("error", {"status": 504, **body})
-                    return
-                yield ": keep-alive\n\n"
-                continue
-            if item is DONE:
-                break
-            yield _sse("trace", item.model_dump(mode="json"))
-        exc = run.future.exception()
-        if exc is None:
-            yield _sse("answer", run.future.result().model_dump(mode="json"))
-        elif not isinstance(exc, RunCancelled):
-            status, body = _failure(exc, run.deadline_s)
-            yield _sse("error", {"status": status, **body})
-    finally:
-        if not run.future.done():
-            run.cancel()  # client went away or deadline: stop the agent at its next step
+    """The run's outcomes as SSE: `trace` per step, a keep-alive comment while a step takes
+    long, then `answer` or `error`."""
+    async for kind, item in outcomes(run):
+        if kind == "keepalive":
+            yield ": keep-alive\n\n"
+        elif kind == "error":
+            yield _sse("error", item)
+        else:
+            yield _sse(kind, item.model_dump(mode="json"))
 
 
 def answer_router(settings: Settings, guard: Guard) -> APIRouter:
@@ -107,18 +73,13 @@ def answer_router(settings: Settings, guard: Guard) -> APIRouter:
     AnswerBody = answer_request_model(settings)
 
     @router.post("/v1/answer", dependencies=guard.dependencies, response_model=Answer,
-                 responses=errors(400, *guard.auth, 403, 409, 413, 422, 502, 503, 504),
+                 responses=errors(400, *guard.auth, 403, 409, 413, 422, 429, 502, 503, 504),
                  summary="Answer a question (same object as `biorag ask --json`)")
     async def answer(req: AnswerBody, runner: RunnerDep) -> Any:
         eff, question = _resolve(settings, req)
-        run = runner.start(eff, question)
-        try:
-            result: Answer = await asyncio.wait_for(asyncio.shield(run.future), run.remaining())
-        except BaseException as exc:  # noqa: BLE001 - every failure becomes a response
-            run.cancel()
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            status, body = _failure(exc, run.deadline_s)
+        result = await finished(runner.start(eff, question))
+        if isinstance(result, tuple):
+            status, body = result
             return ScrubbedJSONResponse(body, status_code=status)
         return ScrubbedJSONResponse(result.model_dump(mode="json"))
 
@@ -128,10 +89,10 @@ def answer_router(settings: Settings, guard: Guard) -> APIRouter:
                  responses={200: {"content": {"text/event-stream": {"schema": SSE_EVENT}},
                                   "description": "events: `trace` (one per step), then `answer`, or `error` "
                                                  "(ErrorBody plus `status`)"},
-                            **errors(400, *guard.auth, 403, 409, 413, 422, 503)})
+                            **errors(400, *guard.auth, 403, 409, 413, 422, 429)})
     async def answer_stream(req: AnswerBody, runner: RunnerDep) -> StreamingResponse:
         eff, question = _resolve(settings, req)
-        run = runner.start(eff, question)  # 503 here, before the stream starts
+        run = runner.start(eff, question)  # 429 here, before the stream starts
         return StreamingResponse(
             _events(run),
             media_type="text/event-stream",

@@ -1,44 +1,69 @@
 """`POST /v1/geneset`: gene-set interpretation over HTTP, the same object as
 `biorag geneset --json` (enriched terms per library, the name, verified and removed claims)."""
 
-from __future__ import annotations
-
-from typing import Any, Literal
+# No `from __future__ import annotations`: the request model is built per server, and
+# FastAPI must see the real class in the route signature.
+import re
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema, create_model
 from starlette.concurrency import run_in_threadpool
 
 from biorag.errors import InputError
 from biorag.settings import Settings
-from retrievers.geneset import LIBRARY_ORDER, GeneSetInterpreter
+from retrievers.geneset import LIBRARY_ORDER, ONE_NAME, TWO_NAMES, GeneSetInterpreter
 from serving.errors import FieldError
 from serving.routes.openapi import Guard, errors
 
 Library = Literal[LIBRARY_ORDER]  # type: ignore[valid-type]
 
 
-class GeneSetRequest(BaseModel):
-    #: a gene list is a list or a string: that it names at least two distinct known human genes
-    #: is the interpreter's check, answered 422 naming body.genes with a message that says how
-    #: to fix it (tests/serving/schemathesis.toml allows this route that 422)
-    genes: list[str] | str = Field(
-        description="gene symbols: a list, or one string separated by spaces or commas")
-    exclude: list[Library] = Field(default_factory=list, description="term libraries to leave out")
+def gene_set_request_model(settings: Settings) -> type[BaseModel]:
+    """The request, its gene list narrowed as far as a schema can: at least two names (a
+    list of at least two named items, or one string with two names), at most
+    `geneset.max_genes` items. The model checks what the schema states, with one message
+    naming body.genes. That they are distinct known human genes is the interpreter's check,
+    answered 422 naming body.genes with a message that says how to fix it
+    (tests/serving/schemathesis.toml allows this route that 422)."""
+    most = settings.geneset.max_genes
+    # the string's length is bounded by serve.max_body_bytes (413), not by a maxLength a
+    # client would have to fit under the body limit itself
+    schema = {"anyOf": [
+        {"type": "array", "items": {"type": "string", "pattern": ONE_NAME}, "minItems": 2, "maxItems": most},
+        {"type": "string", "pattern": TWO_NAMES},
+    ]}
+
+    def as_stated(genes: Any) -> list[str] | str:
+        if isinstance(genes, str):
+            ok = re.search(TWO_NAMES, genes)
+        else:
+            ok = (isinstance(genes, list) and 2 <= len(genes) <= most
+                  and all(isinstance(g, str) and re.search(ONE_NAME, g) for g in genes))
+        if not ok:
+            raise ValueError(f"give at least 2 gene names (at most {most}): a list of names, or one string of "
+                             "names separated by spaces, commas or semicolons, e.g. \"TP53 MDM2 CDKN1A\"")
+        return genes
+
+    return create_model(
+        "GeneSetRequest",
+        genes=(Annotated[Any, AfterValidator(as_stated), WithJsonSchema(schema)],
+               Field(description="gene symbols: a list, or one string separated by spaces, commas or semicolons; "
+                     "at least two distinct known human genes")),
+        exclude=(list[Library], Field(default_factory=list, description="term libraries to leave out")),
+    )
 
 
 def geneset_router(settings: Settings, guard: Guard) -> APIRouter:
     """The router, guarded like every /v1 route. Stores are opened per request (the term
     libraries themselves are read once per process)."""
     router = APIRouter()
+    GeneSetRequest = gene_set_request_model(settings)
 
     @router.post("/v1/geneset", dependencies=guard.dependencies,
                  responses=errors(400, *guard.auth, 413, 422),
                  summary="What do these genes do together? (same object as `biorag geneset --json`)")
-    async def geneset(req: GeneSetRequest) -> Any:
-        if isinstance(req.genes, str) and len(req.genes) > settings.serve.max_body_bytes:
-            raise FieldError("body.genes", "the gene list is too long")
-
+    async def geneset(req: GeneSetRequest) -> Any:  # type: ignore[valid-type]
         def work() -> dict:
             interpreter = GeneSetInterpreter.from_settings(settings, exclude=req.exclude)
             try:

@@ -17,12 +17,15 @@ _WHY = {
     401: "missing or invalid API key",
     403: "outside the operator's configuration: an override changing hosts, tool I/O or a disabled source; "
          "a rebuild input outside serve.rebuild_roots",
-    404: "no such record, MeSH descriptor, job or input file (for a replayed source: not in the recording)",
+    404: "no such record, MeSH descriptor, job or input file (for a replayed source: not in the recording); "
+         "or the source is not available on this server (its store or index was never built: the detail "
+         "names the build command)",
     409: "another job is running, or the overrides leave no source to search",
     413: "the request body is too large",
     422: "a request field is invalid; `fields` names it",
+    429: "every answer slot is busy: retry after the Retry-After header's seconds",
     502: "an upstream (NCBI, the LLM server) failed",
-    503: "busy (see Retry-After), or a source is unavailable",
+    503: "a source is unavailable (its store cannot be opened, a package or the network is missing)",
     504: "no answer within the request deadline",
 }
 

@@ -1,4 +1,6 @@
-"""GET /v1/search/{source}: retrieval from one source, without the agent; GET /v1/sources:
+"""GET /v1/search/<source>: retrieval from one source, without the agent, one path per enabled
+source so that the document states each source's query format (`Retriever.query_schema`) and
+whether it takes MeSH filters; GET /v1/sources:
 the sources and components, with the manuals the agent reads; GET /v1/catalogues: where
 each cited catalogue's records live on the web (`biorag.catalogues`, what the chat page
 links with)."""
@@ -6,11 +8,11 @@ links with)."""
 # No `from __future__ import annotations`: the parameters' schemas name this server's
 # sources and question limit, which FastAPI must see as values, not strings.
 import asyncio
+import re
 import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
 from application.catalog import SOURCES, retriever_class
@@ -44,12 +46,41 @@ class CataloguesResponse(BaseModel):
         examples=[{"gene": "https://www.ncbi.nlm.nih.gov/gene/{id}"}])
 
 
-def _check_source(settings: Settings, source: str) -> None:
+def _refuse_source(settings: Settings, source: str) -> None:
+    """The 422 for a search path that names no enabled source (every enabled one has its
+    own route)."""
     if source not in settings.sources:
         raise FieldError("path.source", f"unknown source '{source}': known sources are {', '.join(sorted(settings.sources))}")
-    if not settings.sources[source].enabled:
-        raise FieldError("path.source", f"source '{source}' is disabled on this server; "
-                         f"enabled: {', '.join(settings.enabled_sources())}")
+    raise FieldError("path.source", f"source '{source}' is disabled on this server; "
+                     f"enabled: {', '.join(settings.enabled_sources())}")
+
+
+def query_schema(settings: Settings, source: str) -> dict[str, Any]:
+    """The JSON Schema of `source`'s `q`: the user-text rule narrowed by the source's own."""
+    try:
+        own = retriever_class(source, settings.sources[source].backend).query_schema(settings)
+    except BioragError:  # not implemented here: /v1/sources says why
+        own = {}
+    return {**user_text_schema(settings), **own}
+
+
+def check_query(q: str, schema: dict[str, Any], settings: Settings) -> str:
+    """`q` checked against the user-text rule, then against its documented schema (the raw
+    text, as a client's validator reads it); 422 naming query.q."""
+    checked = check_question(q, settings, field="query.q")
+    rule = (f"at least {schema['minLength']} characters" if len(q) < schema["minLength"]
+            else f"at most {schema['maxLength']} characters" if len(q) > schema["maxLength"]
+            else f"text matching {schema['pattern']}" if not re.search(schema["pattern"], q) else None)
+    if rule is not None:
+        raise FieldError("query.q", f"this source takes {rule} (see the parameter's schema)")
+    return checked
+
+
+def _supports_mesh(settings: Settings, source: str) -> bool:
+    try:
+        return retriever_class(source, settings.sources[source].backend).supports_mesh
+    except BioragError:
+        return False
 
 
 def _source_entry(name: str, src: SourceSettings) -> dict[str, Any]:
@@ -72,27 +103,10 @@ def _source_entry(name: str, src: SourceSettings) -> dict[str, Any]:
 
 def search_router(settings: Settings, guard: Guard) -> APIRouter:
     router = APIRouter()
-    enabled = settings.enabled_sources()
     timeout_s = settings.serve.request_timeout_s
 
-    @router.get("/v1/search/{source}", dependencies=guard.dependencies, response_model=SearchResponse,
-                responses=errors(400, *guard.auth, 404, 422, 502, 503, 504),
-                summary="Retrieve directly from one source")
-    async def search(
-        source: Annotated[str, PathParam(description="an enabled source, see /v1/sources",
-                                         json_schema_extra={"enum": enabled})],
-        q: Annotated[str, Query(description="the query, in the source's input format",
-                                json_schema_extra=user_text_schema(settings))],
-        engine: EngineDep,
-        metrics: MetricsDep,
-        pool: SearchPoolDep,
-        k: Annotated[int | None, Query(ge=1, le=100, description="hits; default: the source's top_k")] = None,
-        mesh: Annotated[list[str] | None, Query(description="MeSH descriptor names or UIs (repeatable; PubMed); "
-                                                "one that names no descriptor gets 404",
-                                                json_schema_extra={"items": {"type": "string", **TERM_SCHEMA}})] = None,
-    ) -> Any:
-        _check_source(settings, source)
-        query = check_question(q, settings, field="query.q")
+    async def run_search(source: str, q: str, k: int | None, mesh: list[str] | None,
+                         engine: Any, metrics: Any, pool: Any) -> Any:
         kk = k or settings.sources[source].top_k
         filters = SearchFilters(mesh=mesh or [])
         t = time.perf_counter()
@@ -105,11 +119,11 @@ def search_router(settings: Settings, guard: Guard) -> APIRouter:
             retriever = engine.opened(source) or await loop.run_in_executor(pool, engine.retriever, source)
             submit = getattr(retriever, "submit", None)
             if submit is not None and getattr(retriever, "is_open", False):
-                pending = asyncio.wrap_future(submit(query, kk, filters))  # queues and returns at once
+                pending = asyncio.wrap_future(submit(q, kk, filters))  # queues and returns at once
             elif submit is not None:  # the first search opens the store and loads the model: off the loop
-                pending = asyncio.wrap_future(await loop.run_in_executor(pool, submit, query, kk, filters))
+                pending = asyncio.wrap_future(await loop.run_in_executor(pool, submit, q, kk, filters))
             else:
-                pending = loop.run_in_executor(pool, retriever.search, query, kk, filters)
+                pending = loop.run_in_executor(pool, retriever.search, q, kk, filters)
             hits: list[Evidence] = await asyncio.wait_for(pending, timeout_s)
         except BioragError as e:
             metrics.observe_source(source, time.perf_counter() - t, False, str(e), {"error_type": type(e).__name__})
@@ -123,8 +137,15 @@ def search_router(settings: Settings, guard: Guard) -> APIRouter:
         ms = (time.perf_counter() - t) * 1000
         metrics.observe_source(source, ms / 1000, True)
         # a response object: the hits are JSON-ready, FastAPI's encoder would walk them again
-        return ScrubbedJSONResponse({"source": source, "query": query, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
+        return ScrubbedJSONResponse({"source": source, "query": q, "k": kk, "mesh": filters.mesh, "ms": round(ms, 1),
                                      "search": getattr(hits, "info", {}), "hits": [h.model_dump(mode="json") for h in hits]})
+
+    for source in settings.enabled_sources():
+        _add_search_route(router, guard, settings, source, run_search)
+
+    @router.get("/v1/search/{source}", dependencies=guard.dependencies, include_in_schema=False)
+    async def no_such_source(source: str) -> Any:
+        _refuse_source(settings, source)
 
     @router.get("/v1/sources", dependencies=guard.dependencies, responses=errors(400, *guard.auth),
                 summary="Sources and components, with the manuals the agent reads")
@@ -142,3 +163,39 @@ def search_router(settings: Settings, guard: Guard) -> APIRouter:
         return {"catalogues": CATALOGUES}
 
     return router
+
+
+def _add_search_route(router: APIRouter, guard: Guard, settings: Settings, source: str, run_search: Any) -> None:
+    """GET /v1/search/<source>, its `q` documented (and checked) with the source's query
+    schema; `mesh` only for a source that honours MeSH filters."""
+    schema = query_schema(settings, source)
+    manual = ""
+    try:
+        manual = retriever_class(source, settings.sources[source].backend).query_format
+    except BioragError:
+        pass
+    q_param = Query(description=f"the query: {manual or 'text'}", json_schema_extra=schema)
+    k_param = Query(ge=1, le=100, description=f"hits; default: the source's top_k ({settings.sources[source].top_k})")
+    summary = f"Retrieve directly from {source}"
+    responses = errors(400, *guard.auth, 404, 422, 502, 503, 504)
+    name = f"search_{source}"
+
+    if _supports_mesh(settings, source):
+        mesh_param = Query(description="MeSH descriptor names or UIs (repeatable); one that names no descriptor gets 404",
+                           json_schema_extra={"items": {"type": "string", **TERM_SCHEMA}})
+
+        async def search_mesh(q: Annotated[str, q_param], engine: EngineDep, metrics: MetricsDep, pool: SearchPoolDep,
+                              k: Annotated[int | None, k_param] = None,
+                              mesh: Annotated[list[str] | None, mesh_param] = None) -> Any:
+            return await run_search(source, check_query(q, schema, settings), k, mesh, engine, metrics, pool)
+
+        endpoint: Any = search_mesh
+    else:
+        async def search_plain(q: Annotated[str, q_param], engine: EngineDep, metrics: MetricsDep, pool: SearchPoolDep,
+                               k: Annotated[int | None, k_param] = None) -> Any:
+            return await run_search(source, check_query(q, schema, settings), k, None, engine, metrics, pool)
+
+        endpoint = search_plain
+    router.add_api_route(f"/v1/search/{source}", endpoint, methods=["GET"], dependencies=guard.dependencies,
+                         response_model=SearchResponse, responses=responses, summary=summary, name=name,
+                         operation_id=name)

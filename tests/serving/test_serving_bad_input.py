@@ -147,8 +147,23 @@ def _cases() -> list[Case]:
         ("k-text", "/v1/search/gene?q=TP53&k=abc", 422, "query.k"), ("k-fraction", "/v1/search/gene?q=TP53&k=1.5", 422, "query.k"),
         ("no-record", "/v1/search/gene?q=ENSG10010137169.1", 404, "query.q"),
         ("not-recorded", "/v1/search/dbsnp?q=rs999999999", 404, "query.q"),
+        # each source's own query format, as its path's schema states it
+        ("blast-words", "/v1/search/blast?q=the%20PSMB10%20gene%20sequence%20please", 422, "query.q"),
+        ("blast-short", "/v1/search/blast?q=ACGTACGT", 422, "query.q"),
+        ("blast-protein", "/v1/search/blast?q=MKTAYIAKQRQISFVKSHFSRQ", 422, "query.q"),
+        ("geneset-one-name", "/v1/search/geneset?q=TP53", 422, "query.q"),
+        ("geneset-number", "/v1/search/geneset?q=0", 422, "query.q"),
     ]:
         add(f"search-{sid}", "GET", path, status, fld)
+
+    # -- gene sets ------------------------------------------------------------------------------
+    for gid, body in [("empty-string", {"genes": ""}), ("one-name", {"genes": "TP53"}),
+                      ("one-item", {"genes": ["TP53"]}), ("blank-item", {"genes": ["TP53", " "]}),
+                      ("brackets-only", {"genes": "( ) [ ]"}), ("number", {"genes": 5}),
+                      ("unknown-genes", {"genes": "NOTAGENE1 NOTAGENE2"}),
+                      ("same-gene-twice", {"genes": "TP53 tp53"})]:
+        add(f"geneset-{gid}", "POST", "/v1/geneset", 422, "body.genes", body)
+    add("geneset-library", "POST", "/v1/geneset", 422, "body.exclude.0", {"genes": "TP53 MDM2", "exclude": ["kegg"]})
 
     # -- jobs ------------------------------------------------------------------------------
     add("job-unknown", "GET", "/v1/jobs/nosuch", 404, "path.job_id")
@@ -228,3 +243,45 @@ def test_api_bad_input_gets_a_4xx_naming_the_field(case: Case, api):
     assert case.field in named, f"{case.id}: fields {named}, detail {body['detail']!r}"
     new = "\n".join(log.lines[seen:])
     assert "Traceback" not in new, f"{case.id}: traceback in the server log\n{new}"
+
+
+#: the chat API's bad input: (id, body, status, the parameter its OpenAI error names)
+CHAT_CASES = [
+    ("empty", {}, 400, "model"),
+    ("no-messages", {"model": "biorag-embedded"}, 400, "messages"),
+    ("messages-empty", {"model": "biorag-embedded", "messages": []}, 400, "messages"),
+    ("only-system", {"model": "biorag-embedded", "messages": [{"role": "system", "content": "hi"}]}, 400, "messages"),
+    ("blank-question", {"model": "biorag-embedded", "messages": [{"role": "user", "content": " \t"}]}, 400,
+     "messages.0.content"),
+    ("long-question", {"model": "biorag-embedded", "messages": [{"role": "user", "content": LONG}]}, 400,
+     "messages.0.content"),
+    ("two-parts", {"model": "biorag-embedded", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]}, 400, "messages.0.content"),
+    ("image-part", {"model": "biorag-embedded", "messages": [{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": "http://x"}}]}]}, 400, "messages.0.content"),
+    ("tool-role", {"model": "biorag-embedded", "messages": [{"role": "tool", "content": "1"}]}, 400,
+     "messages.0.role"),
+    ("unknown-model", {"model": "gpt-4o", "messages": [{"role": "user", "content": "q"}]}, 400, "model"),
+    ("tools", {"model": "biorag-embedded", "messages": [{"role": "user", "content": "q"}], "tools": []}, 400, "tools"),
+    ("n-3", {"model": "biorag-embedded", "messages": [{"role": "user", "content": "q"}], "n": 3}, 400, "n"),
+    ("stop", {"model": "biorag-embedded", "messages": [{"role": "user", "content": "q"}], "stop": ["x"]}, 400, "stop"),
+    ("top-p", {"model": "biorag-embedded", "messages": [{"role": "user", "content": "q"}], "top_p": 0.5}, 400,
+     "top_p"),
+    ("stream-text", {"model": "biorag-embedded", "messages": [{"role": "user", "content": "q"}], "stream": "yes"},
+     400, "stream"),
+    ("malformed", b'{"model": "biorag-embedded", "messages": [', 400, None),
+    ("not-utf8", b'{"model": "\xff"}', 400, None),
+]
+
+
+@pytest.mark.parametrize("cid, body, status, param", CHAT_CASES, ids=[c[0] for c in CHAT_CASES])
+def test_chat_bad_input_gets_an_openai_error_naming_the_parameter(cid, body, status, param, api):
+    client, log = api
+    seen = len(log.lines)
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    r = client.post("/v1/chat/completions", content=content, headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == status, f"{cid}: {r.status_code} {r.text[:500]}"
+    err = r.json()["error"]
+    assert set(err) == {"message", "type", "param", "code"} and err["type"] == "invalid_request_error", err
+    assert err["param"] == param and err["message"], err
+    assert "Traceback" not in "\n".join(log.lines[seen:]), cid

@@ -238,3 +238,28 @@ def test_chat_page_says_the_server_is_gone_when_nothing_answers(browser):
     _ask(browser, "Where is BRCA2 located?", "Request failed", timeout=30)
     status = browser.find_element(By.ID, "status").text
     assert "no answer from the server" in status and "TypeError" not in status
+
+
+def test_chat_page_says_when_to_retry_when_every_slot_is_busy(browser):
+    """Busy is 429 with Retry-After (it was 503): the page shows the status, the server's
+    line and the seconds to wait."""
+    import threading
+
+    import httpx
+    from live_server import ScriptedAgent
+
+    gate = threading.Event()
+    s = settings_with("serve.max_concurrent=1", "serve.retry_after_s=9")
+    with serve(s, lambda st: ScriptedAgent(st, gate=gate)) as srv:
+        browser.get(srv.url + "/")
+        held = threading.Thread(target=lambda: httpx.post(f"{srv.url}/v1/answer", json={"question": "one"},
+                                                           timeout=60))
+        held.start()
+        try:
+            WebDriverWait(browser, 10).until(lambda _d: srv.app.state.runner.busy == 1)
+            _ask(browser, "Where is BRCA2 located?", "Error 429", timeout=30)
+            status = browser.find_element(By.ID, "status").text
+        finally:
+            gate.set()
+            held.join(30)
+    assert "answer slots are in use" in status and "retry in 9s" in status

@@ -1,14 +1,20 @@
 """Property-based fuzzing of the whole API with Schemathesis, against the real server (real
-agent and engine, embedded preset, API keys on, a real PubMed index of the 91-record
-sample) on 127.0.0.1. Every check must pass: no 5xx, every status and body as the
-OpenAPI document declares, schema-valid requests accepted and invalid ones rejected,
-auth not ignored, the SSE stream's events as declared.
+agent and engine, embedded preset, a real PubMed index of the 91-record sample) on
+127.0.0.1, once with API keys on and once with none configured. Every route of the
+document, the chat API's included. Every check must pass: no 5xx, every status and body as
+the OpenAPI document declares, schema-valid requests accepted and invalid ones rejected,
+auth not ignored, the SSE streams' events as declared. The only exceptions are in
+schemathesis.toml, each with the reason no schema can state its rule.
 
-Bounded: `MAX_EXAMPLES` per operation, and valid answer requests only in the fuzzing
-phase (each runs the real agent for seconds); one worker (a second would find every agent
-slot busy and get 503); a fixed seed so that a failure reproduces (BIORAG_FUZZ_SEED picks
-another). Schemathesis's reports (NDJSON) go under the test's tmp dir; its summary is
-printed, and shown in full on failure."""
+The keyed server has every store built, as the README sets one up; the keyless one has no
+HPO store, so its /v1/search/hpo answers "not available on this server" (404), which the
+document declares.
+
+Bounded: `MAX_EXAMPLES` per operation, and valid requests to the agent routes (/v1/answer,
+/v1/chat/completions) only in the fuzzing phase (each runs the real agent for seconds); one
+worker (a second would find every agent slot busy and get 429); a fixed seed so that a
+failure reproduces (BIORAG_FUZZ_SEED picks another). Schemathesis's reports (NDJSON) go
+under the test's tmp dir; its summary is printed, and shown in full on failure."""
 
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
 KEY = "fuzz-Key-7c8d9e0f1a"
 MAX_EXAMPLES = int(os.environ.get("BIORAG_FUZZ_EXAMPLES", "5"))
-#: valid answer requests: each one a real agent run (seconds, more on a busy machine)
+#: valid agent requests (answer, chat): each one a real agent run (seconds, more on a busy machine)
 ANSWER_EXAMPLES = int(os.environ.get("BIORAG_FUZZ_ANSWERS", "3"))
 SEED = os.environ.get("BIORAG_FUZZ_SEED", "20261123")
 
@@ -51,17 +57,19 @@ class _Tracebacks(logging.Handler):
             self.found.append(logging.Formatter().format(record))
 
 
-def test_schemathesis_finds_nothing(tmp_path, full_gene_store_path, hpo_store_path):
+@pytest.mark.parametrize("keyed", [True, False], ids=["api-key", "no-key"])
+def test_schemathesis_finds_nothing(tmp_path, full_gene_store_path, hpo_store_path, keyed):
     from indexing.build import build_index
 
     # a server set up as the README says: the gene and HPO stores built, the PubMed index
-    # built; a source whose data is missing answers 503, which is the truth but not this test
+    # built; without keys, no HPO store (its search answers 404, not available here)
     data = tmp_path / "data"
     data.mkdir()
     shutil.copy(full_gene_store_path, data / "gene_store.sqlite")
-    shutil.copy(hpo_store_path, data / "hpo_store.sqlite")
-    settings = settings_with(f"data_dir={data}", f'serve.api_keys=["{KEY}"]', "serve.request_timeout_s=240",
-                             "max_rounds=2")
+    if keyed:
+        shutil.copy(hpo_store_path, data / "hpo_store.sqlite")
+    keys = [f'serve.api_keys=["{KEY}"]'] if keyed else []
+    settings = settings_with(f"data_dir={data}", *keys, "serve.request_timeout_s=240", "max_rounds=2")
     report = build_index(settings, [SAMPLE], progress=False)
     assert report.ok, report
     tracebacks = _Tracebacks()
@@ -75,17 +83,19 @@ def test_schemathesis_finds_nothing(tmp_path, full_gene_store_path, hpo_store_pa
             base = [*_schemathesis(), "--config-file", str(Path(__file__).with_name("schemathesis.toml")),
                     "run", f"{srv.url}/openapi.json", "--checks", "all", "--workers", "1",
                     "--request-timeout", "300", "--max-response-time", "300", "--seed", SEED,
-                    "--generation-database", "none", "--no-color", "-H", f"Authorization: Bearer {KEY}"]
-            answer_routes = "^/v1/answer"
+                    "--generation-database", "none", "--no-color",
+                    *(["-H", f"Authorization: Bearer {KEY}"] if keyed else [])]
+            agent_routes = "^/v1/(answer|chat/completions)"
             # 1) every other route: all phases (examples, coverage, fuzzing, stateful), both modes
-            # 2) the answer routes, negative data: coverage and fuzzing (fast 4xx)
-            # 3) the answer routes, valid data: fuzzing only, each case one real agent run; the
+            # 2) the agent routes, negative data: coverage and fuzzing (fast 4xx)
+            # 3) the agent routes, valid data: fuzzing only, each case one real agent run; the
             #    coverage phase would run the agent for every boundary value it builds
             for name, n, extra in [
-                ("other routes", MAX_EXAMPLES, ["--mode", "all", "--exclude-path-regex", answer_routes]),
-                ("answers, invalid data", MAX_EXAMPLES, ["--mode", "negative", "--include-path-regex", answer_routes]),
-                ("answers, valid data", ANSWER_EXAMPLES, ["--mode", "positive", "--phases", "fuzzing",
-                                                          "--include-path-regex", answer_routes]),
+                ("other routes", MAX_EXAMPLES, ["--mode", "all", "--exclude-path-regex", agent_routes]),
+                ("agent routes, invalid data", MAX_EXAMPLES, ["--mode", "negative",
+                                                              "--include-path-regex", agent_routes]),
+                ("agent routes, valid data", ANSWER_EXAMPLES, ["--mode", "positive", "--phases", "fuzzing",
+                                                               "--include-path-regex", agent_routes]),
             ]:
                 cmd = [*base, *extra, "--max-examples", str(n), "--report", "ndjson",
                        "--report-dir", str(tmp_path / "report" / name.replace(" ", "-").replace(",", ""))]

@@ -52,9 +52,11 @@ def test_rebuild_success_then_failed_rebuild_leaves_the_old_index_serving(tmp_pa
     settings = settings_with(f"data_dir={data}", "planner=rules")
 
     with serve(settings) as srv, srv.client() as c:
-        # no index yet: search says so (503) and readiness reports the vector store
+        # no index yet: search says so (404, not available on this server: how to build it)
+        # and readiness reports the vector store
         r = c.get("/v1/search/pubmed", params={"q": QUERY})
-        assert r.status_code == 503 and "biorag index build" in r.json()["detail"]
+        assert r.status_code == 404 and "biorag index build" in r.json()["detail"]
+        assert r.json()["error"] == "not available on this server"
         ready = c.get("/readyz")
         assert ready.status_code == 503 and not ready.json()["checks"]["vector_store"]["ok"]
 
@@ -101,7 +103,7 @@ def test_rebuild_success_then_failed_rebuild_leaves_the_old_index_serving(tmp_pa
         assert c.get("/v1/jobs/doesnotexist").status_code == 404
         metrics = c.get("/metrics").text
         assert 'biorag_source_seconds_count{source="pubmed"}' in metrics
-        assert 'biorag_tool_errors_total{source="pubmed"} 1.0' in metrics  # the 503 before any index
+        assert 'biorag_tool_errors_total{source="pubmed"} 1.0' in metrics  # the 404 before any index
 
 
 def _open_handles() -> dict[str, int]:

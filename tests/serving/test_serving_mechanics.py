@@ -44,7 +44,7 @@ def test_sse_streams_each_step_while_the_run_is_going_then_the_answer():
     assert final["answer"].startswith("PSMB10") and final["trace"][2]["hits"] == ["gene:5699"]
 
 
-def test_busy_server_answers_503_with_retry_after_then_recovers():
+def test_busy_server_answers_429_with_retry_after_then_recovers():
     gate = threading.Event()
     s = settings_with("serve.max_concurrent=1", "serve.retry_after_s=7")
     with serve(s, lambda st: ScriptedAgent(st, gate=gate)) as srv, srv.client() as c:
@@ -58,19 +58,62 @@ def test_busy_server_answers_503_with_retry_after_then_recovers():
         deadline = time.monotonic() + 10
         while srv.app.state.runner.busy < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
+        chat = {"model": "biorag-embedded", "messages": [{"role": "user", "content": "five"}]}
         with srv.client() as c2:
             busy = c2.post("/v1/answer", json={"question": "two"})
             busy_stream = c2.post("/v1/answer/stream", json={"question": "three"})
+            busy_chat = c2.post("/v1/chat/completions", json=chat)
+            busy_chat_stream = c2.post("/v1/chat/completions", json={**chat, "stream": True})
         gate.set()
         t.join(30)
-        assert busy.status_code == 503 and busy.headers["retry-after"] == "7"
+        assert busy.status_code == 429 and busy.headers["retry-after"] == "7"
         assert "slots" in busy.json()["detail"]
-        assert busy_stream.status_code == 503 and busy_stream.headers["retry-after"] == "7"
+        assert busy_stream.status_code == 429 and busy_stream.headers["retry-after"] == "7"
+        # the chat API shares the slots and the status, in OpenAI's error shape
+        for r in (busy_chat, busy_chat_stream):
+            assert r.status_code == 429 and r.headers["retry-after"] == "7", r.text
+            assert r.json()["error"]["type"] == "rate_limit_error" and "slots" in r.json()["error"]["message"]
         assert first["r"].status_code == 200
         again = c.post("/v1/answer", json={"question": "four"})
         assert again.status_code == 200
+        assert c.post("/v1/chat/completions", json=chat).status_code == 200
         metrics = c.get("/metrics").text
-        assert "biorag_agent_runs_rejected_total 2.0" in metrics
+        assert "biorag_agent_runs_rejected_total 4.0" in metrics
+
+
+def test_a_source_never_built_is_404_naming_its_build_command(scripted_server):
+    """The HPO store is not built in the tests' private data dir: not available on this
+    server, which retrying does not change (not a 5xx)."""
+    with scripted_server.client() as c:
+        r = c.get("/v1/search/hpo", params={"q": "seizures"})
+    assert r.status_code == 404, r.text
+    assert r.json()["error"] == "not available on this server"
+    assert "biorag data hpo-store build" in r.json()["detail"]
+
+
+def test_overrides_may_lower_the_operators_limits_never_raise_them():
+    s = settings_with("max_rounds=3", "sources.gene.top_k=4")
+    seen: list = []
+
+    def agent(st):
+        seen.append(st)
+        return ScriptedAgent(st)
+
+    with serve(s, agent) as srv, srv.client() as c:
+        doc = c.get("/openapi.json").json()["components"]["schemas"]
+        over = [c.post("/v1/answer", json={"question": "q", **extra}) for extra in (
+            {"max_rounds": 4}, {"set": {"max_rounds": 4}}, {"set": {"sources.gene.top_k": 5}})]
+        under = c.post("/v1/answer", json={"question": "q", "max_rounds": 2, "top_k": 10})
+    assert [r.status_code for r in over] == [422, 422, 422]
+    assert [r.json()["fields"][0]["field"] for r in over] == [
+        "body.max_rounds", "body.set.max_rounds", "body.set.sources.gene.top_k"]
+    # the document states the maximums, so a client (or a fuzzer) knows them
+    assert doc["AnswerRequest"]["properties"]["max_rounds"]["anyOf"][0]["maximum"] == 3
+    assert doc["SetOverrides"]["properties"]["sources.gene.top_k"]["maximum"] == 4
+    # top_k for every source is capped at each source's own: it lowers pubmed's 4 nowhere
+    assert under.status_code == 200
+    assert seen[-1].max_rounds == 2 and seen[-1].sources["gene"].top_k == 4
+    assert seen[-1].sources["pubmed"].top_k == s.sources["pubmed"].top_k
 
 
 def test_deadline_gives_504_and_the_stream_an_error_event():
@@ -248,7 +291,7 @@ def test_request_metrics_name_the_route_template_in_every_router():
         text = c.get("/metrics", headers=keyed).text
     for labels in ('method="GET",route="/v1/jobs/{job_id}",status="404"',
                    'method="POST",route="/v1/geneset",status="422"',
-                   'method="GET",route="/v1/search/{source}",status="401"',
+                   'method="GET",route="/v1/search/gene",status="401"',
                    'method="GET",route="unmatched",status="404"'):
         assert f"biorag_http_requests_total{{{labels}}} 1.0" in text, labels
 
@@ -301,3 +344,16 @@ def test_app_state_dependencies_run_on_the_event_loop():
     assert {"EngineDep", "MetricsDep", "SearchPoolDep", "RunnerDep", "JobsDep"} <= set(deps)
     for name, dep in deps.items():
         assert inspect.iscoroutinefunction(dep.dependency), name
+
+
+def test_a_presets_larger_rounds_and_top_k_are_capped_at_the_operators():
+    from biorag.settings import load_settings
+    from serving.overrides import within_operator_limits
+
+    base = settings_with("max_rounds=3", "sources.pubmed.top_k=2")
+    other = load_settings(preset="paper").model_dump()  # 15 rounds, pubmed top_k above 2
+    assert other["max_rounds"] > 3 and other["sources"]["pubmed"]["top_k"] > 2
+    capped = within_operator_limits(other, base)
+    assert capped["max_rounds"] == 3 and capped["sources"]["pubmed"]["top_k"] == 2
+    lower = within_operator_limits({"max_rounds": 1, "sources": {"pubmed": {"top_k": 1}}}, base)
+    assert lower["max_rounds"] == 1 and lower["sources"]["pubmed"]["top_k"] == 1

@@ -113,6 +113,35 @@ def test_free_text_answer_keeps_only_supported_claims(llm):
         assert not supported(claim, ev)
 
 
+def test_the_written_answer_takes_the_generation_sampling_settings(llm):
+    """generation.max_tokens/temperature (what the chat API's max_tokens and temperature set)
+    reach the model's call that writes the answer; unset, the LLM's own apply."""
+    ev = [g for g in GENES if g.metadata["symbol"] == "PSMB10"]
+
+    class Recording(LLM):  # the real model, its calls' sampling recorded
+        identity = llm.identity
+
+        def __init__(self):
+            super().__init__(temperature=0.0, max_tokens=120)
+            self.calls: list[tuple[int, float]] = []
+
+        def _complete(self, messages, json_schema, max_tokens, temperature):
+            self.calls.append((max_tokens, temperature))
+            return llm._complete(messages, json_schema, max_tokens, temperature)
+
+    class All(RecordRetriever):
+        def search(self, query, k, filters=None):
+            return ev
+
+    for sets, want in ((["generation.max_tokens=24", "generation.temperature=0.5"], (24, 0.5)), ([], (120, 0.0))):
+        settings = load_settings(sets=["planner=rules", "max_rounds=1", "generation.mode=llm",
+                                       "generation.min_similarity=0", *sets], disable=["self_eval"])
+        model = Recording()
+        Agent(settings, llm=model, retrievers={"pubmed": All("pubmed", ev)}).answer(
+            "Tell me about the immunoproteasome.")
+        assert model.calls and model.calls[-1] == want, model.calls
+
+
 def test_two_instances_share_one_model_safely():
     """API workers and the eval pool build separate LLM objects over the same cached model:
     concurrent calls must be serialised, not crash llama.cpp."""
