@@ -2,9 +2,8 @@
 (1) select a retriever, (2) rewrite the query and tag MeSH, (3) retrieve,
 (4) self-evaluate YES/NO; then (5) generate a cited answer.
 
-The loop is a small state machine: each step is a method that takes the run (`_Run`: the
-loop state, the planner, the round) and returns the step to run next, or None when the
-answer is due. Every step emits a `TraceEvent` to `on_event` as it happens (the API
+The loop (`Agent.answer`) fits one screen: each step is a method that takes the run
+(`_Run`: the loop state, the planner, the round) and says how it went. Every step emits a `TraceEvent` to `on_event` as it happens (the API
 streams them) and into `Answer.trace`, with its time and the model time of its own calls
 (`llm_ms`, metered per run: biorag/llm/meter.py). Failures of a step (tool error,
 unparseable model output) are trace events with `ok=False`; they never turn into
@@ -28,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from biorag import prompts
 from biorag.degenerate import inspect_output
@@ -94,10 +93,6 @@ class _Run:
         self.trace.append(ev)
         if self.on_event:
             self.on_event(ev)
-
-
-#: a step of the loop returns the step to run next, or None when the answer is due
-NextStep = Callable[[_Run], "NextStep | None"]
 
 
 class Agent:
@@ -180,16 +175,28 @@ class Agent:
             event.details["mesh_rejected"] = rejected
         return terms[: self.settings.mesh.max_terms]
 
-    # ---- the loop: one method per step; each returns the step to run next ------------
+    # ---- the loop (one screen); each step below is one method ---------------------------
     def answer(self, question: str, on_event: EventSink | None = None) -> Answer:
+        """Rounds of select -> rewrite -> retrieve -> evaluate, then the answer. What each
+        step decides is delegated: which source and what query to the planner
+        (`Planner.select`/`rewrite`), the search to the source, "is this enough?" to
+        `Planner.evaluate` under the evidence guard (`check_evidence`), the text to
+        `_compose` (a record's field, extractive or generated)."""
         question = check_user_text(question, self.settings)
         t0 = time.perf_counter()
         with metering() as llm:  # this run's model calls only, whoever else shares the model
             run = self._start(question, on_event)
-            step: NextStep | None = self._next_round
-            while step is not None:
-                step = step(run)
-            answer = self._generate(run)
+            while run.round < self.settings.max_rounds and run.failures < MAX_CONSECUTIVE_FAILURES:
+                run.round = run.rounds = run.round + 1
+                chosen = self._select(run)  # (1) "stop" when the planner has nothing left
+                if chosen == "stop":
+                    break
+                if chosen == "failed" or not self._rewrite(run):  # (2) a failed step: next round
+                    continue
+                self._retrieve(run)  # (3) a failing source is an event, not the end of the run
+                if self._evaluate(run):  # (4) enough evidence (or self-evaluation off): answer
+                    break
+            answer = self._generate(run)  # (5)
         answer.trace = run.trace
         answer.timings = Timings(total_ms=_ms(t0), llm_ms=round(llm.ms, 1))
         answer.config = self.settings.redacted()
@@ -202,13 +209,7 @@ class Agent:
         state = LoopState(question=question, analysis=analyse(question, retrievers, self.lexicon), retrievers=retrievers)
         return _Run(state, self._planner(), SentenceRanker(self.embedder), on_event)  # the model loads on first use
 
-    def _next_round(self, run: _Run) -> NextStep | None:
-        if run.round >= self.settings.max_rounds:
-            return None
-        run.round = run.rounds = run.round + 1
-        return self._select
-
-    def _select(self, run: _Run) -> NextStep | None:
+    def _select(self, run: _Run) -> Literal["ok", "stop", "failed"]:
         """(1) Pick the source for this round."""
         ev = TraceEvent(step="select", round=run.round)
         with run.step(ev):
@@ -217,16 +218,17 @@ class Agent:
             except PlanExhausted as e:
                 ev.decision, ev.details = "stop", {"reason": str(e)}
                 run.rounds = max(run.round - 1, 1)  # this round did nothing
-                return None
+                return "stop"
             except StructuredOutputError as e:
-                return self._planning_failed(run, ev, str(e), e.raw_outputs)
+                self._planning_failed(run, ev, str(e), e.raw_outputs)
+                return "failed"
             ev.retriever, ev.decision = sel.retriever, sel.reason
             ev.details = {"by": sel.by, **({"raw": sel.raw} if sel.raw else {})}
         run.retriever = sel.retriever
-        return self._rewrite
+        return "ok"
 
-    def _rewrite(self, run: _Run) -> NextStep | None:
-        """(2) Write the source's query and pick the MeSH terms that go with it."""
+    def _rewrite(self, run: _Run) -> bool:
+        """(2) Write the source's query and pick the MeSH terms that go with it (False: failed)."""
         s, state, name = self.settings, run.state, run.retriever
         ev = TraceEvent(step="rewrite", round=run.round, retriever=name)
         use_mesh = s.components.mesh_filter and s.mesh.mode != "off" and state.retrievers[name].supports_mesh
@@ -243,26 +245,27 @@ class Agent:
                 if use_mesh:
                     ev.mesh = self._mesh_terms(state.analysis.core, proposed, ev)
             except StructuredOutputError as e:
-                return self._planning_failed(run, ev, str(e), e.raw_outputs)
+                self._planning_failed(run, ev, str(e), e.raw_outputs)
+                return False
             except InputError as e:
                 ev.ok, ev.error = False, str(e)
             if ev.ok and state.tried(name, run.query):
                 # an LLM planner that repeats itself makes no progress: say so, don't re-run
-                return self._planning_failed(run, ev, f"repeats an earlier {name} query; not run again")
+                self._planning_failed(run, ev, f"repeats an earlier {name} query; not run again")
+                return False
         run.failures = 0
         run.mesh = ev.mesh
-        return self._retrieve
+        return True
 
-    def _planning_failed(self, run: _Run, ev: TraceEvent, error: str, raw: list[str] | None = None) -> NextStep | None:
+    def _planning_failed(self, run: _Run, ev: TraceEvent, error: str, raw: list[str] | None = None) -> None:
         """A failed select/rewrite step, recorded in its event: the next round tries again,
         until MAX_CONSECUTIVE_FAILURES in a row end the loop."""
         ev.ok, ev.error = False, error
         if raw is not None:
             ev.details = {"raw": raw}
         run.failures += 1
-        return None if run.failures >= MAX_CONSECUTIVE_FAILURES else self._next_round
 
-    def _retrieve(self, run: _Run) -> NextStep | None:
+    def _retrieve(self, run: _Run) -> None:
         """(3) Run the search; a failing source is an event with ok=False, not the end of the run."""
         s, state, name, query, mesh = self.settings, run.state, run.retriever, run.query, run.mesh
         ev = TraceEvent(step="retrieve", round=run.round, retriever=name, query=query, mesh=mesh)
@@ -287,22 +290,19 @@ class Agent:
         state.evidence.extend(h for h in hits if h.key not in known)
         state.attempts.append(Attempt(run.round, name, query, len(hits), ev.error))
         state.notes.append(_note(name, query, hits, ev.error))
-        return self._evaluate
 
-    def _evaluate(self, run: _Run) -> NextStep | None:
+    def _evaluate(self, run: _Run) -> bool:
         """(4) Is the evidence enough? Self-evaluation, under the evidence guard; with
-        self-evaluation off, the guard alone decides after one round."""
+        self-evaluation off, the guard alone decides after one round (True: answer now)."""
         if not self.settings.components.self_eval:
             run.sufficient = self._check(run.state, run.ranker).sufficient
-            return None
+            return True
         ev = TraceEvent(step="evaluate", round=run.round)
         with run.step(ev):
             run.sufficient = self._judge(run, ev)
-        if run.sufficient:
-            return None
-        if missing := ev.details.get("missing"):
+        if not run.sufficient and (missing := ev.details.get("missing")):
             run.state.notes.append(f"still missing: {missing}")
-        return self._next_round
+        return run.sufficient
 
     def _judge(self, run: _Run, ev: TraceEvent) -> bool:
         """The planner's verdict, vetoed by the evidence guard; nothing to judge is a NO."""

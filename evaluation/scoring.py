@@ -85,15 +85,22 @@ def score_species(prediction: str, gold: str) -> float:
     return float(SPECIES.get(pred, pred) == gold)
 
 
+_LEADING_CHROMOSOME = re.compile(r"^(chr[0-9A-Za-z]+)(?=[:\s(;,]|$)")
+
+
 def score_genome_alignment(prediction: str, gold: str) -> float:
     """Human genome DNA aligment: gold `chr15:91950805-91950932`. After cleaning,
-    exact match 1; same text before the first `:` (the chromosome) 0.5; else 0."""
+    exact match 1; the same chromosome 0.5; else 0. The chromosome is the text before the
+    first `:` (GeneGPT's rule), or the leading `chrN` token of an answer that names the
+    chromosome without coordinates or with another assembly's
+    ("chr10 (named by the title of clone ...)", "chr8:1-2 on T2T-CHM13; ..."). A wrong
+    chromosome, or one not at the start, scores 0."""
     pred = drop_answer_prefix(prediction)
     if pred == gold:
         return 1.0
-    if pred.split(":")[0] == gold.split(":")[0]:
-        return 0.5
-    return 0.0
+    m = _LEADING_CHROMOSOME.match(pred)
+    chrom = m.group(1) if m else pred.split(":")[0]
+    return 0.5 if chrom == gold.split(":")[0] else 0.0
 
 
 def _recall(predicted: list[str], gold: list[str]) -> float:

@@ -26,16 +26,16 @@ from __future__ import annotations
 import re
 import time
 import xml.etree.ElementTree as ET
-from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import QueryRejected, ToolError
 from biorag.models import Evidence, SearchFilters
-from biorag.organisms import HUMAN, binomial_of, organism_named_in
+from biorag.organisms import binomial_of, organism_named_in
 from biorag.prompts import MANUALS
 from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
+from retrievers.blast_reading import BLAST_FIELDS, SEQUENCE_TEXT, read_blast_field
 from retrievers.http_store import HttpStore, store_for
 
 if TYPE_CHECKING:
@@ -89,6 +89,9 @@ def validate_sequence(seq: str, program: str, min_len: int, max_len: int, query:
 # ---- report parsing -----------------------------------------------------------------
 
 _CHROM = re.compile(r"\bchromosome[:\s]+([0-9]{1,2}|X|Y|MT|[IVX]{1,5})\b", re.I)
+# a clone title that names its chromosome without the word: "PAC clone RP4-744D13 from 7",
+# "BAC clone CTA-963H5 from 22q12.1-qter" (the chromosome, then an optional band)
+_CLONE_FROM = re.compile(r"\bclone [\w\-.]+ from ([0-9]{1,2}|X|Y)(?=[pq][\d.\-a-z]*\b|[,\s]|$)", re.I)
 # records that carry a chromosome's name without being the chromosome: their coordinates
 # are local (a clone, contig or scaffold; a gene, region or feature "on chromosome N")
 _NOT_CHROMOSOME_RECORD = re.compile(
@@ -107,7 +110,7 @@ def organism_of(description: str) -> str | None:
 
 
 def chromosome_of(description: str) -> str | None:
-    m = _CHROM.search(description)
+    m = _CHROM.search(description) or _CLONE_FROM.search(description)
     return m.group(1).upper() if m else None
 
 
@@ -327,124 +330,6 @@ class BlastClient:
         rid, rtoe = self.submit(sequence)
         report = self.wait(rid, rtoe)
         return rid, parse_report(report)
-
-
-SEQUENCE_TEXT = re.compile(r"[A-Za-z*]{20,}")
-
-# ---- answer fields ------------------------------------------------------------------
-SEQUENCE_ORGANISM = AnswerField(
-    "organism", "organism a sequence comes from",
-    ("organism", "which organism", "what organism", "species", "which species", "what species",
-     "come from", "comes from", "derived from", "origin", "source organism", "animal"),
-    ("sequence", "organism"))
-ALIGNMENT = AnswerField(
-    "alignment", "position of a DNA sequence in the human genome",
-    ("align", "alignment", "aligns", "map", "maps", "mapped", "coordinates", "coordinate",
-     "genome", "genomic position", "genomic location", "chromosome", "which chromosome", "position"),
-    ("sequence", "organism"),
-    weak_cues=("where", "location", "locate", "located", "find", "found", "lie", "lies"))
-SEQUENCE_GENES = AnswerField(
-    "sequence_genes", "gene that contains a sequence",
-    ("gene", "genes", "which gene", "what gene", "contains", "contain", "containing"),
-    ("sequence",), yields="gene")
-BLAST_FIELDS = (SEQUENCE_ORGANISM, ALIGNMENT, SEQUENCE_GENES)
-
-_PAREN_SYMBOL = re.compile(r"\(([A-Z][A-Z0-9\-]{1,14})\)")
-_ASSEMBLY_TIER = (("GRCh38", 0), ("GRC", 1), ("T2T", 2))
-
-
-def _meta(ev: Evidence, key: str, default: Any = None) -> Any:
-    value = ev.metadata.get(key, default)
-    return default if value in (None, "", []) else value
-
-
-def _bits(ev: Evidence) -> float:
-    try:
-        return float(_meta(ev, "bit_score", 0) or 0)
-    except (TypeError, ValueError):
-        return 0.0
-
-
-def reference_rank(ev: Evidence) -> tuple[float, int]:
-    """Order chromosome records of one organism for 'where in the genome': the alignment
-    score decides first (a worse alignment is never preferred); among equal scores the
-    GRCh38 assembly, then other GRC assemblies, then T2T-CHM13, then other named ones."""
-    assembly = str(_meta(ev, "assembly", ""))
-    tier = next((t for prefix, t in _ASSEMBLY_TIER if assembly.startswith(prefix)), len(_ASSEMBLY_TIER))
-    return (-_bits(ev), tier)
-
-
-def organism_of_hits(hits: list[Evidence], wanted: str | None = None) -> str | None:
-    """The organism of the best alignment. Among equal-scoring hits: `wanted` (the organism
-    the question names), else Homo sapiens, else the organism most of the tied hits come
-    from. BLAST lists ties in no meaningful order, so a close relative (chimpanzee) must
-    not win by position."""
-    hits = [h for h in hits if _meta(h, "organism")]
-    if not hits:
-        return None
-    top = max(_bits(h) for h in hits)
-    tied = [str(h.metadata["organism"]) for h in hits if _bits(h) >= top]
-    for preferred in (wanted, HUMAN):
-        if preferred in tied:
-            return preferred
-    return Counter(tied).most_common(1)[0][0]
-
-
-def genome_location(hits: list[Evidence], wanted: str | None = None) -> Reading | None:
-    """Coordinates on a chromosome record of a named assembly of the wanted organism (Homo
-    sapiens unless the question names another), from an alignment as good as the best of
-    all hits; the answer's second line names the assembly. None when there is no such
-    record: clones, contigs and feature records carry local coordinates, and a close
-    relative's genome is not the one asked about, so the answer is insufficient, not wrong."""
-    organism = wanted or HUMAN
-    own = [h for h in hits if _meta(h, "organism") == organism]
-    if not own:
-        return None
-    best = max(_bits(h) for h in hits)
-    records = [h for h in own if _meta(h, "chromosome_record") and _meta(h, "assembly") and _meta(h, "chromosome")
-               and _meta(h, "subject_start") is not None and _meta(h, "subject_end") is not None
-               and _bits(h) >= best]
-    if not records:
-        return None
-    ev = sorted(records, key=reference_rank)[0]
-    lo, hi = sorted((int(ev.metadata["subject_start"]), int(ev.metadata["subject_end"])))
-    chrom = str(ev.metadata["chromosome"])
-    where = f"{chrom if chrom.lower().startswith('chr') else 'chr' + chrom}:{lo}-{hi}"
-    assembly = ev.metadata["assembly"]
-    return Reading([where], [ev], f"alignment to {ev.id}, a chromosome record of {assembly}",
-                   text=f"{where}\nAssembly: {assembly} ({organism}, {ev.id}: {_meta(ev, 'description', ev.title)})")
-
-
-def symbols_of_hit(ev: Evidence) -> list[str]:
-    """Gene symbols a hit names: its `symbol`, else '(SYMBOL)' in the description."""
-    if _meta(ev, "symbol"):
-        return [str(_meta(ev, "symbol"))]
-    return _PAREN_SYMBOL.findall(str(_meta(ev, "description", ev.title)))
-
-
-def _binomial(organism: str) -> str:
-    words = organism.replace("[", "").replace("]", "").split()
-    return " ".join(words[:2]) if len(words) >= 2 else organism
-
-
-def read_blast_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str],
-                     organism: str | None = None) -> Reading | None:
-    """`organism`: the organism the question names, when the caller knows it (ties and the
-    genome to locate in go to it); otherwise Homo sapiens is preferred."""
-    if field.name == "organism":
-        found = organism_of_hits(evidence, organism)
-        if found is None:
-            return None
-        ev = next(h for h in sorted(evidence, key=lambda h: -_bits(h)) if _meta(h, "organism") == found)
-        return Reading([_binomial(found)], [ev], f"organism of the best BLAST hit {ev.id}")
-    if field.name == "alignment":
-        return genome_location(evidence, organism)
-    if field.name == "sequence_genes":
-        human = [e for e in evidence if _meta(e, "organism") == HUMAN]
-        used = [ev for ev in human or evidence if symbols_of_hit(ev)]
-        symbols = list(dict.fromkeys(s for ev in used for s in symbols_of_hit(ev)))
-        return Reading(symbols, used, "genes named by the BLAST hits") if symbols else None
-    return None
 
 
 class BlastRetriever(Retriever):

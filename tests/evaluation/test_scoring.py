@@ -76,6 +76,13 @@ def test_multi_species(pred, gold, expected):
     ("chr15", 0.5),              # text before the first ':' matches
     ("chr1:91950805-91950932", 0.0),
     ("15:91950805-91950932", 0.0),
+    # honest partial answers: the chromosome another assembly or a clone title gives
+    ("chr15:89712558-89712685 on T2T-CHM13; no GRCh38 record in the evidence", 0.5),
+    ("chr15 (named by the title of clone RP11-1A1, AC1.1; no chromosome coordinates in the evidence)", 0.5),
+    ("chr1 (named by the title of clone RP11-1A1, AC1.1)", 0.0),   # the wrong chromosome
+    ("chr150 (named by a title)", 0.0),
+    ("chr15q26.1", 0.0),                                            # not a chromosome token
+    ("Insufficient evidence: chr15 is a guess", 0.0),               # not at the start
 ])
 def test_human_genome_alignment(pred, expected):
     assert score_genome_alignment(pred, "chr15:91950805-91950932") == expected
