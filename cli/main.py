@@ -61,6 +61,7 @@ for _module, _name in [
     ("train", "train"),
     ("serve", "serve"),
     ("geneset", "geneset"),
+    ("prioritise", "prioritise"),
 ]:
     _mount(_module, _name)
 
