@@ -56,11 +56,13 @@ def frequency_fraction(value: str) -> float | None:
 @dataclass(frozen=True)
 class ScoringParams:
     method: str = "lr"  # "lr" (likelihood ratio) or "resnik" (best-match average)
-    noise: float = 0.05
-    partial: float = 0.3
+    noise: float = 0.01
+    partial: float = 0.5
     unknown_frequency: float = 0.5
-    frequency_power: float = 1.0  # 0: annotation frequencies ignored
-    excluded_weight: float = 0.7
+    frequency_power: float = 0.5  # 0: annotation frequencies ignored
+    excluded_weight: float = 0.05
+    #: the frequency an excluded feature is taken to have where HPO gives none
+    excluded_unknown_frequency: float = 0.0
     #: not calibrated (the development cases carry no onset or sex): a disease whose
     #: annotated onsets all miss the patient's, or a sex its inheritance rules out
     onset_mismatch: float = 0.3
@@ -171,11 +173,12 @@ class PhenotypeModel:
                 up = self.anc[t]
                 d_idx.append(np.full(len(up), di, dtype=np.int64))
                 t_idx.append(up)
-                freq.append(np.full(len(up), unknown if f is None else f))
+                freq.append(np.full(len(up), np.nan if f is None else f))
         d = np.concatenate(d_idx)
         t = np.concatenate(t_idx)
         f = np.concatenate(freq)
-        order = np.lexsort((-f, d, t))  # by term, disease, highest frequency first
+        known = np.nan_to_num(f, nan=-1.0)
+        order = np.lexsort((-known, d, t))  # by term, disease, highest known frequency first
         d, t, f = d[order], t[order], f[order]
         first = np.ones(len(d), dtype=bool)
         first[1:] = (t[1:] != t[:-1]) | (d[1:] != d[:-1])
@@ -183,7 +186,10 @@ class PhenotypeModel:
         self._unknown = unknown
         bounds = np.searchsorted(t, np.arange(len(self.term_ids) + 1))
         self.post_d = [d[bounds[i]:bounds[i + 1]] for i in range(len(self.term_ids))]
-        self.post_f = [f[bounds[i]:bounds[i + 1]] for i in range(len(self.term_ids))]
+        known = np.nan_to_num(f, nan=-1.0)
+        self.post_f = [np.where(known[bounds[i]:bounds[i + 1]] < 0, unknown, known[bounds[i]:bounds[i + 1]])
+                       for i in range(len(self.term_ids))]
+        self.post_known = [known[bounds[i]:bounds[i + 1]] for i in range(len(self.term_ids))]
 
     # ---- scoring -------------------------------------------------------------------------
     def _term_values(self, q: int, params: ScoringParams) -> np.ndarray:
@@ -214,7 +220,8 @@ class PhenotypeModel:
             total /= max(len(observed), 1)
         else:
             for x in dict.fromkeys(self.index[t] for t in patient.excluded if t in self.index):
-                ds, fs = self.post_d[x], self.post_f[x]
+                ds, known = self.post_d[x], self.post_known[x]
+                fs = np.where(known < 0, params.excluded_unknown_frequency, known)
                 total[ds] += np.log(np.clip(1 - params.excluded_weight * fs, 1e-3, 1.0))
             total += self._modifier_penalty(patient, params)
         for d in leave_out:
@@ -274,13 +281,14 @@ class PhenotypeModel:
         return out
 
     def gene_ranks(self, patient: Patient, params: ScoringParams, leave_out: Sequence[str] = ()) -> dict[str, int]:
-        """Symbol -> rank (1-based, ties share the better rank) over every linked gene: what
-        evaluation reads, without explanations."""
+        """Symbol -> rank (1-based) over every linked gene, in the order `rank_genes` shows
+        (score, then symbol: a tie is not counted in a gene's favour): what evaluation reads."""
         ids, best_of = self._gene_scores(self.score_diseases(patient, params, leave_out))
-        ok = np.isfinite(best_of)
-        values = np.sort(-best_of[ok])
-        ranks = np.searchsorted(values, -best_of[ok], side="left") + 1
-        return {self.symbols[g]: int(r) for g, r in zip(np.array(ids)[ok].tolist(), ranks.tolist(), strict=True)}
+        if not hasattr(self, "_by_symbol"):
+            self._by_symbol = np.argsort(np.argsort([self.symbols[g] for g in ids]))
+        keep = np.flatnonzero(np.isfinite(best_of))
+        order = keep[np.lexsort((self._by_symbol[keep], -np.round(best_of[keep], 9)))]
+        return {self.symbols[ids[i]]: n for n, i in enumerate(order.tolist(), 1)}
 
     def rank_diseases(self, patient: Patient, params: ScoringParams, top_k: int = 10) -> list[DiseaseScore]:
         scores = self.score_diseases(patient, params)
@@ -313,7 +321,7 @@ class PhenotypeModel:
                 out.unexplained.append(tid)
                 continue
             out.matched.append(Match(tid, self.term_ids[best[2]], self.term_ids[best[3]],
-                                     dict(ann).get(best[2]), best[3] == q, round(value, 4)))
+                                     dict(ann).get(best[2]), bool(best[3] == q), round(value, 4)))
         for tid in dict.fromkeys(patient.excluded):
             x = self.index.get(tid)
             if x is not None and any(x in up for _, _, up in ann_anc):

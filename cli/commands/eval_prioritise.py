@@ -148,7 +148,7 @@ def prioritise(
     if cv:
         typer.echo("constants chosen per fold: " + "; ".join(
             f"{ch['fold']}: partial {ch['params']['partial']}, freq^{ch['params']['frequency_power']}, "
-            f"noise {ch['params']['noise']}" for ch in cv["chosen"]))
+            f"excluded {ch['params']['excluded_weight']}" for ch in cv["chosen"]))
     typer.echo(f"rank distribution: {figures[next(iter(figures))]['ranks']}")
     typer.echo(f"plot: {plot}; results: {out}/results.jsonl, {out}/summary.json")
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from biorag.errors import InputError
-from biorag.phenopackets import Case, read_case_file, read_input
+from biorag.phenopackets import Case, read_case_file, read_input, read_term_list
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -88,7 +89,9 @@ def command(
     if case is not None:
         cases, bad = cases_in(case)
     else:
-        cases, bad = [read_input(terms if terms is not None else text, "--terms" if terms else "--text")], []
+        given_case = (read_term_list([t for t in re.split(r"[\s,;]+", terms) if t], "--terms") if terms is not None
+                      else read_input(text, "--text"))
+        cases, bad = [given_case], []
     store = HpoStore(hpo_store_path(settings_from_options(preset, set_)))
     results = []
     try:

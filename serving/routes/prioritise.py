@@ -2,8 +2,8 @@
 `biorag prioritise --json` (per gene: disease with id, matched and unexplained features,
 score). The case is a GA4GH Phenopacket v2 object, a list of HPO ids, or text."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: the request model is made per app (its text limit
+# is the server's), and FastAPI must see it as a value, not a string.
 from typing import Any
 
 from fastapi import APIRouter
