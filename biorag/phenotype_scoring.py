@@ -207,17 +207,22 @@ class PhenotypeModel:
             return best
         return np.log((1 - params.noise) * np.maximum(best, params.partial) + params.noise)
 
-    def score_diseases(self, patient: Patient, params: ScoringParams,
-                       leave_out: Sequence[str] = ()) -> np.ndarray:
-        """One score per disease (self.disease_ids order); -inf for diseases left out."""
+    def observed_values(self, patient: Patient, params: ScoringParams) -> dict[int, np.ndarray]:
+        """Per observed term (index): its credit for every disease."""
         if params.unknown_frequency != self._unknown:
             self._postings(params.unknown_frequency)
-        observed = [self.index[t] for t in patient.observed if t in self.index]
+        observed = dict.fromkeys(self.index[t] for t in patient.observed if t in self.index)
+        return {q: self._term_values(q, params) for q in observed}
+
+    def score_diseases(self, patient: Patient, params: ScoringParams, leave_out: Sequence[str] = (),
+                       values: dict[int, np.ndarray] | None = None) -> np.ndarray:
+        """One score per disease (self.disease_ids order); -inf for diseases left out."""
+        values = self.observed_values(patient, params) if values is None else values
         total = np.zeros(len(self.disease_ids))
-        for q in dict.fromkeys(observed):
-            total += self._term_values(q, params)
+        for v in values.values():
+            total += v
         if params.method == "resnik":
-            total /= max(len(observed), 1)
+            total /= max(len(values), 1)
         else:
             for x in dict.fromkeys(self.index[t] for t in patient.excluded if t in self.index):
                 ds, known = self.post_d[x], self.post_known[x]
@@ -266,7 +271,8 @@ class PhenotypeModel:
 
     def rank_genes(self, patient: Patient, params: ScoringParams, top_k: int = 10,
                    leave_out: Sequence[str] = ()) -> list[GeneScore]:
-        scores = self.score_diseases(patient, params, leave_out)
+        values = self.observed_values(patient, params)
+        scores = self.score_diseases(patient, params, leave_out, values)
         ids, best_of = self._gene_scores(scores)
         order = sorted((i for i in np.argsort(-best_of, kind="stable")[:top_k * 4] if np.isfinite(best_of[i])),
                        key=lambda i: (-round(float(best_of[i]), 9), self.symbols[ids[i]]))[:top_k]
@@ -275,7 +281,7 @@ class PhenotypeModel:
             gid = ids[i]
             ds = sorted((d for d in self.gene_links[gid] if np.isfinite(scores[d])), key=lambda d: -scores[d])
             out.append(GeneScore(gid, self.symbols[gid], round(float(best_of[i]), 4),
-                                 self.explain(ds[0], patient, params, scores),
+                                 self.explain(ds[0], patient, params, scores, values),
                                  [(self.disease_ids[d], self.names[self.disease_ids[d]], round(float(scores[d]), 4))
                                   for d in ds[1:5]]))
         return out
@@ -291,11 +297,13 @@ class PhenotypeModel:
         return {self.symbols[ids[i]]: n for n, i in enumerate(order.tolist(), 1)}
 
     def rank_diseases(self, patient: Patient, params: ScoringParams, top_k: int = 10) -> list[DiseaseScore]:
-        scores = self.score_diseases(patient, params)
-        order = sorted(range(len(scores)), key=lambda i: (-scores[i], self.disease_ids[i]))[:top_k]
-        return [self.explain(i, patient, params, scores) for i in order]
+        values = self.observed_values(patient, params)
+        scores = self.score_diseases(patient, params, values=values)
+        order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]
+        return [self.explain(int(i), patient, params, scores, values) for i in order]
 
-    def explain(self, di: int, patient: Patient, params: ScoringParams, scores: np.ndarray) -> DiseaseScore:
+    def explain(self, di: int, patient: Patient, params: ScoringParams, scores: np.ndarray,
+                values: dict[int, np.ndarray] | None = None) -> DiseaseScore:
         """Which disease annotation explains each observed term (exact: the term or a more
         specific one; partial: through their most informative shared ancestor)."""
         ann = self.annotated[di]
@@ -306,7 +314,7 @@ class PhenotypeModel:
             q = self.index.get(tid)
             if q is None:
                 continue
-            value = float(self._term_values(q, params)[di])
+            value = float(values[q][di]) if values and q in values else float(self._term_values(q, params)[di])
             best = None  # (ic of shared term, frequency, annotation, shared)
             for t, f, up in ann_anc:
                 shared = q if q in up else max((a for a in self.anc[q] if a in up), key=lambda a: self.ic[a],
