@@ -11,6 +11,7 @@ the patient's features:
   gives ``partial``: a feature the disease does not explain costs log(partial);
 - every LR is mixed with a noise floor (``noise``): a feature may be unrelated;
 - an excluded term the disease carries with frequency f: LR = 1 - excluded_weight x f;
+- a disease with many annotations loses log(n) x ``annotation_size`` (it matches more by chance);
 - an onset or sex the disease cannot have lowers it (fixed factors, documented below).
 
 A gene is ranked by its best single disease, never by pooling its diseases. The constants
@@ -63,6 +64,9 @@ class ScoringParams:
     excluded_weight: float = 0.05
     #: the frequency an excluded feature is taken to have where HPO gives none
     excluded_unknown_frequency: float = 0.0
+    #: a disease annotated with n phenotypes loses annotation_size x log(n): the more a
+    #: disease is annotated with, the likelier it matches a feature by chance
+    annotation_size: float = 1.0
     #: not calibrated (the development cases carry no onset or sex): a disease whose
     #: annotated onsets all miss the patient's, or a sex its inheritance rules out
     onset_mismatch: float = 0.3
@@ -154,6 +158,7 @@ class PhenotypeModel:
                 self.gene_links.setdefault(gid, []).append(self.dindex[did])
                 self.symbols[gid] = sym
                 self.disease_genes[self.dindex[did]].append(sym)
+        self._log_size = np.log(np.array([max(len(a), 1) for a in self.annotated], dtype=float))
         self.onsets: list[list[tuple[float, float]]] = [[] for _ in self.disease_ids]
         self.inheritance: list[set[str]] = [set() for _ in self.disease_ids]
         for did, hp in modifiers:
@@ -229,6 +234,7 @@ class PhenotypeModel:
                 fs = np.where(known < 0, params.excluded_unknown_frequency, known)
                 total[ds] += np.log(np.clip(1 - params.excluded_weight * fs, 1e-3, 1.0))
             total += self._modifier_penalty(patient, params)
+            total -= params.annotation_size * self._log_size
         for d in leave_out:
             if d in self.dindex:
                 total[self.dindex[d]] = -np.inf
@@ -274,9 +280,8 @@ class PhenotypeModel:
         values = self.observed_values(patient, params)
         scores = self.score_diseases(patient, params, leave_out, values)
         ids, best_of = self._gene_scores(scores)
-        order = sorted((i for i in np.argsort(-best_of, kind="stable")[:top_k * 4] if np.isfinite(best_of[i])),
-                       key=lambda i: (-round(float(best_of[i]), 9), self.symbols[ids[i]]))[:top_k]
         out = []
+        order = self._gene_order(ids, best_of)[:top_k].tolist()
         for i in order:
             gid = ids[i]
             ds = sorted((d for d in self.gene_links[gid] if np.isfinite(scores[d])), key=lambda d: -scores[d])
@@ -290,11 +295,14 @@ class PhenotypeModel:
         """Symbol -> rank (1-based) over every linked gene, in the order `rank_genes` shows
         (score, then symbol: a tie is not counted in a gene's favour): what evaluation reads."""
         ids, best_of = self._gene_scores(self.score_diseases(patient, params, leave_out))
+        return {self.symbols[ids[i]]: n for n, i in enumerate(self._gene_order(ids, best_of).tolist(), 1)}
+
+    def _gene_order(self, ids: list[int], best_of: np.ndarray) -> np.ndarray:
+        """Gene positions by score, ties by symbol (the same order whatever top_k is asked)."""
         if not hasattr(self, "_by_symbol"):
             self._by_symbol = np.argsort(np.argsort([self.symbols[g] for g in ids]))
         keep = np.flatnonzero(np.isfinite(best_of))
-        order = keep[np.lexsort((self._by_symbol[keep], -np.round(best_of[keep], 9)))]
-        return {self.symbols[ids[i]]: n for n, i in enumerate(order.tolist(), 1)}
+        return keep[np.lexsort((self._by_symbol[keep], -np.round(best_of[keep], 9)))]
 
     def rank_diseases(self, patient: Patient, params: ScoringParams, top_k: int = 10) -> list[DiseaseScore]:
         values = self.observed_values(patient, params)

@@ -113,7 +113,7 @@ def prioritise(
         ranks = cv["ranks"]
     store.close()
     cover = [c.gene in linked for c in items]
-    by = {"cross-validated" if cv else "asked in words": ranks, "shipped constants": shipped}
+    by = {"cross-validated": ranks, "shipped constants": shipped} if cv else {"asked in words": ranks}
     figures = {name: {"all": metrics(r), "coverable": metrics([x for x, ok in zip(r, cover, strict=True) if ok]),
                       "ranks": rank_buckets(r)} for name, r in by.items()}
     out.mkdir(parents=True, exist_ok=True)
@@ -147,7 +147,7 @@ def prioritise(
         typer.echo(f"{who[:43]:<44}{cells}")
     if cv:
         typer.echo("constants chosen per fold: " + "; ".join(
-            f"{ch['fold']}: partial {ch['params']['partial']}, freq^{ch['params']['frequency_power']}, "
+            f"{ch['fold']}: partial {ch['params']['partial']}, size {ch['params']['annotation_size']}, "
             f"excluded {ch['params']['excluded_weight']}" for ch in cv["chosen"]))
     typer.echo(f"rank distribution: {figures[next(iter(figures))]['ranks']}")
     typer.echo(f"plot: {plot}; results: {out}/results.jsonl, {out}/summary.json")

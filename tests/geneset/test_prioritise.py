@@ -147,3 +147,15 @@ def test_top_k_is_bounded(hpo_store):
     for bad in (0, 101):
         with pytest.raises(InputError, match="top_k"):
             prioritise(hpo_store, case, top_k=bad)
+
+
+def test_the_order_does_not_depend_on_top_k(hpo_store):
+    """Seizures and ataxia tie many genes: ties go by symbol, the same for any top_k, and
+    evaluation reads the ranks in the order shown."""
+    model = hpo_store.model()
+    patient = Patient(["HP:0001250", "HP:0001251"])
+    long = [g.symbol for g in model.rank_genes(patient, ScoringParams(), top_k=60)]
+    for k in (3, 5, 10, 25):
+        assert [g.symbol for g in model.rank_genes(patient, ScoringParams(), top_k=k)] == long[:k]
+    ranks = model.gene_ranks(patient, ScoringParams())
+    assert [ranks[s] for s in long] == list(range(1, 61))
