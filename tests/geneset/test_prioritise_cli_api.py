@@ -67,7 +67,7 @@ def test_the_first_line_is_the_ranked_gene_list(data_dir):
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     genes = lines[0].split(", ")
-    assert len(genes) == 10 and all(line.startswith(f"{i}. {g} ") for i, (line, g) in enumerate(zip(lines[1:], genes), 1))
+    assert len(genes) == 10 and all(line.startswith(f"{i}. {g} ") for i, (line, g) in enumerate(zip(lines[1:11], genes, strict=True), 1))
     j = _run(data_dir, "prioritise", "--terms", "HP:0001250,HP:0001251,-HP:0000365", "--json", "-k", "3")
     case = json.loads(j.stdout)["cases"][0]
     assert [g["rank"] for g in case["genes"]] == [1, 2, 3]
