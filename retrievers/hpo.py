@@ -52,7 +52,7 @@ from biorag.phenotype_scoring import (
 from biorag.retriever import Retriever
 from biorag.sources import AnswerField, LexiconHit, Reading
 from biorag.sqlite_store import open_read_only, read_build_record
-from retrievers.hpo_ranking import phenotype_model
+from retrievers.hpo_ranking import ResolvedTerms, phenotype_model, resolve_terms
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -208,6 +208,10 @@ class HpoStore:
     def model(self) -> PhenotypeModel:
         """The phenotype model of this store (built at the first call, then shared)."""
         return phenotype_model(self._con, self.path)
+
+    def resolve_terms(self, ids: list[str], what: str = "feature") -> ResolvedTerms:
+        """A patient's HPO ids checked: live kept, obsolete mapped, unknown dropped with a warning."""
+        return resolve_terms(self._con, ids, what)
 
     def rank_diseases(self, terms: list[str], limit: int = 10, excluded: Sequence[str] = (),
                       params: ScoringParams | None = None) -> list[Ranked]:

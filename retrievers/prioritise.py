@@ -13,7 +13,6 @@ from biorag.errors import InputError
 from biorag.phenopackets import Case
 from biorag.phenotype_scoring import GeneScore, Patient, ScoringParams
 from retrievers.hpo import HpoStore
-from retrievers.hpo_ranking import resolve_terms
 
 DEFAULT_TOP_K, MAX_TOP_K = 10, 100
 TSV_COLUMNS = ("#RANK", "GENE_SYMBOL", "ENTREZ_GENE_ID", "PHENO_SCORE", "DISEASE_ID", "DISEASE_NAME",
@@ -103,8 +102,8 @@ def prioritise(store: HpoStore, case: Case, top_k: int = DEFAULT_TOP_K, params: 
         if not observed:
             raise InputError(f"{case.source}: no HPO phenotype found in the text; name the features "
                              "(e.g. 'seizures, ataxia, microcephaly') or give HPO ids")
-    obs = resolve_terms(store._con, observed, "feature")
-    exc = resolve_terms(store._con, excluded, "excluded feature")
+    obs = store.resolve_terms(observed, "feature")
+    exc = store.resolve_terms(excluded, "excluded feature")
     warnings += obs.warnings + exc.warnings
     if not obs.ids:
         raise InputError(f"{case.source}: none of the observed features is a term of HPO {store.release} "

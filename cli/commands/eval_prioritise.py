@@ -74,7 +74,6 @@ def prioritise(
         read_cases,
     )
     from retrievers.hpo import HpoStore, hpo_store_path
-    from retrievers.hpo_ranking import resolve_terms
 
     settings = settings_from_options(preset, set_)
     items = read_cases(cases)[:limit] if limit else read_cases(cases)
@@ -84,7 +83,7 @@ def prioritise(
     patients = []
     for c in items:
         case = capped(c, max_features)
-        patients.append(Patient(resolve_terms(store._con, case.observed).ids, resolve_terms(store._con, case.excluded).ids,
+        patients.append(Patient(store.resolve_terms(case.observed).ids, store.resolve_terms(case.excluded).ids,
                                 case.onset, case.onset_age_years, case.age_years, case.sex))
     t0 = time.perf_counter()
     cv = None
