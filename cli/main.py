@@ -62,6 +62,7 @@ for _module, _name in [
     ("serve", "serve"),
     ("mcp", "mcp"),
     ("geneset", "geneset"),
+    ("prioritise", "prioritise"),
 ]:
     _mount(_module, _name)
 

@@ -164,6 +164,7 @@ class OboTerm:
     synonyms: list[tuple[str, str]] = field(default_factory=list)  # (text, kind)
     alt_ids: list[str] = field(default_factory=list)
     obsolete: bool = False
+    replaced_by: str = ""  # an obsolete term's replacement, where the ontology names one
 
 
 _SYNONYM = re.compile(r'^"((?:[^"\\]|\\.)*)"\s+(EXACT|NARROW|BROAD|RELATED)\s*([A-Za-z_:0-9]*)')
@@ -197,6 +198,8 @@ def read_obo(folder: Path | None = None) -> tuple[str, list[OboTerm]]:
                     cur.alt_ids.append(value.strip())
                 elif key == "is_obsolete" and value.strip() == "true":
                     cur.obsolete = True
+                elif key == "replaced_by":
+                    cur.replaced_by = value.strip()
                 elif key == "synonym" and (m := _SYNONYM.match(value)):
                     cur.synonyms.append((m.group(1), m.group(3) or m.group(2)))
     if not terms or not release:

@@ -12,7 +12,15 @@ What the store adds to the raw files, so that queries stay fast:
   (``ic_gene``): ``IC(t) = -ln(n(t) / N)`` where ``n(t)`` counts the diseases (genes)
   annotated with t or a descendant. Ranking by IC makes "seizure" (thousands of genes) weigh
   less than "ataxia with oculomotor apraxia" (a handful).
-- normalised names and synonyms for finding terms in a sentence, and normalised disease names.
+- normalised names and synonyms for finding terms in a sentence, and normalised disease names;
+- obsolete terms with the live term that replaces them (``obsolete_terms``; NULL where the
+  ontology names none), so that a case written with an older release still reads.
+
+Tables (schema 2): ``terms`` (term number, HP id, name, definition, disease and gene counts,
+``ic_disease``, ``ic_gene``), ``term_names``, ``parents``, ``ancestors``, ``alt_ids``,
+``obsolete_terms``, ``diseases``, ``disease_terms`` (aspect P/I/C/M, negated, frequency,
+onset, reference), ``gene_terms``, ``gene_diseases``. The phenotype ranking
+(retrievers/hpo_ranking.py) loads terms, ancestors, disease_terms and gene_diseases.
 
 HPO's license asks every service using it to say so: see `hpo_notice`.
 """
@@ -41,7 +49,7 @@ from indexing.hpo_files import (
     read_phenotype_annotations,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: obsolete_terms
 #: synonym kinds kept for finding terms in free text (abbreviations like "ID" are left out:
 #: as words in a sentence they match far more than the phenotype)
 TEXT_SYNONYMS = {"EXACT", "layperson", "plural_form", "uk_spelling"}
@@ -55,6 +63,7 @@ CREATE TABLE term_names (name_norm TEXT NOT NULL, term INTEGER NOT NULL, kind TE
 CREATE TABLE parents (child INTEGER NOT NULL, parent INTEGER NOT NULL);
 CREATE TABLE ancestors (term INTEGER NOT NULL, ancestor INTEGER NOT NULL);
 CREATE TABLE alt_ids (alt INTEGER PRIMARY KEY, term INTEGER NOT NULL);
+CREATE TABLE obsolete_terms (term INTEGER PRIMARY KEY, replaced_by INTEGER);
 CREATE TABLE diseases (disease_id TEXT PRIMARY KEY, name TEXT NOT NULL, name_norm TEXT NOT NULL);
 CREATE TABLE disease_terms (
     disease_id TEXT NOT NULL, term INTEGER NOT NULL, aspect TEXT, negated INTEGER,
@@ -184,6 +193,9 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
         con.executemany("INSERT INTO parents VALUES (?,?)", ((c, p) for c, ps in parents.items() for p in ps))
         con.executemany("INSERT INTO ancestors VALUES (?,?)", ((t, a) for t, anc in closure.items() for a in anc))
         con.executemany("INSERT INTO alt_ids VALUES (?,?)", alt.items())
+        con.executemany("INSERT OR IGNORE INTO obsolete_terms VALUES (?,?)", (
+            (term_number(t.id), resolve(t.replaced_by) if t.replaced_by else None)
+            for t in obo_terms if t.obsolete and term_number(t.id) not in alt))
         con.executemany("INSERT INTO diseases VALUES (?,?,?)", ((d, n, normalise(n)) for d, n in diseases.items()))
         con.executemany("INSERT INTO disease_terms VALUES (?,?,?,?,?,?,?)", disease_rows)
         con.executemany("INSERT INTO gene_terms VALUES (?,?)", ((g, t) for g, ts in gene_annot.items() for t in ts))

@@ -40,10 +40,19 @@ from biorag.catalogues import GENE_LINKERS, cited_as, record_url
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence, SearchFilters
 from biorag.phenotype_names import name_words as words
+from biorag.phenotype_names import negation_pieces
 from biorag.phenotype_names import term_number as _term_number
+from biorag.phenotype_scoring import (
+    DiseaseScore,
+    Patient,
+    PhenotypeModel,
+    ScoringParams,
+    frequency_fraction,
+)
 from biorag.retriever import Retriever
 from biorag.sources import AnswerField, LexiconHit, Reading
 from biorag.sqlite_store import open_read_only, read_build_record
+from retrievers.hpo_ranking import ResolvedTerms, phenotype_model, resolve_terms
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -104,10 +113,11 @@ class TermMatch:
     text: str
     ic_gene: float
     ic_disease: float
+    excluded: bool = False  # said in the negative ("no seizures")
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "text": self.text,
-                "ic_gene": self.ic_gene, "ic_disease": self.ic_disease}
+                "ic_gene": self.ic_gene, "ic_disease": self.ic_disease, "excluded": self.excluded}
 
 
 @dataclass
@@ -156,12 +166,20 @@ class HpoStore:
 
     def find_terms(self, text: str) -> list[TermMatch]:
         """HPO terms named in a sentence: HP ids, then names and synonyms (longest phrase
-        first, left to right, phrases do not overlap)."""
+        first, left to right, phrases do not overlap). A term in the reach of a negation
+        ("no seizures", "without hearing loss") is marked excluded."""
         found: dict[int, TermMatch] = {}
+        for piece, negated in negation_pieces(text):
+            for t, said in self._terms_in(piece):
+                found.setdefault(t["term"], self._match(t, said, negated))
+        return list(found.values())
+
+    def _terms_in(self, text: str) -> list[tuple[dict[str, Any], str]]:
+        out = []
         for m in _HPO_ID.finditer(text):
             t = self.term(f"HP:{m.group(1)}")
             if t:
-                found[t["term"]] = self._match(t, m.group(0))
+                out.append((t, m.group(0)))
         ws = words(_HPO_ID.sub(" ", text))
         i = 0
         while i < len(ws):
@@ -175,106 +193,57 @@ class HpoStore:
                     (phrase,),
                 ).fetchall()
                 if rows:
-                    t = dict(rows[0])
-                    found.setdefault(t["term"], self._match(t, phrase))
+                    out.append((dict(rows[0]), phrase))
                     i += n
                     break
             else:
                 i += 1
-        return list(found.values())
+        return out
 
     @staticmethod
-    def _match(t: dict[str, Any], text: str) -> TermMatch:
-        return TermMatch(t["id"], t["name"], text, t["ic_gene"], t["ic_disease"])
+    def _match(t: dict[str, Any], text: str, excluded: bool = False) -> TermMatch:
+        return TermMatch(t["id"], t["name"], text, t["ic_gene"], t["ic_disease"], excluded)
 
     # ---- ranking for a phenotype set --------------------------------------------------------
-    def _credit(self, terms: list[str], table: str, key: str, ic_col: str
-                ) -> tuple[dict[Any, dict[str, tuple[float, int]]], dict[Any, int]]:
-        """entity -> query term id -> (credit, matched term) over the entity's annotations,
-        and entity -> support (how many of its annotations are a query term or under one).
+    def model(self) -> PhenotypeModel:
+        """The phenotype model of this store (built at the first call, then shared)."""
+        return phenotype_model(self._con, self.path)
 
-        Credit is the IC of the most informative common ancestor of the query term and an
-        annotation (Resnik; the query term itself when the entity carries it or a more
-        specific term). For diseases it is weighted by how often the disease shows the
-        annotation (0.5 + 0.5 x frequency; unknown frequency counts as 0.5)."""
-        out: dict[Any, dict[str, tuple[float, int]]] = {}
-        support: dict[Any, int] = {}
-        diseases = table == "disease_terms"
-        for q in terms:
-            qn = _term_number(q)
-            anc = self._con.execute(
-                f"SELECT t.term, t.{ic_col} AS ic FROM ancestors a JOIN terms t ON t.term=a.ancestor "
-                f"WHERE a.term=? AND (t.term=? OR t.{ic_col} >= ?) ORDER BY t.{ic_col} DESC",
-                (qn, qn, _MIN_PARTIAL_IC),
-            ).fetchall()
-            for a in anc:
-                cols = f"x.{key}, x.frequency" if diseases else f"x.{key}, ''"
-                extra = " AND x.negated=0 AND x.aspect='P'" if diseases else ""
-                rows = self._con.execute(
-                    f"SELECT {cols} FROM {table} x JOIN ancestors y ON y.term=x.term WHERE y.ancestor=?{extra}",
-                    (a["term"],),
-                )
-                for ent, freq in rows:
-                    if a["term"] == qn:
-                        support[ent] = support.get(ent, 0) + 1
-                    credit = a["ic"] * (0.5 + 0.5 * _frequency(freq)) if diseases else a["ic"]
-                    per = out.setdefault(ent, {})
-                    if q not in per or per[q][0] < credit:
-                        per[q] = (round(credit, 4), a["term"])
-        return out, support
+    def resolve_terms(self, ids: list[str], what: str = "feature") -> ResolvedTerms:
+        """A patient's HPO ids checked: live kept, obsolete mapped, unknown dropped with a warning."""
+        return resolve_terms(self._con, ids, what)
 
-    def rank_diseases(self, terms: list[str], limit: int = 10) -> list[Ranked]:
-        """Diseases best explaining the phenotypes: summed credit, then support (how many
-        of the disease's annotations are the query terms or more specific ones)."""
-        credit, support = self._credit(terms, "disease_terms", "disease_id", "ic_disease")
-        ranked = [Ranked(did, "", round(sum(v[0] for v in per.values()), 4), [], support.get(did, 0))
-                  for did, per in credit.items()]
-        ranked.sort(key=lambda r: (-r.score, -r.tie_break, r.id))
-        top = ranked[:limit]
-        for r in top:
-            r.matched = self._matched(terms, credit[r.id], "ic_disease")
-            r.label = self._disease_name(r.id) or r.id
-            r.related = [s for (s,) in self._con.execute(
-                "SELECT DISTINCT symbol FROM gene_diseases WHERE disease_id=? ORDER BY symbol", (r.id,))]
-        return top
-
-    def rank_genes(self, terms: list[str], limit: int = 10) -> list[Ranked]:
-        """Genes best explaining the phenotypes: summed credit over the gene's annotations,
-        then the score of its best single disease, then support, then symbol."""
-        credit, support = self._credit(terms, "gene_terms", "gene_id", "ic_gene")
-        if not credit:
-            return []
-        disease_credit, disease_support = self._credit(terms, "disease_terms", "disease_id", "ic_disease")
-        disease_score = {d: sum(v[0] for v in per.values()) for d, per in disease_credit.items()}
-        links: dict[int, list[tuple[str, str]]] = {}
-        marks = ",".join("?" * len(credit))
-        for gid, sym, did in self._con.execute(
-                f"SELECT gene_id, symbol, disease_id FROM gene_diseases WHERE gene_id IN ({marks})", list(credit)):
-            links.setdefault(gid, []).append((sym, did))
-        ranked = []
-        for gid, per in credit.items():
-            own = links.get(gid, [])
-            best = max((disease_score.get(d, 0.0) for _, d in own), default=0.0)
-            r = Ranked(str(gid), own[0][0] if own else str(gid), round(sum(v[0] for v in per.values()), 4))
-            r.tie_break = best
-            r.related = sorted({d for _, d in own}, key=lambda d: (-disease_score.get(d, 0.0), d))
-            ranked.append((r, support.get(gid, 0)))
-        ranked.sort(key=lambda t: (-t[0].score, -round(t[0].tie_break, 4), -t[1], t[0].label))
-        top = [r for r, _ in ranked[:limit]]
-        for r in top:
-            r.matched = self._matched(terms, credit[int(r.id)], "ic_gene")
-        return top
-
-    def _matched(self, terms: list[str], per: dict[str, tuple[float, int]], ic_col: str) -> list[dict[str, Any]]:
-        """Per query term: the HPO term that matched (the query term itself, or the common
-        ancestor that gave partial credit), its IC and the credit given."""
+    def rank_diseases(self, terms: list[str], limit: int = 10, excluded: Sequence[str] = (),
+                      params: ScoringParams | None = None) -> list[Ranked]:
+        """Diseases best explaining the phenotypes (biorag.phenotype_scoring)."""
+        model = self.model()
         out = []
-        for q in terms:
-            if q in per:
-                credit, anc = per[q]
-                t = self.term(anc)
-                out.append({"query_term": q, "matched_term": t["id"], "matched_name": t["name"],
-                            "ic": t[ic_col], "credit": credit, "exact": t["id"] == q})
+        for d in model.rank_diseases(Patient(list(terms), list(excluded)), params or ScoringParams(), limit):
+            out.append(Ranked(d.disease_id, d.name, d.score, self._matched(d), related=sorted(set(d.genes))))
+        return out
+
+    def rank_genes(self, terms: list[str], limit: int = 10, excluded: Sequence[str] = (),
+                   params: ScoringParams | None = None) -> list[Ranked]:
+        """Genes ranked by their best single disease (biorag.phenotype_scoring); `related`
+        is that disease first, then the gene's other diseases by score."""
+        out = []
+        for g in self.model().rank_genes(Patient(list(terms), list(excluded)), params or ScoringParams(), limit):
+            r = Ranked(str(g.gene_id), g.symbol, g.score, self._matched(g.best))
+            r.related = [g.best.disease_id, *(d for d, _, _ in g.other_diseases)]
+            out.append(r)
+        return out
+
+    def _matched(self, d: DiseaseScore) -> list[dict[str, Any]]:
+        """Per explained query term: the disease's annotation that explains it, the term they
+        share (the query term itself when exact), its IC and the credit (log likelihood ratio)."""
+        model = self.model()
+        out = []
+        for m in d.matched:
+            via = model.index[m.via]
+            out.append({"query_term": m.patient_term, "matched_term": m.disease_term,
+                        "matched_name": model.term_names[model.index[m.disease_term]],
+                        "via": m.via, "ic": round(float(model.ic[via]), 4), "credit": m.log_lr,
+                        "frequency": m.frequency, "exact": m.exact, "disease_id": d.disease_id})
         return out
 
     # ---- diseases ------------------------------------------------------------------------
@@ -421,18 +390,9 @@ def _is_qualifier(word: str) -> bool:
 
 
 def _frequency(value: str) -> float:
-    """HPO frequency (HP:0040281 very frequent, "3/7", "45%") as a fraction; unknown 0.5."""
-    named = {"HP:0040280": 1.0, "HP:0040281": 0.9, "HP:0040282": 0.55, "HP:0040283": 0.17,
-             "HP:0040284": 0.02, "HP:0040285": 0.0}
-    if not value:
-        return 0.5
-    if value in named:
-        return named[value]
-    if m := re.fullmatch(r"(\d+)/(\d+)", value):
-        return int(m.group(1)) / max(int(m.group(2)), 1)
-    if m := re.fullmatch(r"([\d.]+)%", value):
-        return float(m.group(1)) / 100
-    return 0.5
+    """HPO frequency as a fraction; unknown 0.5."""
+    f = frequency_fraction(value)
+    return 0.5 if f is None else f
 
 
 # ---- entity linking ------------------------------------------------------------------------
@@ -491,6 +451,11 @@ class PhenotypeLexicon:
 
 def _matched_text(r: Ranked) -> str:
     return ", ".join(f"{m['matched_name']} ({m['matched_term']}, IC {m['ic']:.2f})" for m in r.matched)
+
+
+def _split(terms: list[TermMatch]) -> tuple[list[str], list[str]]:
+    """(observed, excluded) HPO ids of the terms a question named."""
+    return [t.id for t in terms if not t.excluded], [t.id for t in terms if t.excluded]
 
 
 def _release_note(store: HpoStore) -> dict[str, str]:
@@ -622,7 +587,7 @@ class HpoRetriever(Retriever):
         out = self.disease_records(diseases[:k], with_genes_first=wants_genes) if diseases else []
         asked_of_disease = diseases and (wants_genes or _FEATURE_CUES.search(query))
         terms = [] if asked_of_disease else self.store.find_terms(query)
-        if terms:  # a phenotype query (or a disease name that also names a phenotype): both rankings
+        if any(not t.excluded for t in terms):  # a phenotype query (or a disease name that also names a phenotype): both rankings
             genes_first = self.ranked_gene_records(terms, k)
             ranked = self.ranked_disease_records(terms, k)
             out += ranked + genes_first if wants_diseases and not wants_genes else genes_first + ranked
@@ -635,7 +600,8 @@ class HpoRetriever(Retriever):
     # ---- evidence builders ----------------------------------------------------------------
     def ranked_gene_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
         out = []
-        for r in self.store.rank_genes([t.id for t in terms], k):
+        observed, excluded = _split(terms)
+        for r in self.store.rank_genes(observed, k, excluded):
             matched = _matched_text(r)
             out.append(Evidence(
                 source=SOURCE, id=r.id, title=r.label,
@@ -649,7 +615,8 @@ class HpoRetriever(Retriever):
 
     def ranked_disease_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
         out = []
-        for r in self.store.rank_diseases([t.id for t in terms], k):
+        observed, excluded = _split(terms)
+        for r in self.store.rank_diseases(observed, k, excluded):
             matched = _matched_text(r)
             out.append(Evidence(
                 source=SOURCE, id=r.id, title=r.label,

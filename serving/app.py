@@ -39,6 +39,7 @@ from serving.routes.jobs import jobs_router
 from serving.routes.openapi import Guard, errors_as_json
 from serving.routes.operations import operations_router
 from serving.routes.page import page_router
+from serving.routes.prioritise import prioritise_router
 from serving.routes.search import search_router
 from serving.runner import AgentRunner
 from serving.security import MCP_PATH, ApiKeyAuth, BodyLimit, HostGuard, allowed_host_names
@@ -99,6 +100,7 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     app.include_router(answer_router(settings, guard))
     app.include_router(chat_router(settings, guard))
     app.include_router(geneset_router(settings, guard))
+    app.include_router(prioritise_router(settings, guard))
     app.include_router(search_router(settings, guard))
     app.include_router(jobs_router(guard))
     app.include_router(operations_router(guard))

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from biorag.errors import InputError
-from cli.commands import eval_geneset
+from cli.commands import eval_geneset, eval_prioritise
 from cli.commands.common import (
     DisableOpt,
     EnableOpt,
@@ -273,3 +273,4 @@ def _mount_retrieval() -> None:
 
 _mount_retrieval()
 eval_geneset.register(app)  # `biorag eval geneset` (cli/commands/eval_geneset.py)
+eval_prioritise.register(app)  # `biorag eval prioritise` (cli/commands/eval_prioritise.py)

@@ -49,6 +49,11 @@ def _files(base: Path) -> dict[str, str]:
         "CSV": ("bad_test.csv", b"a,b\n1,2\n"),
         "TRUNCGZ": ("cut.txt.gz", gzip.compress(b"#tax_id\tGeneID\tSymbol\n" * 2000)[:40]),
         "HEADERLESS": ("gene_info.txt", b"just some words\nand more\n"),
+        "NOID": ("noid.json", b'{"id": "p1", "phenotypicFeatures": [{"type": {"id": "HP:0001250"}}, {"type": {"label": "Ataxia"}}]}'),
+        "BADSEX": ("badsex.json", b'{"phenotypicFeatures": [{"type": {"id": "HP:0001250"}}], "subject": {"sex": "F"}}'),
+        "BADAGE": ("badage.json", b'{"phenotypicFeatures": [{"type": {"id": "HP:0001250"}}], '
+                   b'"subject": {"timeAtLastEncounter": {"age": {"iso8601duration": "7 years"}}}}'),
+        "EXCLSTR": ("exclstr.json", b'{"phenotypicFeatures": [{"type": {"id": "HP:0001250"}, "excluded": "no"}]}'),
         "GOOD": ("geneturing.json", b'{"Gene alias": {"What is the official gene symbol of LMP10?": "PSMB10"}}'),
     }
     out = {}
@@ -113,6 +118,22 @@ def _cases() -> list[Case]:
                             ("--gene-info", "MISSING", ("not found",)), ("--hgnc", "BIN", ("UTF-8",)),
                             ("--hgnc", "HEADERLESS", ("HGNC",)), ("--hgnc", "DIR", ("folder.json",))]:
         add(f"gene-store{opt}-{key}", ["data", "gene-store", "build", opt, key, "--out", "OUT/g.sqlite"], *names)
+    # -- cases for phenotype prioritisation: phenopackets, id lists, folders -------------
+    for key, names in [("NOID", ("phenotypicFeatures[1].type.id", "missing")), ("BADSEX", ("subject.sex", "FEMALE")),
+                       ("BADAGE", ("iso8601duration", "P7Y")), ("EXCLSTR", ("phenotypicFeatures[0].excluded",)),
+                       ("WRONGOBJ", ("phenotypicFeatures", "missing")), ("ARRAY", ("array.json[0]", "HPO id")),
+                       ("TEXT", ("garbage.json", "not JSON")), ("EMPTY", ("empty.json", "not JSON")),
+                       ("BINJSON", ("blob.json", "cannot read")), ("MISSING", ("no such file",)),
+                       ("EMPTYDIR", ("no .json or .txt",))]:
+        add(f"prioritise-{key}", ["prioritise", key], *names)
+    for key, names in [("MISSING", ("--cases", "no such file")), ("ROWS", ("rows.jsonl:1", "not a case line")),
+                       ("TEXT", ("garbage.json", "not JSON")), ("NOID", ("interpretations",))]:
+        add(f"eval-prioritise-{key}", ["eval", "prioritise", "--cases", key, "--out", "OUT/ep"], *names)
+    add("prioritise-terms-bad-id", ["prioritise", "--terms", "HP:1,HP:0001250"], "--terms[0]", "HPO id")
+    add("prioritise-nothing", ["prioritise"], "give one case")
+    add("prioritise-two-cases", ["prioritise", "NOID", "--text", "seizures"], "give one case")
+    add("prioritise-top-k-0", ["prioritise", "--terms", "HP:0001250", "--top-k", "0"], "--top-k")
+    add("prioritise-top-k-101", ["prioritise", "--terms", "HP:0001250", "--top-k", "101"], "--top-k")
     add("index-build-missing", ["index", "build", "-i", "MISSING"], "no such file")
     add("index-build-emptydir", ["index", "build", "-i", "EMPTYDIR"], "holds no PubMed files")
     add("index-build-missing-among-several", ["index", "build", "-i", "GOOD", "MISSING"], "no-such-file.json",

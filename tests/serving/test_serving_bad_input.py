@@ -165,6 +165,33 @@ def _cases() -> list[Case]:
         add(f"geneset-{gid}", "POST", "/v1/geneset", 422, "body.genes", body)
     add("geneset-library", "POST", "/v1/geneset", 422, "body.exclude.0", {"genes": "TP53 MDM2", "exclude": ["kegg"]})
 
+    # -- phenotype prioritisation: a phenopacket, HPO ids or text -------------------------------
+    feats = [{"type": {"id": "HP:0001250"}}]
+    for pid, body, fld in [
+        ("nothing", {}, "body"), ("two", {"terms": ["HP:0001250"], "text": "seizures"}, "body"),
+        ("feature-without-id", {"phenopacket": {"phenotypicFeatures": [*feats, {"type": {"label": "Ataxia"}}]}},
+         "body.phenopacket"),
+        ("no-features", {"phenopacket": {"id": "p1", "subject": {"sex": "MALE"}}}, "body.phenopacket"),
+        ("features-not-list", {"phenopacket": {"phenotypicFeatures": "HP:0001250"}}, "body.phenopacket"),
+        ("feature-not-hpo", {"phenopacket": {"phenotypicFeatures": [{"type": {"id": "MONDO:0007947"}}]}},
+         "body.phenopacket"),
+        ("bad-sex", {"phenopacket": {"phenotypicFeatures": feats, "subject": {"sex": "F"}}}, "body.phenopacket"),
+        ("bad-age", {"phenopacket": {"phenotypicFeatures": feats, "subject": {
+            "timeAtLastEncounter": {"age": {"iso8601duration": "seven"}}}}}, "body.phenopacket"),
+        ("excluded-text", {"phenopacket": {"phenotypicFeatures": [{"type": {"id": "HP:0001250"}, "excluded": "no"}]}},
+         "body.phenopacket"),
+        ("only-excluded", {"terms": ["-HP:0001250"]}, "body.terms"),
+        ("phenopacket-list", {"phenopacket": [1, 2]}, "body.phenopacket"),
+        ("terms-bad-id", {"terms": ["HP:1"]}, "body.terms"), ("terms-empty", {"terms": []}, "body.terms"),
+        ("terms-number", {"terms": [5]}, "body.terms.0"),
+        ("text-empty", {"text": ""}, "body.text"), ("text-long", {"text": LONG}, "body.text"),
+        ("top_k-0", {"terms": ["HP:0001250"], "top_k": 0}, "body.top_k"),
+        ("top_k-101", {"terms": ["HP:0001250"], "top_k": 101}, "body.top_k"),
+        ("top_k-text", {"terms": ["HP:0001250"], "top_k": "ten"}, "body.top_k"),
+        ("malformed", b'{"terms": [', "body"),
+    ]:
+        add(f"prioritise-{pid}", "POST", "/v1/prioritise", 422, fld, body)
+
     # -- jobs ------------------------------------------------------------------------------
     add("job-unknown", "GET", "/v1/jobs/nosuch", 404, "path.job_id")
     add("job-long-id", "GET", "/v1/jobs/" + "j" * 5000, 404, "path.job_id")

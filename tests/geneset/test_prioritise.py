@@ -1,0 +1,161 @@
+"""Phenotype-driven gene prioritisation on the real HPO store (2025-01-16) and real published
+cases (tests/data/phenopackets, from the GA4GH Phenopacket Store): phenopacket reading and
+its validation, ranking by best disease, excluded features, answers a clinician can check."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from biorag.errors import InputError
+from biorag.phenopackets import Case, PhenopacketError, read_case_file, read_input, read_phenopacket
+from biorag.phenotype_scoring import Patient, ScoringParams
+from retrievers.prioritise import prioritise
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "phenopackets"
+EXAMPLES = sorted((DATA / "examples").glob("*.json"))
+
+
+def _doc(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def _gold(doc: dict) -> str:
+    gi = doc["interpretations"][0]["diagnosis"]["genomicInterpretations"][0]
+    return gi["variantInterpretation"]["variationDescriptor"]["geneContext"]["symbol"]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_a_real_phenopacket_is_read_and_its_gene_ranked(hpo_store, path):
+    doc = _doc(path)
+    case = read_case_file(path)
+    feats = doc["phenotypicFeatures"]
+    assert len(case.observed) == len({f["type"]["id"] for f in feats if not f.get("excluded")})
+    assert set(case.excluded) == {f["type"]["id"] for f in feats if f.get("excluded")} - set(case.observed)
+    assert case.sex == doc["subject"].get("sex")
+    result = prioritise(hpo_store, case, top_k=10).as_dict()
+    assert result["case"]["sex"] == case.sex and result["case"]["age"] == case.age
+    symbols = [g["symbol"] for g in result["genes"]]
+    assert _gold(doc) in symbols  # published, solved cases: the causative gene is among the first 10
+    top = result["genes"][0]
+    assert top["disease"]["id"].split(":")[0] in {"OMIM", "ORPHA", "DECIPHER"} and top["disease"]["name"]
+    patient = {t["id"] for t in result["case"]["observed"]}
+    assert {m["patient"]["id"] for m in top["matched"]} | {t["id"] for t in top["unexplained"]} == patient
+    assert all(m["disease"]["id"].startswith("HP:") and m["disease"]["label"] for m in top["matched"])
+    scores = [g["score"] for g in result["genes"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_answer_fields_are_never_read(hpo_store, path):
+    """interpretations and diseases hold the answer: removing (or changing) them changes nothing."""
+    doc = _doc(path)
+    bare = {k: v for k, v in doc.items() if k not in ("interpretations", "diseases")}
+    wrong = copy.deepcopy(doc)
+    wrong["interpretations"][0]["diagnosis"]["disease"] = {"id": "OMIM:154700", "label": "Marfan syndrome"}
+    ranked = [prioritise(hpo_store, read_phenopacket(d, "case"), top_k=20).as_dict()["genes"] for d in (doc, bare, wrong)]
+    assert ranked[0] == ranked[1] == ranked[2]
+
+
+def test_genes_are_ranked_by_their_best_disease_not_pooled(hpo_store):
+    model = hpo_store.model()
+    case = read_case_file(EXAMPLES[0])
+    patient = Patient(case.observed, case.excluded)
+    params = ScoringParams()
+    scores = model.score_diseases(patient, params)
+    for g in model.rank_genes(patient, params, top_k=30):
+        own = [scores[d] for d in model.gene_links[g.gene_id]]
+        assert g.score == pytest.approx(max(own), abs=1e-3)  # the best one, not a sum
+        assert g.best.score == pytest.approx(g.score, abs=1e-3)
+
+
+def test_an_excluded_feature_lowers_a_disease_annotated_with_it(hpo_store):
+    model = hpo_store.model()
+    case = read_case_file(EXAMPLES[0])
+    params = ScoringParams()
+    top = model.rank_diseases(Patient(case.observed), params, top_k=1)[0]
+    di = model.dindex[top.disease_id]
+    # a feature the disease shows often and the patient was not described with
+    shown = sorted(((f or 0.0), model.term_ids[t]) for t, f in model.annotated[di]
+                   if model.term_ids[t] not in case.observed)
+    excluded = shown[-1][1]
+    before = model.score_diseases(Patient(case.observed), params)[di]
+    after = model.score_diseases(Patient(case.observed, [excluded]), params)[di]
+    assert after < before
+    reranked = model.rank_diseases(Patient(case.observed, [excluded]), params, top_k=50)
+    again = next(d for d in reranked if d.disease_id == top.disease_id)
+    assert excluded in again.contradicted
+    # a disease that does not show it is not moved
+    other = next(i for i in range(len(model.disease_ids))
+                 if model.index[excluded] not in {a for t, _ in model.annotated[i] for a in model.anc[t]})
+    assert model.score_diseases(Patient(case.observed, [excluded]), params)[other] == pytest.approx(
+        model.score_diseases(Patient(case.observed), params)[other])
+
+
+@pytest.mark.parametrize("text", ["seizures, ataxia and nystagmus; no hearing loss",
+                                  "Nystagmus, ataxia, seizures. Without hearing loss.",
+                                  "a child with seizures, nystagmus and ataxia, but no hearing loss"])
+def test_negated_features_in_words_are_excluded(hpo_store, text):
+    found = {t.id: t.excluded for t in hpo_store.find_terms(text)}
+    assert found == {"HP:0001250": False, "HP:0001251": False, "HP:0000639": False, "HP:0000365": True}
+    by_text = prioritise(hpo_store, read_input(text, "text"), top_k=10).as_dict()
+    by_ids = prioritise(hpo_store, read_input(["HP:0001250", "HP:0001251", "HP:0000639", "-HP:0000365"], "t"),
+                        top_k=10).as_dict()
+    assert [g["symbol"] for g in by_text["genes"]] == [g["symbol"] for g in by_ids["genes"]]
+    assert [t["id"] for t in by_text["case"]["excluded"]] == ["HP:0000365"]
+
+
+def test_obsolete_and_unknown_ids_are_skipped_with_a_warning(hpo_store):
+    con = hpo_store._con
+    old, new = con.execute("SELECT o.term, t.id FROM obsolete_terms o JOIN terms t ON t.term=o.replaced_by "
+                           "LIMIT 1").fetchone()
+    old_id = f"HP:{old:07d}"
+    result = prioritise(hpo_store, read_input(["HP:0001250", old_id, "HP:9999999"], "terms"), top_k=5)
+    assert result.observed == ["HP:0001250", new]
+    assert any(old_id in w and new in w and "obsolete" in w for w in result.warnings)
+    assert any("HP:9999999" in w and "skipped" in w for w in result.warnings)
+    with pytest.raises(InputError, match="none of the observed features"):
+        prioritise(hpo_store, read_input(["HP:9999999"], "terms"))
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d["phenotypicFeatures"][1]["type"].pop("id"), "phenotypicFeatures[1].type.id"),
+    (lambda d: d["phenotypicFeatures"][0].pop("type"), "phenotypicFeatures[0].type"),
+    (lambda d: d["phenotypicFeatures"][2]["type"].update(id="MONDO:0007947"), "phenotypicFeatures[2].type.id"),
+    (lambda d: d["phenotypicFeatures"][0].update(excluded="yes"), "phenotypicFeatures[0].excluded"),
+    (lambda d: d["subject"].update(sex="F"), "subject.sex"),
+    (lambda d: d["subject"]["timeAtLastEncounter"]["age"].update(iso8601duration="seven"),
+     "subject.timeAtLastEncounter.age.iso8601duration"),
+    (lambda d: d.update(phenotypicFeatures={"a": 1}), "phenotypicFeatures"),
+    (lambda d: d.pop("phenotypicFeatures"), "phenotypicFeatures"),
+    (lambda d: d["phenotypicFeatures"].__setitem__(3, "HP:0000001"), "phenotypicFeatures[3]"),
+])
+def test_a_malformed_phenopacket_is_one_error_naming_the_field(mutate, field):
+    doc = _doc(EXAMPLES[1])
+    mutate(doc)
+    with pytest.raises(PhenopacketError) as e:
+        read_phenopacket(doc, "case.json")
+    assert field in str(e.value) and "\n" not in str(e.value)
+
+
+def test_top_k_is_bounded(hpo_store):
+    case = Case(id="x", observed=["HP:0001250"])
+    assert len(prioritise(hpo_store, case, top_k=100).genes) == 100
+    for bad in (0, 101):
+        with pytest.raises(InputError, match="top_k"):
+            prioritise(hpo_store, case, top_k=bad)
+
+
+def test_the_order_does_not_depend_on_top_k(hpo_store):
+    """Seizures and ataxia tie many genes: ties go by symbol, the same for any top_k, and
+    evaluation reads the ranks in the order shown."""
+    model = hpo_store.model()
+    patient = Patient(["HP:0001250", "HP:0001251"])
+    long = [g.symbol for g in model.rank_genes(patient, ScoringParams(), top_k=60)]
+    for k in (3, 5, 10, 25):
+        assert [g.symbol for g in model.rank_genes(patient, ScoringParams(), top_k=k)] == long[:k]
+    ranks = model.gene_ranks(patient, ScoringParams())
+    assert [ranks[s] for s in long] == list(range(1, 61))
