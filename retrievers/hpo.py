@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.catalogues import GENE_LINKERS, cited_as, record_url
 from biorag.errors import InputError, NoRecord
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence, Resolved, SearchFilters
 from biorag.phenotype_names import name_words as words
 from biorag.phenotype_names import term_number as _term_number
 from biorag.retriever import Retriever
@@ -510,7 +510,9 @@ _GENE_CUE_WORDS = ("gene", "genes", "which gene", "which genes", "what gene", "w
 PHENOTYPE_GENES = AnswerField(
     "phenotype_genes", "genes linked to a set of phenotypes, ranked by information content",
     _GENE_CUE_WORDS, ("phenotype",), yields="gene",
-    weak_cues=("linked", "associated", "related", "cause", "causes", "explain", "explains"))
+    weak_cues=("linked", "associated", "related", "cause", "causes", "explain", "explains"),
+    # symptoms and nothing else ("child with aniridia"): the candidate genes
+    default_for=("phenotype",))
 PHENOTYPE_DISEASES = AnswerField(
     "phenotype_diseases", "diseases showing a set of phenotypes, ranked by information content",
     ("disease", "diseases", "disorder", "disorders", "syndrome", "syndromes", "condition", "conditions",
@@ -613,6 +615,8 @@ class HpoRetriever(Retriever):
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         if not query or not query.strip():
             raise InputError("hpo: empty query; give phenotype names, a disease name or a gene symbol")
+        if filters is not None and filters.phenotypes:
+            return self.phenotype_records(filters.phenotypes, k)
         wants_diseases = bool(_DISEASE_CUES.search(query))
         wants_genes = bool(_GENE_CUES.search(query))
         genes = self.store.genes_in_text(query)
@@ -633,6 +637,16 @@ class HpoRetriever(Retriever):
         raise NoRecord(SOURCE, f"no HPO phenotype, disease or gene found in '{query[:80]}'")
 
     # ---- evidence builders ----------------------------------------------------------------
+    def phenotype_records(self, phenotypes: Sequence[Resolved], k: int) -> list[Evidence]:
+        """Genes, then diseases, ranked for the phenotypes entity linking resolved (HP ids).
+        Only observed ones are scored; excluded ones ("no seizures") are left out here."""
+        terms = [self.store._match(t, p.name) for p in phenotypes
+                 if not p.excluded and (t := self.store.term(p.ident)) is not None]
+        out = self.ranked_gene_records(terms, k) + self.ranked_disease_records(terms, k) if terms else []
+        if not out:
+            raise NoRecord(SOURCE, f"no gene or disease is annotated with {', '.join(p.name for p in phenotypes)}")
+        return out
+
     def ranked_gene_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
         out = []
         for r in self.store.rank_genes([t.id for t in terms], k):
