@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from application.engine import build_agent
+from biorag.errors import InputError
 from biorag.settings import load_settings
 
 PHRASINGS = {
@@ -74,7 +75,12 @@ def main() -> None:
                     continue
                 question = template.format(**listing)
                 t0 = time.perf_counter()
-                ans = agent.answer(question)
+                try:
+                    ans = agent.answer(question)
+                except InputError as e:  # a set too long for max_question_chars: a miss
+                    hits[name].append(False)
+                    misses.append({"phrasing": name, "gold": row["Term_Description"], "go": row["GO"], "answer": str(e)})
+                    continue
                 times.append(time.perf_counter() - t0)
                 ok = scored(ans.answer, ans.sufficient, row["Term_Description"])
                 hits[name].append(ok)

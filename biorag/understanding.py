@@ -130,7 +130,9 @@ ENTREZ = re.compile(
     re.IGNORECASE)
 ACCESSION = re.compile(r"\b(?:[ANXWY][MRPCGTWZ]_\d{5,9}(?:\.\d+)?)\b")
 DNA = re.compile(r"[ACGTUN]{20,}", re.IGNORECASE)
-_BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr\w*$", re.I)
+#: a chromosome or band ("17", "chr17", "17p13.1", "chrX_...", "chrUn"), never a symbol that starts
+#: with "chr" (CHRNA2, CHRM1)
+_BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr(?:\d{1,2}|x|y|mt?|un)(?:[_:].*)?$", re.I)
 _TOKEN = re.compile(r"[^\s/,;()\[\]{}\"<>]+")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?%?")
@@ -323,6 +325,12 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
 
     # -- genes: dictionary first, patterns for what the dictionary does not know
     toks = [(t, pos, kind) for t, pos in _tokens(scan) if (kind := _gene_like(t, lower_question))]
+    if upper_share > 0.7:
+        # read lower-cased, a symbol that is also a word ("APP", "INS") is no gene, unless it
+        # stands in a list with genes ("APP, NR3C1, TLR2": `_listed_with_genes`)
+        toks = sorted(toks + [(t, pos, "listed") for t, pos in _tokens(scan)
+                              if _gene_like(t, lower_question) is None and _gene_like(t.upper(), False)],
+                      key=lambda t: t[1])
     hits: dict[str, list[LexiconHit]] = {}
     if lexicon is not None and toks:
         spans = [v for t, _, _ in toks for v in _variants(t)]
@@ -337,9 +345,11 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         if tok.lower() in in_disease.split():
             continue
         matched = [h for v in _variants(tok) for h in hits.get(v.lower(), [])]
-        if kind == "symbol":
+        if kind in ("symbol", "listed"):
             matched = [h for h in matched if h.how == "symbol"]
-        if matched:
+        if matched and kind == "listed":
+            token_genes.append((pos, replace(_gene_entity(tok, matched), confident=False, how="pattern")))
+        elif matched:
             token_genes.append((pos, _gene_entity(tok, matched)))
         elif kind == "any":
             token_genes.append((pos, Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None)))
@@ -481,8 +491,9 @@ def _phenotype_list(span: str, covered: set[str]) -> bool:
                for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
 
 
-#: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B"
-_LIST_JOINT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|&\s*|(?:and|or)\s+)", re.I)
+#: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B", "A/B",
+#: "A; B", a line break or a space
+_LIST_JOINT = re.compile(r"\s*(?:[,;]\s*(?:and\s+|or\s+)?|[&/]\s*|(?:and|or)\s+)|\s+", re.I)
 
 
 def _listed_with_genes(scan: str, token_genes: list[tuple[int, Entity]]) -> list[tuple[int, Entity]]:
@@ -502,7 +513,8 @@ def _listed_with_genes(scan: str, token_genes: list[tuple[int, Entity]]) -> list
                     continue
                 (p1, e1), (p2, _) = sorted([(pos, e), out[j]], key=lambda g: g[0])
                 if _LIST_JOINT.fullmatch(scan[p1 + len(e1.span or e1.text):p2]):
-                    out[i] = (pos, Entity("gene", e.text, True, how="unlisted"))
+                    out[i] = (pos, replace(e, confident=True, how="listed") if e.canonical
+                              else Entity("gene", e.text, True, how="unlisted"))
                     changed = True
                     break
     return out

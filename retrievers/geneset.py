@@ -489,10 +489,23 @@ def _strength(e: Enriched) -> float:
 
 def first_go_term(report: GeneSetReport) -> Enriched | None:
     """The GO Biological Process term the enrichment ranks first: the lowest p-value, the
-    more specific (smaller) term winning a tie. What a question naming GO asks for; no
-    consensus across libraries."""
+    more specific term winning a tie (the smaller term, then the one deeper in the GO graph:
+    "cholesterol transport" over its parent "sterol transport" when both hold the same
+    genes). What a question naming GO asks for; no consensus across libraries."""
     terms = report.enriched.get("go_bp", [])
-    return min(terms, key=lambda e: (e.p, e.K, e.term)) if terms else None
+    if not terms:
+        return None
+
+    def rank(e: Enriched) -> tuple[float, int]:
+        return float(f"{e.p:.9g}"), e.K  # equal p-values, however the sum rounded them
+
+    best = min(rank(e) for e in terms)
+    tied = [e for e in terms if rank(e) == best]
+    if len(tied) == 1:
+        return tied[0]
+    # the same genes and term size: the descendant in the GO graph is the more specific
+    parents = term_parents("go_bp")
+    return min(tied, key=lambda e: (-len(ancestors(e.term, parents)), e.term))
 
 
 # ---- questions in plain words -----------------------------------------------------------------

@@ -42,11 +42,13 @@ def _key(text: str) -> str:
 
 
 # ---- gene lists: the set, never the string ---------------------------------------------------
-SEPARATORS = [", ", " ", " and ", "\n", "/"]
+SEPARATORS = [", ", " ", " and ", "\n", "/", "; "]
 WRAPPERS = [
     "Which process do {genes} share?",
     "what pathway do {genes} have in common",
     "What links these genes: {genes}?",
+    "{genes}",
+    "genes {genes}",
     "Could you tell me the enriched terms for {genes}, please?",
     "The biological process shared by {genes} is",
 ]
