@@ -634,6 +634,10 @@ def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()
         hits = found.get(candidate.lower())
         if hits:
             names = {h.canonical.lower(): h.canonical for h in hits}
+            if len(names) == 1 and hits[0].how.endswith((" misspelt", " other head")):
+                # not the dictionary's name: sources are asked for its name, not the question's words
+                return Entity("disease", hits[0].canonical, True, tuple(names.values()), hits[0].how,
+                              span=candidate, ident=hits[0].ident)
             return Entity("disease", candidate, True, tuple(names.values()), hits[0].how,
                           ident=hits[0].ident if len(names) == 1 else "")
         if candidate == span and not any(_extends(span, c) for c in found):

@@ -252,3 +252,31 @@ def test_free_text_goes_to_the_literature_only(agent):
     for q in ["is amyloid PET useful for diagnosing alzheimers?", "How do statins lower cholesterol?"]:
         ans = agent.answer(q)
         assert set(retrieved(ans)) <= {"pubmed", "web"}, (q, retrieved(ans))
+
+
+def test_sickle_cell_disease_names_its_gene_from_a_record_linking_them(agent):
+    ans = agent.answer("which gene is mutated in sickle cell disease")
+    assert ans.sufficient and first_line(ans).split(",")[0].strip() == "HBB", ans.answer
+    assert any(c.linked_by for c in ans.citations), ans.citations
+
+
+def test_a_typo_in_a_long_disease_name_still_resolves(agent, hpo_store):
+    """Real HPO disease names of three words or more, one letter left out of their longest
+    word: the question links the same disease as with the name spelt right."""
+    rng = random.Random(RNG_SEED)
+    names = [n for (n,) in hpo_store._con.execute("SELECT name FROM diseases ORDER BY disease_id")
+             if len(n.split()) >= 3 and re.fullmatch(r"[A-Za-z ]+", n)]
+    resolved = same = 0
+    for name in rng.sample(names, 120):
+        right = analyse(f"Which gene is mutated in {name}?", agent.retrievers, agent.lexicon)
+        d = next((e for e in right.entities if e.kind == "disease" and e.confident), None)
+        if d is None or not d.canonical:
+            continue
+        resolved += 1
+        longest = max(name.split(), key=len)
+        i = rng.randrange(1, len(longest) - 1)
+        typo = name.replace(longest, longest[:i] + longest[i + 1:], 1)
+        wrong = analyse(f"Which gene is mutated in {typo}?", agent.retrievers, agent.lexicon)
+        t = next((e for e in wrong.entities if e.kind == "disease" and e.confident), None)
+        same += t is not None and bool(set(t.canonical) & set(d.canonical))
+    assert resolved >= 60 and same >= 0.8 * resolved, (same, resolved)
