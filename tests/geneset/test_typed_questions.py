@@ -280,3 +280,22 @@ def test_a_typo_in_a_long_disease_name_still_resolves(agent, hpo_store):
         t = next((e for e in wrong.entities if e.kind == "disease" and e.confident), None)
         same += t is not None and bool(set(t.canonical) & set(d.canonical))
     assert resolved >= 60 and same >= 0.8 * resolved, (same, resolved)
+
+
+# ---- the embedded hybrid planner on the issue's rows -------------------------------------------
+@pytest.mark.llm
+def test_hybrid_planner_answers_the_issue_rows(geneset_data_dir):
+    """The embedded model (hybrid planner): the rows route by what the question contains, and
+    a question with nothing recognised sends no round to a database."""
+    rows = [("Which process do PMS2, MLH1, MSH2 and MSH6 share?", r"mismatch repair"),
+            ("child with aniridia", r"\bPAX6\b"),
+            ("which gene is mutated in sickle cell disease", r"^HBB\b"),
+            ("hereditary hemochromatosis gene?", r"\bHFE\b")]
+    with newcomer_agent(geneset_data_dir, planner="hybrid") as hybrid:
+        for q, expected in rows:
+            ans = hybrid.answer(q)
+            assert ans.sufficient and re.search(expected, first_line(ans), re.I), (q, ans.answer)
+            assert all(e.details.get("by") != "llm" for e in ans.trace if e.step == "select"), q
+        ans = hybrid.answer("is amyloid PET useful for diagnosing alzheimers?")
+        assert set(retrieved(ans)) <= {"pubmed", "web"}, retrieved(ans)
+        assert all(e.details.get("by") != "llm" for e in ans.trace if e.step == "select")
