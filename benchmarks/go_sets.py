@@ -56,12 +56,18 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=1000)
     ap.add_argument("--others", type=int, default=250, help="sets also asked in the other phrasings")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--max-question-chars", type=int, default=None,
+                    help="raise the operator's max_question_chars (large GO sets are longer than the default)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     with args.sets.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))[: args.limit]
     rng = random.Random(args.seed)
-    agent = build_agent(load_settings(overrides={"data_dir": str(args.data_dir), "planner": "rules"}))
+    overrides = {"data_dir": str(args.data_dir), "planner": "rules"}
+    if args.max_question_chars:
+        overrides["max_question_chars"] = args.max_question_chars
+    agent = build_agent(load_settings(overrides=overrides))
+    too_long = 0
     hits: dict[str, list[bool]] = {p: [] for p in PHRASINGS}
     times: list[float] = []
     misses: list[dict] = []
@@ -79,6 +85,7 @@ def main() -> None:
                     ans = agent.answer(question)
                 except InputError as e:  # a set too long for max_question_chars: a miss
                     hits[name].append(False)
+                    too_long += 1
                     misses.append({"phrasing": name, "gold": row["Term_Description"], "go": row["GO"], "answer": str(e)})
                     continue
                 times.append(time.perf_counter() - t0)
@@ -95,7 +102,8 @@ def main() -> None:
         if agent.lexicon is not None:
             agent.lexicon.close()
     report = {
-        "sets": len(rows), "seed": args.seed,
+        "sets": len(rows), "seed": args.seed, "max_question_chars": agent.settings.max_question_chars,
+        "refused_too_long": too_long,
         "score": {p: {"n": len(v), "right": sum(v), "share": round(sum(v) / len(v), 3) if v else None}
                   for p, v in hits.items()},
         "all_phrasings": round(sum(sum(v) for v in hits.values()) / max(1, sum(len(v) for v in hits.values())), 3),

@@ -634,7 +634,7 @@ def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()
         hits = found.get(candidate.lower())
         if hits:
             names = {h.canonical.lower(): h.canonical for h in hits}
-            if len(names) == 1 and hits[0].how.endswith((" misspelt", " other head")):
+            if len(names) == 1 and hits[0].how.endswith(_NEAR_NAMES):
                 # not the dictionary's name: sources are asked for its name, not the question's words
                 return Entity("disease", hits[0].canonical, True, tuple(names.values()), hits[0].how,
                               span=candidate, ident=hits[0].ident)
@@ -645,6 +645,8 @@ def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()
     return _eponym(text, spans, lexicon, symbols)
 
 
+#: how a dictionary says it matched a name the question did not write (retrievers/lexicon.py)
+_NEAR_NAMES = (" misspelt", " other head")
 #: what a disease named after a person is called after the name ("Marfan syndrome")
 _EPONYM_HEADS = ("syndrome", "disease")
 
@@ -665,7 +667,7 @@ def _eponym(text: str, spans: list[str], lexicon: Lexicon, symbols: set[str]) ->
     forms = {f"{w.lower()} {head}": w for w in words for head in _EPONYM_HEADS}
     found: dict[str, list[LexiconHit]] = {}
     for h in _safe_lookup(lexicon, list(forms), ("disease",)):
-        if h.kind == "disease":
+        if h.kind == "disease" and not h.how.endswith(_NEAR_NAMES):  # an eponym's family, spelt as it is
             found.setdefault(h.span.lower(), []).append(h)
     for w in words:
         families = {f: found[f] for f in (f"{w.lower()} {head}" for head in _EPONYM_HEADS) if f in found}

@@ -534,8 +534,9 @@ DISEASE_GENES = AnswerField(
     _GENE_CUE_WORDS, ("disease",), yields="gene",
     weak_cues=("related", "associated", "linked", "cause", "causes", "responsible", "underlie", "involved"))
 #: a question naming a disease asks for the disease's genes before the genes of its words
-#: read as phenotypes: the first field a question's entities fit is planned
-HPO_FIELDS = (DISEASE_GENES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, DISEASE_FEATURES, GENE_DISEASES)
+#: read as phenotypes: the first field a question's entities fit is planned; a disease's
+#: default (its record) comes before the phenotypes' one (their genes)
+HPO_FIELDS = (DISEASE_GENES, DISEASE_FEATURES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, GENE_DISEASES)
 
 
 def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
