@@ -43,8 +43,16 @@ from biorag.grounding import structured_answer, verify_claims
 from biorag.llm import make_llm
 from biorag.llm.base import LLM, ChatMessage
 from biorag.llm.meter import metering
-from biorag.models import Answer, Citation, Evidence, SearchFilters, Timings, TraceEvent
-from biorag.planner import Attempt, LoopState, PlanExhausted, Planner, evidence_block, make_planner
+from biorag.models import Answer, Citation, Evidence, Timings, TraceEvent
+from biorag.planner import (
+    Attempt,
+    LoopState,
+    PlanExhausted,
+    Planner,
+    evidence_block,
+    make_planner,
+    request_filters,
+)
 from biorag.sufficiency import EvidenceCheck, check_evidence, quotable_evidence
 from biorag.understanding import analyse
 from biorag.user_text import check_user_text
@@ -272,7 +280,7 @@ class Agent:
         k, hits = s.sources[name].top_k, []
         with run.step(ev):
             try:
-                hits = state.retrievers[name].search(query, k, SearchFilters(mesh=mesh, mesh_mode=s.mesh.mode) if mesh else None)
+                hits = state.retrievers[name].search(query, k, request_filters(state, name, query, mesh, s.mesh.mode))
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
                 if isinstance(e, SourceUnavailable):

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from biorag.links import gene_disease_link
 from biorag.models import Evidence
+from biorag.options import choose, option_line
 from biorag.sources import Reading, Source
 from biorag.understanding import RSID, Analysis, Hop
 
@@ -148,6 +149,13 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
     reading = hop_reading(analysis, evidence, sources, len(analysis.intent.hops) - 1)
     if reading is None or not reading.answer:
         return None
+    if analysis.options:
+        # a multiple-choice question: the one option the records name for the asked field
+        chosen = choose(analysis.options, reading.values)
+        if chosen is None:
+            return None
+        return StructuredAnswer(option_line(chosen), reading.used,
+                                f"{reading.explanation}; the one option the records name")
     answer = StructuredAnswer(reading.answer, reading.used, reading.explanation, missing=reading.missing)
     if (link := gene_disease_link(analysis, evidence, sources, tried)) is not None:
         # the first line stays the field asked for (what benchmarks score); the next says

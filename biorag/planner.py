@@ -31,7 +31,7 @@ from biorag import prompts
 from biorag.grounding import hop_inputs, hop_reading, structured_answer
 from biorag.links import gene_check_queries, gene_disease_link
 from biorag.llm.base import LLM, ChatMessage
-from biorag.models import Evidence
+from biorag.models import Evidence, Resolved, SearchFilters
 from biorag.sources import accepting
 from biorag.sufficiency import unsure_names
 from biorag.understanding import Analysis, Entity
@@ -153,6 +153,20 @@ def pending_checks(state: LoopState) -> list[tuple[str, str]]:
     return [(h.source, q) for h, q in gene_checks.items() if h.source in state.retrievers and not state.tried(h.source, q)]
 
 
+def request_filters(state: LoopState, retriever: str, query: str, mesh: list[str] | None,
+                    mesh_mode: str) -> SearchFilters | None:
+    """What a search sends beside its query: the MeSH filter, and, when the query is a
+    set-valued entity of the question (a gene list, phenotypes) that the source accepts,
+    its resolved members, so the source never re-splits the words."""
+    accepts = getattr(state.retrievers.get(retriever), "accepts", ())
+    entity = next((e for e in state.analysis.entities if e.members and e.kind in accepts and e.text == query), None)
+    members = [Resolved(name=m.name, ident=m.ident, excluded=m.excluded) for m in entity.members] if entity else []
+    typed = {"genes": members} if entity and entity.kind == "gene_list" else {"phenotypes": members} if members else {}
+    if not mesh and not typed:
+        return None
+    return SearchFilters(mesh=list(mesh or []), mesh_mode=mesh_mode, **typed)
+
+
 class RulesPlanner(Planner):
     name = "rules"
 
@@ -160,6 +174,8 @@ class RulesPlanner(Planner):
         """(retriever, query, reason) when the rules know what to do, else None."""
         a = state.analysis
         enabled = state.retrievers
+        if a.free_text:
+            return None  # a relation between the named genes: the literature, not their records
         if a.intent:
             for i, hop in enumerate(a.intent.hops):
                 if hop.source not in enabled:
@@ -305,17 +321,11 @@ class HybridPlanner(Planner):
         return state.analysis.intent is not None or any(e.confident for e in state.analysis.entities)
 
     def select(self, state: LoopState) -> Selection:
-        if self._recognised(state):
-            return self.rules.select(state)  # it asks an ambiguous name back first
-        choices = admissible(state)
-        if set(choices) <= set(accepting(state.retrievers, ["free_text"])):
-            # only free-text sources fit: their settings order decides (the literature
-            # first), not a small model; the LLM still writes the query and judges
-            return self.rules.select(state)
-        why = ambiguity(state)  # as the rules would: never let the model plan around it
-        if why:
-            raise PlanExhausted(why)
-        return self.llm.select(state)
+        # recognised entities route (the rules ask an ambiguous name back first); a
+        # question with none is free text: the free-text sources in settings order (the
+        # literature, then the web), never a database the model picks for a word that
+        # only looks like a name. The LLM still writes the query and judges.
+        return self.rules.select(state)
 
     def rewrite(self, state: LoopState, retriever: str, with_mesh: bool) -> Rewrite:
         if state.planned_by == "rules":

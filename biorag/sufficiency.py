@@ -76,6 +76,8 @@ def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
         nonlocal titles
         names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
         names += [_VERSION.sub("", n) for n in names if _VERSION.search(n)]  # ENSG...251.5 ~ ENSG...251
+        if e.kind == "gene_list" and e.members:  # a set: each of its genes, in any order
+            return all(_variants(m.name).search(hay) for m in e.members)
         if not names or any(_variants(n).search(hay) for n in names):
             return True
         if e.kind in ("disease", "phenotype"):
@@ -154,6 +156,8 @@ def check_evidence(
         )
     if structured_answer(analysis, evidence, sources) is not None:
         return EvidenceCheck(True, "", structured=True)
+    if analysis.options:
+        return EvidenceCheck(False, "no record names one of the options for what the question asks")
     if analysis.intent is None and all(_record_source(sources.get(ev.source)) for ev in evidence):
         # database records answer through their fields: a line quoted from a gene record is
         # no answer to what none of its fields holds ("How many exons does TP53 have?")

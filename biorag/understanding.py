@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 
 from biorag.names import deletions
+from biorag.options import Option, split_options
 from biorag.organisms import organism_named_in
 from biorag.sources import (
     GENE_IDS,
@@ -43,6 +44,7 @@ from biorag.sources import (
     Source,
     declared_fields,
 )
+from biorag.typed_entities import Member, excluded_at, gene_members, leftover_words, patient_framed
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,11 @@ class Entity:
     #: "subject": the gene (or, unsure, the phrase) a question asks about in the context of a
     #: disease it also names ("What does huntingtin do in Huntington disease?")
     role: str = ""
+    #: the record's identifier when the name means one record (a gene's NCBI Gene ID)
+    ident: str = ""
+    #: a set-valued entity's members: a gene list's resolved genes, a symptom list's HPO
+    #: terms with their polarity (biorag.typed_entities)
+    members: tuple[Member, ...] = ()
 
     @property
     def ambiguous(self) -> bool:
@@ -96,6 +103,11 @@ class Analysis:
     core: str  # the question without boilerplate such as "Let's decompose ..."
     entities: list[Entity] = field(default_factory=list)
     intent: Intent | None = None
+    #: multiple-choice options (biorag.options): the answer is one of them or insufficient
+    options: list[Option] = field(default_factory=list)
+    #: the question asks the literature, not a database: a relation between the genes it
+    #: names ("Does TP53 bind MDM2?")
+    free_text: bool = False
 
     def first(self, kind: EntityKind) -> Entity | None:
         return next((e for e in self.entities if e.kind == kind), None)
@@ -118,7 +130,9 @@ ENTREZ = re.compile(
     re.IGNORECASE)
 ACCESSION = re.compile(r"\b(?:[ANXWY][MRPCGTWZ]_\d{5,9}(?:\.\d+)?)\b")
 DNA = re.compile(r"[ACGTUN]{20,}", re.IGNORECASE)
-_BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr\w*$", re.I)
+#: a chromosome or band ("17", "chr17", "17p13.1", "chrX_...", "chrUn"), never a symbol that starts
+#: with "chr" (CHRNA2, CHRM1)
+_BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr(?:\d{1,2}|x|y|mt?|un)(?:[_:].*)?$", re.I)
 _TOKEN = re.compile(r"[^\s/,;()\[\]{}\"<>]+")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?%?")
@@ -311,6 +325,12 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
 
     # -- genes: dictionary first, patterns for what the dictionary does not know
     toks = [(t, pos, kind) for t, pos in _tokens(scan) if (kind := _gene_like(t, lower_question))]
+    if upper_share > 0.7:
+        # read lower-cased, a symbol that is also a word ("APP", "INS") is no gene, unless it
+        # stands in a list with genes ("APP, NR3C1, TLR2": `_listed_with_genes`)
+        toks = sorted(toks + [(t, pos, "listed") for t, pos in _tokens(scan)
+                              if _gene_like(t, lower_question) is None and _gene_like(t.upper(), False)],
+                      key=lambda t: t[1])
     hits: dict[str, list[LexiconHit]] = {}
     if lexicon is not None and toks:
         spans = [v for t, _, _ in toks for v in _variants(t)]
@@ -325,9 +345,11 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         if tok.lower() in in_disease.split():
             continue
         matched = [h for v in _variants(tok) for h in hits.get(v.lower(), [])]
-        if kind == "symbol":
+        if kind in ("symbol", "listed"):
             matched = [h for h in matched if h.how == "symbol"]
-        if matched:
+        if matched and kind == "listed":
+            token_genes.append((pos, replace(_gene_entity(tok, matched), confident=False, how="pattern")))
+        elif matched:
             token_genes.append((pos, _gene_entity(tok, matched)))
         elif kind == "any":
             token_genes.append((pos, Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None)))
@@ -352,18 +374,22 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     genes = [e for e in found if e.kind == "gene" and e.confident]
     loose = [e for e in found if e.kind == "gene"] if lexicon is None else []
     if len(genes) >= 2 or len(loose) >= 3:  # several genes: the question may be about them as a set
-        add(Entity("gene_list", " ".join(e.canonical[0] if len(e.canonical) == 1 else e.text
-                                         for e in (genes if len(genes) >= 2 else loose))))
-    phenotypes = [] if lexicon is None or has_id else _phenotypes(scan, lexicon, {e.text.lower() for e in found})
+        add(_gene_list(genes if len(genes) >= 2 else loose))
+    polar = [] if lexicon is None or has_id else _phenotypes(scan, lexicon, {e.text.lower() for e in found})
+    phenotypes = [h for h, _ in polar]
+    if disease and phenotypes and disease.text.lower() in {h.span for h in phenotypes} and patient_framed(scan):
+        disease = None  # "child with aniridia": a person's feature, not the disease's record
     if phenotypes:
+        observed = [h.span for h, excluded in polar if not excluded]
         spans = [h.span for h in phenotypes]
         covered = set(" ".join(spans).split()) | {"and", "or", "with", "plus"}
         if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered:
             disease = None  # the "disease" is the phenotypes read as one name
         elif disease and disease.how == "pattern" and len(phenotypes) >= 2 and _phenotype_list(disease.text, covered):
             disease = None  # a list of phenotypes in words around it ("both seizures and ataxia")
-        add(Entity("phenotype", ", ".join(spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)),
-                   phenotypes[0].how))
+        members = tuple(dict.fromkeys(Member(h.canonical, h.ident, excluded) for h, excluded in polar))
+        add(Entity("phenotype", ", ".join(observed or spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)),
+                   phenotypes[0].how, members=members))
     if disease:
         add(disease)
     return found
@@ -465,8 +491,9 @@ def _phenotype_list(span: str, covered: set[str]) -> bool:
                for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
 
 
-#: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B"
-_LIST_JOINT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|&\s*|(?:and|or)\s+)", re.I)
+#: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B", "A/B",
+#: "A; B", a line break or a space
+_LIST_JOINT = re.compile(r"\s*(?:[,;]\s*(?:and\s+|or\s+)?|[&/]\s*|(?:and|or)\s+)|\s+", re.I)
 
 
 def _listed_with_genes(scan: str, token_genes: list[tuple[int, Entity]]) -> list[tuple[int, Entity]]:
@@ -486,7 +513,8 @@ def _listed_with_genes(scan: str, token_genes: list[tuple[int, Entity]]) -> list
                     continue
                 (p1, e1), (p2, _) = sorted([(pos, e), out[j]], key=lambda g: g[0])
                 if _LIST_JOINT.fullmatch(scan[p1 + len(e1.span or e1.text):p2]):
-                    out[i] = (pos, Entity("gene", e.text, True, how="unlisted"))
+                    out[i] = (pos, replace(e, confident=True, how="listed") if e.canonical
+                              else Entity("gene", e.text, True, how="unlisted"))
                     changed = True
                     break
     return out
@@ -541,10 +569,21 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
     return sorted(out, key=lambda t: t[0])
 
 
-def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[LexiconHit]:
+def _gene_list(genes: list[Entity]) -> Entity:
+    """Several genes as one set: its members are the resolved genes, and its text lists them
+    in symbol order, so that no order the question wrote them in matters."""
+    members = gene_members(genes)
+    resolved = {m.name for m in members}
+    unresolved = sorted({e.text for e in genes if len(e.canonical) != 1 and e.text not in resolved})
+    return Entity("gene_list", " ".join([m.name for m in members] + unresolved), members=members)
+
+
+def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[tuple[LexiconHit, bool]]:
     """Phenotype names (HPO terms) in the question: the longest phrases of up to six words
-    the dictionary knows, left to right, not overlapping, gene names left out."""
-    words = [w for w in re.findall(r"[A-Za-z0-9][\w'\-]*", text)]
+    the dictionary knows, left to right, not overlapping, gene names left out; each with
+    whether the question says it is absent ("no seizures")."""
+    found = list(re.finditer(r"[A-Za-z0-9][\w'\-]*", text))
+    words = [m.group(0) for m in found]
     spans = {" ".join(words[i:i + n]).lower(): (i, n) for n in range(6, 0, -1) for i in range(len(words) - n + 1)
              if not any(w.lower() in skip for w in words[i:i + n])}
     hits = {h.span: h for h in _safe_lookup(lexicon, list(spans), ("phenotype",)) if h.kind == "phenotype"}
@@ -554,7 +593,9 @@ def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[LexiconHit]
         if span in hits and not taken.intersection(range(i, i + n)):
             taken.update(range(i, i + n))
             out.append((i, hits[span]))
-    return [h for _, h in sorted(out, key=lambda t: t[0])]
+    ordered = sorted(out, key=lambda t: t[0])
+    ends = [0] + [found[i + len(h.span.split()) - 1].end() for i, h in ordered]
+    return [(h, excluded_at(text, found[i].start(), ends[n])) for n, (i, h) in enumerate(ordered)]
 
 
 def _safe_lookup(lexicon: Lexicon, spans: list[str], kinds: tuple[EntityKind, ...]) -> list[LexiconHit]:
@@ -574,7 +615,8 @@ def _gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
     kind: EntityKind = "ensembl" if all(h.kind == "ensembl" for h in top) else "gene"
     # the dictionary's spelling is what sources are asked for (the question's when it is one)
     name = next((h.name for h in top if h.name == tok), top[0].name)
-    return Entity(kind, name, True, canonical, top[0].how, span=tok if tok != name else "")
+    ident = top[0].ident if len(canonical) == 1 else ""
+    return Entity(kind, name, True, canonical, top[0].how, span=tok if tok != name else "", ident=ident)
 
 
 def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()) -> Entity | None:
@@ -592,12 +634,19 @@ def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()
         hits = found.get(candidate.lower())
         if hits:
             names = {h.canonical.lower(): h.canonical for h in hits}
-            return Entity("disease", candidate, True, tuple(names.values()), hits[0].how)
+            if len(names) == 1 and hits[0].how.endswith(_NEAR_NAMES):
+                # not the dictionary's name: sources are asked for its name, not the question's words
+                return Entity("disease", hits[0].canonical, True, tuple(names.values()), hits[0].how,
+                              span=candidate, ident=hits[0].ident)
+            return Entity("disease", candidate, True, tuple(names.values()), hits[0].how,
+                          ident=hits[0].ident if len(names) == 1 else "")
         if candidate == span and not any(_extends(span, c) for c in found):
             return _eponym(text, [span], lexicon, symbols) or Entity("disease", span)
     return _eponym(text, spans, lexicon, symbols)
 
 
+#: how a dictionary says it matched a name the question did not write (retrievers/lexicon.py)
+_NEAR_NAMES = (" misspelt", " other head")
 #: what a disease named after a person is called after the name ("Marfan syndrome")
 _EPONYM_HEADS = ("syndrome", "disease")
 
@@ -618,7 +667,7 @@ def _eponym(text: str, spans: list[str], lexicon: Lexicon, symbols: set[str]) ->
     forms = {f"{w.lower()} {head}": w for w in words for head in _EPONYM_HEADS}
     found: dict[str, list[LexiconHit]] = {}
     for h in _safe_lookup(lexicon, list(forms), ("disease",)):
-        if h.kind == "disease":
+        if h.kind == "disease" and not h.how.endswith(_NEAR_NAMES):  # an eponym's family, spelt as it is
             found.setdefault(h.span.lower(), []).append(h)
     for w in words:
         families = {f: found[f] for f in (f"{w.lower()} {head}" for head in _EPONYM_HEADS) if f in found}
@@ -967,9 +1016,20 @@ def _subject_not_field_words(entities: list[Entity], sources: Mapping[str, Sourc
 
 def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon: Lexicon | None = None) -> Analysis:
     """Entities, answer field and hops of a question, for the given sources' declarations
-    (the enabled retrievers; without sources only entities are found)."""
-    core = _clean(question)
-    entities = _field_words_not_genes(core, find_entities(question, lexicon), sources)
+    (the enabled retrievers; without sources only entities are found). Multiple-choice
+    options are split off first: the stem is what is understood."""
+    stem, options = split_options(_clean(question))
+    if options:
+        options = [replace(o, names=tuple(n for e in find_entities(o.text, lexicon) if e.confident
+                                          for n in e.canonical)) for o in options]
+    analysis = _analyse(question, stem, sources, lexicon)
+    analysis.options = options
+    return analysis
+
+
+def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lexicon: Lexicon | None) -> Analysis:
+    core = stem
+    entities = _field_words_not_genes(core, find_entities(stem, lexicon), sources)
     entities = _subject_not_field_words(entities, sources)
     # names a dictionary or pattern is sure of are blanked out: their letters are no cue
     blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), [e for e in entities if e.confident or e.role])
@@ -992,9 +1052,45 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
                         for e in entities]
         else:
             intent = None
+    free_text = False
+    if sources and "gene_list" in kinds:
+        intent, free_text = _gene_list_task(blanked, kinds, sources, intent)
+    if intent is None and sources and kinds - {"organism"} == {"phenotype"}:
+        # symptoms and nothing else ("child with aniridia"): the phenotypes' default field
+        intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
     if intent is not None and sources:
         intent = replace(intent, checks=context_checks(entities, intent, sources))
-    return Analysis(question=question, core=core, entities=entities, intent=intent)
+    return Analysis(question=question, core=core, entities=entities, intent=intent, free_text=free_text)
+
+
+def _most_specific_set_field(blanked: str, kinds: set[str], sources: Mapping[str, Source]) -> Intent | None:
+    """Of the fields about a gene list that the question cues, the one with the longest cue:
+    "the enriched gene ontology term" asks for the GO term, not any enriched term."""
+    decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
+    idx = _cue_index(decls)
+    cued = [(len(cue.split()), f) for cue in _ordered_matches(_spelt_as_cues(_normalise(blanked), idx.near), idx)
+            for _s, f, weak in idx.by_cue[cue] if not weak and "gene_list" in f.about]
+    if not cued:
+        return None
+    longest = max(n for n, _ in cued)
+    return plan(next(f for n, f in cued if n == longest).name, kinds, decls)
+
+
+def _gene_list_task(blanked: str, kinds: set[str], sources: Mapping[str, Source],
+                    intent: Intent | None) -> tuple[Intent | None, bool]:
+    """(intent, free text) of a question naming several genes: what they share when it says
+    nothing else ("PMS2, MLH1, MSH2, MSH6", "genes: A B C"); the most specific gene-list
+    field it cues; a field it asks of each gene as cued; the literature when it says more
+    and cues nothing ("Does TP53 bind MDM2?")."""
+    rest = [w for w in leftover_words(_normalise(blanked), _PLACEHOLDER.strip()) if not _filler(w.replace("'", ""))]
+    decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
+    if not rest:
+        return own_record({"gene_list"}, decls), False
+    if intent is None:
+        return None, True
+    if "gene_list" in intent.hops[0].takes:
+        return _most_specific_set_field(blanked, kinds, sources) or intent, False
+    return intent, False
 
 
 def context_checks(entities: list[Entity], intent: Intent, sources: Mapping[str, Source]) -> tuple[Hop, ...]:

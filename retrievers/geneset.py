@@ -56,7 +56,7 @@ from biorag.gene_sets import (
     term_parents,
     term_url,
 )
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence, Resolved, SearchFilters
 from biorag.phenotype_names import name_words
 from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
@@ -297,9 +297,12 @@ class GeneSetInterpreter:
                       | {f"#{i}" for i in universe_ids if i not in by_id}),
         )
 
-    def interpret(self, genes: list[str] | str) -> GeneSetReport:
+    def interpret(self, genes: list[str] | str | list[Resolved]) -> GeneSetReport:
+        """The report for `genes`: symbols to check against the gene store (a list, or a
+        pasted string), or genes entity linking resolved already (taken as they are)."""
         t0 = time.perf_counter()
-        listed = parse_gene_list(genes)
+        resolved = [g for g in genes if isinstance(g, Resolved)] if isinstance(genes, list) else []
+        listed = sorted({g.name for g in resolved}) if resolved else parse_gene_list(genes)
         if len(listed) < 2:
             raise InputError("give at least 2 genes (symbols separated by spaces or commas), e.g. `biorag geneset TP53 MDM2 CDKN1A`")
         if len(listed) > self.cfg.max_genes:
@@ -308,7 +311,9 @@ class GeneSetInterpreter:
         if self.gene_store is None:
             notes.append("no gene store: symbols were checked against the GO BP and Reactome genes only, "
                          "without renaming (build it with `biorag data gene-store build`)")
-        checks = validate_genes(listed, self.gene_store, self._known_symbols())
+        checks = ([GeneCheck(g.name, g.name, int(g.ident) if g.ident.isdigit() else None, "ok")
+                   for g in sorted({g.name: g for g in resolved}.values(), key=lambda g: g.name)] if resolved
+                  else validate_genes(listed, self.gene_store, self._known_symbols()))
         used = {g.symbol for g in checks if g.symbol}
         if len(used) < 2:
             bad = ", ".join(g.listed for g in checks if not g.symbol)
@@ -489,6 +494,27 @@ def _strength(e: Enriched) -> float:
     return -math.log10(max(e.p_adj, 1e-300))
 
 
+def first_go_term(report: GeneSetReport) -> Enriched | None:
+    """The GO Biological Process term the enrichment ranks first: the lowest p-value, the
+    more specific term winning a tie (the smaller term, then the one deeper in the GO graph:
+    "cholesterol transport" over its parent "sterol transport" when both hold the same
+    genes). What a question naming GO asks for; no consensus across libraries."""
+    terms = report.enriched.get("go_bp", [])
+    if not terms:
+        return None
+
+    def rank(e: Enriched) -> tuple[float, int]:
+        return float(f"{e.p:.9g}"), e.K  # equal p-values, however the sum rounded them
+
+    best = min(rank(e) for e in terms)
+    tied = [e for e in terms if rank(e) == best]
+    if len(tied) == 1:
+        return tied[0]
+    # the same genes and term size: the descendant in the GO graph is the more specific
+    parents = term_parents("go_bp")
+    return min(tied, key=lambda e: (-len(ancestors(e.term, parents)), e.term))
+
+
 # ---- questions in plain words -----------------------------------------------------------------
 
 
@@ -510,9 +536,15 @@ def genes_in_question(text: str, store: GeneStore | None, known: frozenset[str])
 
 ENRICHED_TERM = AnswerField(
     "enriched_term", "the term most enriched in a gene set, with its supporting genes",
-    ("enriched", "enrichment", "enriched term", "go term", "pathway", "pathways", "process", "processes",
-     "share", "shared", "in common", "together", "biological process", "common function"),
+    ("enriched", "enrichment", "enriched term", "pathway", "pathways", "process", "processes",
+     "share", "shared", "in common", "together", "biological process", "common function", "have in common",
+     "links", "link", "linking", "connects", "connect", "unites", "overrepresented", "over represented",
+     "theme", "function together", "do together"),
     ("gene_list",), default_for=("gene_list",))
+GO_TERM = AnswerField(
+    "go_term", "the GO Biological Process term an enrichment ranks first (lowest p, the more specific on a tie)",
+    ("gene ontology", "gene ontology term", "go term", "go terms", "go process", "go biological process",
+     "go bp", "go bp term", "go annotation", "ontology term"), ("gene_list",))
 PROCESS_NAME = AnswerField(
     "process_name", "a name for the process a gene set shares",
     ("process name", "name the process", "name of the process", "name this gene set", "name the gene set",
@@ -520,12 +552,15 @@ PROCESS_NAME = AnswerField(
 SUPPORTING_GENES = AnswerField(
     "supporting_genes", "the genes of the set that support its enriched term",
     ("supporting genes", "which of these genes", "genes support", "support the", "supported by"), ("gene_list",))
-GENESET_FIELDS = (ENRICHED_TERM, PROCESS_NAME, SUPPORTING_GENES)
+GENESET_FIELDS = (ENRICHED_TERM, GO_TERM, PROCESS_NAME, SUPPORTING_GENES)
 
 
 def read_geneset_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
     """The naming term's record first: its name (first line of the answer) with its id,
-    library, overlap and adjusted p, then the supporting genes; or only the genes."""
+    library, overlap and adjusted p, then the supporting genes; or only the genes. The GO
+    term field reads the record of the first-ranked GO BP term."""
+    if field.name == "go_term":
+        return _read_go_term(evidence)
     named = [e for e in evidence if e.metadata.get("kind") == "enriched_term" and e.metadata.get("names_the_set")]
     if not named:
         return None
@@ -542,6 +577,18 @@ def read_geneset_field(field: AnswerField, evidence: list[Evidence], about: Sequ
     else:
         text = f"{name} ({stats})\nsupporting genes: {', '.join(genes)}"
     return Reading([name], [e], "enrichment against the term libraries", text=text)
+
+
+def _read_go_term(evidence: list[Evidence]) -> Reading | None:
+    e = next((e for e in evidence if e.metadata.get("kind") == "enriched_term" and e.metadata.get("go_first")), None)
+    if e is None:
+        return None
+    md = e.metadata
+    stats = (f"{md['term']}, GO Biological Process, {len(md['supporting_genes'])}/{md['query_size']} genes, "
+             f"p {md['p']:.2g}, adjusted p {md['p_adj']:.2g}")
+    lead = md["name"] if md["significant"] else f"{md['name']} (the first GO term, not significantly enriched)"
+    text = f"{lead} ({stats})\nsupporting genes: {', '.join(md['supporting_genes'])}"
+    return Reading([md["name"]], [e], "the GO Biological Process term ranked first by p-value", text=text)
 
 
 class GeneSetRetriever(Retriever):
@@ -570,8 +617,11 @@ class GeneSetRetriever(Retriever):
         return cls(GeneSetInterpreter.from_settings(settings))
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+        """Enrichment of the request's resolved genes (`filters.genes`); without them, of the
+        gene symbols written in the query (a query typed by hand or by a model)."""
         it = self.interpreter
-        genes = genes_in_question(query, it.gene_store, it._known_symbols())
+        genes = list(filters.genes) if filters is not None and filters.genes else (
+            genes_in_question(query, it.gene_store, it._known_symbols()))
         if len(genes) < 2:
             raise QueryRejected(SOURCE, "name at least 2 gene symbols to interpret a gene set")
         return self.search_genes(genes, k)
@@ -582,10 +632,12 @@ class GeneSetRetriever(Retriever):
         (free text goes through `search`, which reads only symbols written as symbols)."""
         it = self.interpreter
         report = it.interpret(genes)
+        go_first = first_go_term(report)
         ordered = ([report.name_term] if report.name_term else []) + [
             e for e in report.top_terms(k) if e is not report.name_term]
+        ordered = ordered[:k] + ([go_first] if go_first is not None and go_first not in ordered[:k] else [])
         out = []
-        for rank, e in enumerate(ordered[:k]):
+        for rank, e in enumerate(ordered):
             out.append(Evidence(
                 source=SOURCE, id=e.term, title=e.name, url=term_url(e.library, e.term),
                 text=(f"{e.name} ({e.term}, {LIBRARY_LABELS[e.library]}): {e.k} of {e.n} genes "
@@ -594,7 +646,7 @@ class GeneSetRetriever(Retriever):
                 metadata={"kind": "enriched_term", "library": e.library, "term": e.term, "name": e.name,
                           "supporting_genes": e.overlap, "query_size": e.n, "p_adj": e.p_adj, "p": e.p,
                           "significant": e.p_adj <= it.cfg.alpha, "names_the_set": rank == 0 and e is report.name_term,
-                          "process_name": report.name if rank == 0 else None,
+                          "process_name": report.name if rank == 0 else None, "go_first": e is go_first,
                           "genes": report.as_dict()["genes"], "hpo_notice": report.hpo_notice}))
         if not out:
             raise NoRecord(SOURCE, "no term shares two or more of these genes")

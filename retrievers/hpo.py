@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.catalogues import GENE_LINKERS, cited_as, record_url
 from biorag.errors import InputError, NoRecord
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence, Resolved, SearchFilters
 from biorag.phenotype_names import name_words as words
 from biorag.phenotype_names import negation_pieces
 from biorag.phenotype_names import term_number as _term_number
@@ -475,7 +475,9 @@ _GENE_CUE_WORDS = ("gene", "genes", "which gene", "which genes", "what gene", "w
 PHENOTYPE_GENES = AnswerField(
     "phenotype_genes", "genes linked to a set of phenotypes, ranked by information content",
     _GENE_CUE_WORDS, ("phenotype",), yields="gene",
-    weak_cues=("linked", "associated", "related", "cause", "causes", "explain", "explains"))
+    weak_cues=("linked", "associated", "related", "cause", "causes", "explain", "explains"),
+    # symptoms and nothing else ("child with aniridia"): the candidate genes
+    default_for=("phenotype",))
 PHENOTYPE_DISEASES = AnswerField(
     "phenotype_diseases", "diseases showing a set of phenotypes, ranked by information content",
     ("disease", "diseases", "disorder", "disorders", "syndrome", "syndromes", "condition", "conditions",
@@ -497,8 +499,9 @@ DISEASE_GENES = AnswerField(
     _GENE_CUE_WORDS, ("disease",), yields="gene",
     weak_cues=("related", "associated", "linked", "cause", "causes", "responsible", "underlie", "involved"))
 #: a question naming a disease asks for the disease's genes before the genes of its words
-#: read as phenotypes: the first field a question's entities fit is planned
-HPO_FIELDS = (DISEASE_GENES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, DISEASE_FEATURES, GENE_DISEASES)
+#: read as phenotypes: the first field a question's entities fit is planned; a disease's
+#: default (its record) comes before the phenotypes' one (their genes)
+HPO_FIELDS = (DISEASE_GENES, DISEASE_FEATURES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, GENE_DISEASES)
 
 
 def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
@@ -578,6 +581,8 @@ class HpoRetriever(Retriever):
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         if not query or not query.strip():
             raise InputError("hpo: empty query; give phenotype names, a disease name or a gene symbol")
+        if filters is not None and filters.phenotypes:
+            return self.phenotype_records(filters.phenotypes, k)
         wants_diseases = bool(_DISEASE_CUES.search(query))
         wants_genes = bool(_GENE_CUES.search(query))
         genes = self.store.genes_in_text(query)
@@ -598,6 +603,16 @@ class HpoRetriever(Retriever):
         raise NoRecord(SOURCE, f"no HPO phenotype, disease or gene found in '{query[:80]}'")
 
     # ---- evidence builders ----------------------------------------------------------------
+    def phenotype_records(self, phenotypes: Sequence[Resolved], k: int) -> list[Evidence]:
+        """Genes, then diseases, ranked for the phenotypes entity linking resolved (HP ids).
+        Only observed ones are scored; excluded ones ("no seizures") are left out here."""
+        terms = [self.store._match(t, p.name) for p in phenotypes
+                 if not p.excluded and (t := self.store.term(p.ident)) is not None]
+        out = self.ranked_gene_records(terms, k) + self.ranked_disease_records(terms, k) if terms else []
+        if not out:
+            raise NoRecord(SOURCE, f"no gene or disease is annotated with {', '.join(p.name for p in phenotypes)}")
+        return out
+
     def ranked_gene_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
         out = []
         observed, excluded = _split(terms)

@@ -27,12 +27,14 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from biorag.names import american_spelling, disease_key
+from biorag.names import american_spelling, deletions, disease_key
 from biorag.sources import NAME_STRENGTH, EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
 from retrievers.gene_store import build_command_hint, catalogue_forms, gene_designations
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
+#: the last word of a disease name that says only that it is one ("sickle cell disease")
+_GENERIC_HEADS = frozenset({"disease", "disorder"})
 
 
 def gene_name_key(text: str) -> str:
@@ -57,6 +59,8 @@ class StoreLexicon:
         self.has_diseases = {"disease_names", "diseases"} <= tables
         self._names: dict[str, tuple[tuple[int, str, str], ...]] | None = None  # key -> (id, symbol, how)
         self._first_words: set[str] = set()  # the first words of those keys
+        #: a one-letter deletion of a word of 5 letters or more in a disease name -> those words
+        self._disease_words: dict[str, frozenset[str]] | None = None
 
     def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind | str]) -> list[LexiconHit]:
         hits: list[LexiconHit] = []
@@ -128,8 +132,73 @@ class StoreLexicon:
         hits = [LexiconHit(span.lower(), "disease", name, name, str(did), str(source))
                 for key, did, source, name in rows for span in by_key[key]]
         known = {key for key, *_ in rows}
-        return hits + self._disease_heads([k for k in by_key if k not in known and " " in k and k not in american],
-                                          by_key)
+        unknown = [k for k in by_key if k not in known and " " in k and k not in american]
+        return (hits + self._disease_heads(unknown, by_key) + self._misspelt_diseases(unknown, by_key)
+                + self._other_head(unknown, by_key))
+
+    def _other_head(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
+        """"<stem> disease" (or disorder) that no name matches, where the names of the form
+        "<stem> <one word>" that link genes all name one disease ("sickle cell disease":
+        "Sickle cell anemia", whatever catalogue lists it). Stems of two words or more only."""
+        out: list[LexiconHit] = []
+        for key in keys:
+            words = key.split()
+            if len(words) < 3 or words[-1] not in _GENERIC_HEADS:
+                continue
+            stem = " ".join(words[:-1])
+            with self._lock:
+                rows = self._con.execute(
+                    "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
+                    "JOIN diseases d ON d.disease_id = n.disease_id WHERE n.name_key LIKE ? AND n.name_key NOT LIKE ? "
+                    "AND EXISTS (SELECT 1 FROM disease_genes g WHERE g.disease_id = n.disease_id)",
+                    (stem + " %", stem + " % %")).fetchall()
+            if rows and len({name.lower() for _k, _d, _s, name in rows}) == 1:
+                out += [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} other head")
+                        for _k, did, source, name in rows for span in by_key[key]]
+        return out
+
+    def _misspelt_diseases(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
+        """A name of two words or more with one misspelt word ("hereditary hemochromatossis"):
+        a word of 5 letters or more that no disease name holds, read as the one word of the
+        names it is one edit away from, and the whole name then matched exactly."""
+        vocabulary = self._disease_vocabulary()
+        fixed: dict[str, list[str]] = {}
+        for key in keys:
+            words = key.split()
+            odd = [i for i, w in enumerate(words)  # a word of the names is listed under itself
+                   if len(w) >= 5 and w.isalpha() and w not in vocabulary.get(w, ())]
+            if len(odd) != 1:
+                continue
+            w = words[odd[0]]
+            near = set().union(*(vocabulary.get(v, frozenset()) for v in {w} | deletions(w)))
+            near = {n for n in near if n != w and (len(n) == len(w) or w in deletions(n) or n in deletions(w)
+                                                   or deletions(n) & deletions(w))}
+            if len(near) == 1:
+                words[odd[0]] = near.pop()
+                fixed.setdefault(" ".join(words), []).extend(by_key[key])
+        if not fixed:
+            return []
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
+                "JOIN diseases d ON d.disease_id = n.disease_id "
+                f"WHERE n.name_key IN ({','.join('?' * len(fixed))})", list(fixed)).fetchall()
+        return [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} misspelt")
+                for key, did, source, name in rows for span in fixed[key]]
+
+    def _disease_vocabulary(self) -> dict[str, frozenset[str]]:
+        """The words of 5 letters or more of the disease names, under themselves and each of
+        their one-letter deletions (loaded at the first misspelling looked up)."""
+        with self._lock:
+            if self._disease_words is None:
+                words = {w for (key,) in self._con.execute("SELECT DISTINCT name_key FROM disease_names")
+                         for w in key.split() if len(w) >= 5 and w.isalpha()}
+                index: dict[str, set[str]] = {}
+                for w in words:
+                    for v in {w} | deletions(w):
+                        index.setdefault(v, set()).add(w)
+                self._disease_words = {k: frozenset(v) for k, v in index.items()}
+            return self._disease_words
 
     def _disease_heads(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
         """Catalogue names whose head is the span: "Bile acid malabsorption, primary, 1" is

@@ -39,7 +39,6 @@ def route(understanding, question):
 
 GENE_SET_QUESTIONS = [
     "Which process do MLH1, MSH2, MSH6 and PMS2 share?",
-    "The enriched GO term of MLH1, MSH2, MSH6, PMS2 is",
     "what do these genes do together: MLH1 MSH2 MSH6 PMS2",
     "MLH1, MSH2, MSH6, PMS2 - shared pathway?",
     "Tell me the biological process shared by MLH1 MSH2 MSH6 and PMS2",
@@ -54,6 +53,13 @@ def test_gene_set_questions_reach_geneset(understanding, question):
     assert hops == [("geneset", "enriched_term")]
     gene_list = a.first("gene_list")
     assert gene_list is not None and set(gene_list.text.split()) == set(GENES)
+
+
+def test_a_question_naming_go_asks_for_the_go_term(understanding):
+    """Issue 24: a question naming GO asks for the first-ranked GO BP term, not any enriched term."""
+    a, hops = route(understanding, "The enriched GO term of MLH1, MSH2, MSH6, PMS2 is")
+    assert hops == [("geneset", "go_term")]
+    assert set(a.first("gene_list").text.split()) == set(GENES)
 
 
 PHENOTYPE_GENES = [
