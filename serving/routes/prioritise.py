@@ -4,10 +4,10 @@ score). The case is a GA4GH Phenopacket v2 object, a list of HPO ids, or text.""
 
 # No `from __future__ import annotations`: the request model is made per app (its text limit
 # is the server's), and FastAPI must see it as a value, not a string.
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.concurrency import run_in_threadpool
 
 from biorag.errors import InputError
@@ -19,33 +19,53 @@ from retrievers.prioritise import DEFAULT_TOP_K, MAX_TOP_K, prioritise
 from serving.errors import FieldError
 from serving.routes.openapi import Guard, errors
 
+#: what the schema states of a phenopacket (the reader checks the rest, field by field)
+PHENOPACKET_SCHEMA: dict[str, Any] = {
+    "required": ["phenotypicFeatures"],
+    "properties": {
+        "id": {"type": "string"},
+        "phenotypicFeatures": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["type"],
+            "properties": {"type": {"type": "object", "required": ["id"],
+                                     "properties": {"id": {"type": "string", "pattern": r"^HP:\d{7}$"},
+                                                    "label": {"type": "string"}}},
+                           "excluded": {"type": "boolean"}}}},
+        "subject": {"type": "object", "properties": {"sex": {"enum": ["UNKNOWN_SEX", "FEMALE", "MALE", "OTHER_SEX"]}}},
+    },
+}
+
 
 def prioritise_router(settings: Settings, guard: Guard) -> APIRouter:
     """The router, guarded like every /v1 route. The HPO store opens per request; its
     phenotype model is built once per process."""
 
     class PrioritiseRequest(BaseModel):
-        phenopacket: dict[str, Any] | None = Field(
+        """Exactly one of `phenopacket`, `terms` or `text` (the schema's oneOf), and `top_k`."""
+
+        # a field given as null is no way to give the case: each is absent or of its type
+        model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [
+            {"required": ["phenopacket"]}, {"required": ["terms"]}, {"required": ["text"]}]})
+        phenopacket: dict[str, Any] = Field(
             None, description="a GA4GH Phenopacket v2 object (phenotypicFeatures, subject); "
-                              "interpretations and diseases are never read")
-        terms: list[str] | None = Field(
-            None, min_length=1, max_length=500,
-            description="HPO ids instead of a phenopacket; '-HP:…' marks an excluded feature")
-        text: str | None = Field(None, description="the patient in words ('seizures, ataxia, no hearing loss')",
-                                 json_schema_extra=user_text_schema(settings))
+                              "interpretations and diseases are never read",
+            json_schema_extra=PHENOPACKET_SCHEMA)
+        terms: list[Annotated[str, StringConstraints(pattern=r"^[-!]?HP:\d{7}$")]] = Field(
+            None, min_length=1, max_length=500, description="HPO ids; '-HP:…' marks an excluded feature")
+        text: str = Field(None, description="the patient in words ('seizures, ataxia, no hearing loss')",
+                          json_schema_extra=user_text_schema(settings))
         top_k: int = Field(DEFAULT_TOP_K, ge=1, le=MAX_TOP_K, description="genes to return")
 
     router = APIRouter()
 
     @router.post("/v1/prioritise", dependencies=guard.dependencies,
-                 responses=errors(400, *guard.auth, 413, 422, 503),
+                 responses=errors(400, *guard.auth, 404, 413, 422, 503),
                  summary="Which genes could explain these features? (same object as `biorag prioritise --json`)")
     async def prioritise_case(req: PrioritiseRequest) -> Any:
-        given = {k: v for k, v in (("phenopacket", req.phenopacket), ("terms", req.terms), ("text", req.text))
-                 if v is not None}
+        given = [k for k in ("phenopacket", "terms", "text") if k in req.model_fields_set]
         if len(given) != 1:
             raise FieldError("body", "give exactly one of phenopacket, terms or text")
-        (name, value), = given.items()
+        name = given[0]
+        value = getattr(req, name)
         if name == "text":
             try:
                 value = check_user_text(value, settings, "text")

@@ -182,7 +182,7 @@ def _cases() -> list[Case]:
          "body.phenopacket"),
         ("only-excluded", {"terms": ["-HP:0001250"]}, "body.terms"),
         ("phenopacket-list", {"phenopacket": [1, 2]}, "body.phenopacket"),
-        ("terms-bad-id", {"terms": ["HP:1"]}, "body.terms"), ("terms-empty", {"terms": []}, "body.terms"),
+        ("terms-bad-id", {"terms": ["HP:1"]}, "body.terms.0"), ("terms-empty", {"terms": []}, "body.terms"),
         ("terms-number", {"terms": [5]}, "body.terms.0"),
         ("text-empty", {"text": ""}, "body.text"), ("text-long", {"text": LONG}, "body.text"),
         ("top_k-0", {"terms": ["HP:0001250"], "top_k": 0}, "body.top_k"),
