@@ -43,6 +43,7 @@ from biorag.sources import (
     Source,
     declared_fields,
 )
+from biorag.unknown_names import POLITE, symbol_like, unknown_genes
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,9 @@ class Analysis:
     core: str  # the question without boilerplate such as "Let's decompose ..."
     entities: list[Entity] = field(default_factory=list)
     intent: Intent | None = None
+    #: gene-like names asked about that no dictionary holds, with close symbols
+    #: (biorag.unknown_names): asked once, then refused
+    unknown: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def first(self, kind: EntityKind) -> Entity | None:
         return next((e for e in self.entities if e.kind == kind), None)
@@ -994,7 +998,28 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
             intent = None
     if intent is not None and sources:
         intent = replace(intent, checks=context_checks(entities, intent, sources))
-    return Analysis(question=question, core=core, entities=entities, intent=intent)
+    unknown = unknown_genes(_unknown_names(core, entities, sources), lexicon) if lexicon is not None else {}
+    return Analysis(question=question, core=core, entities=entities, intent=intent, unknown=unknown)
+
+
+def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[str]:
+    """The question's gene-like names no dictionary holds, when it asks a gene's field of them
+    and nothing else (see biorag.unknown_names)."""
+    if not sources or any(e.confident and e.kind not in ("gene", "organism") for e in entities):
+        return []
+    genes = [e for e in entities if e.kind == "gene"]
+    if not genes or any(e.how != "pattern" or not symbol_like(e.text) for e in genes):
+        return []
+    blanked = _blank_entities(core, genes)
+    asked = detect_intent(blanked, {"gene"}, sources)
+    if asked is None or "gene" not in asked.hops[0].takes:
+        return []
+    if any(asked.kind == f.name for _s, f in declared_fields(sources) if f.default_for) and not (
+            any(e.confident for e in genes) or re.search(r"\bgenes?\b", core, re.I)):
+        return []  # "What is COVID-19?" names no gene; "What is the FLURBLE1 gene?" does
+    allowed = _field_vocabulary(sources) | _NOT_GENES | _FILLER | POLITE
+    words = [w for w in _normalise(blanked).split() if w != "\u220e" and not w.isdigit()]
+    return [e.text for e in genes] if all(w in allowed or _filler(w) for w in words) else []
 
 
 def context_checks(entities: list[Entity], intent: Intent, sources: Mapping[str, Source]) -> tuple[Hop, ...]:

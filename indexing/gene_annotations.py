@@ -49,12 +49,12 @@ _GO_COLUMNS = ("entrez_id", "symbol", "go_id", "evidence")
 def read_go_direct(path: Path) -> Iterator[tuple[int, str, str]]:
     """(gene_id, GO id, evidence code) rows of a gene -> GO BP direct annotation file."""
     with open_text(path) as fh:
-        header = tuple(fh.readline().rstrip("\n").split("\t"))
+        header = tuple(fh.readline().rstrip("\r\n").split("\t"))
         if header[:4] != _GO_COLUMNS:
             raise InputError(f"{path} is not a GO direct annotation file (expected columns "
                              f"{', '.join(_GO_COLUMNS)}; got {', '.join(header[:4])})")
         for line in fh:
-            cols = line.rstrip("\n").split("\t")
+            cols = line.rstrip("\r\n").split("\t")
             if len(cols) >= 4 and cols[0].isdigit() and cols[3] in GO_EVIDENCE_TIER:
                 yield int(cols[0]), cols[2], cols[3]
 
@@ -65,7 +65,7 @@ def _go_terms(path: Path) -> dict[str, tuple[str, int]]:
     with open_text(path) as fh:
         next(fh, None)
         for line in fh:
-            cols = line.rstrip("\n").split("\t")
+            cols = line.rstrip("\r\n").split("\t")
             if len(cols) >= 3:
                 out[cols[0]] = (cols[1], int(cols[2]) if cols[2].isdigit() else 0)
     return out
@@ -129,7 +129,7 @@ def add_pathways(con: sqlite3.Connection, gmt: Path = REACTOME_GMT) -> dict[str,
     mine: dict[int, set[str]] = defaultdict(set)
     with open_text(gmt) as fh:
         for line in fh:
-            cols = line.rstrip("\n").split("\t")
+            cols = line.rstrip("\r\n").split("\t")
             if len(cols) < 3 or not cols[1].startswith("R-"):
                 continue
             names[cols[1]], sizes[cols[1]] = cols[0], len(set(cols[2:]))
@@ -157,7 +157,7 @@ def read_clinvar_vcf(path: Path) -> Iterator[dict[str, Any]]:
                 if not line.startswith("#CHROM\tPOS\tID\tREF\tALT"):
                     raise InputError(f"{path} is not a VCF file (its header line is {line[:60]!r})")
                 continue
-            cols = line.rstrip("\n").split("\t")
+            cols = line.rstrip("\r\n").split("\t")
             if len(cols) < 8:
                 continue
             info = dict(kv.split("=", 1) for kv in cols[7].split(";") if "=" in kv)
