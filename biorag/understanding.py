@@ -1011,7 +1011,9 @@ def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Sour
     if not genes or any(e.how != "pattern" or not symbol_like(e.text) for e in genes):
         return []
     blanked = _blank_entities(core, genes)
-    asked = detect_intent(blanked, {"gene"}, sources)
+    # "..., thanks" / "hi, ..." wrap a question without asking anything: read it without them
+    bare = " ".join(w for w in blanked.split() if re.sub(r"\W", "", w.lower()) not in POLITE)
+    asked = detect_intent(bare, {"gene"}, sources)
     if asked is None or "gene" not in asked.hops[0].takes:
         return []
     if any(asked.kind == f.name for _s, f in declared_fields(sources) if f.default_for) and not (

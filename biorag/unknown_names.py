@@ -26,6 +26,7 @@ _SYMBOL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$")
 POLITE = frozenset("""
 thanks thank hi hello hey kindly quick quickly question now currently again real actually exactly
 precisely briefly just help know wondering wonder curious need would like any idea someone anyone
+lot much advance cheers pls plz
 """.split())
 
 

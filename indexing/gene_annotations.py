@@ -19,6 +19,7 @@ already says for the gene is left out; then the smaller first. Tables:
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,7 +35,7 @@ from biorag.gene_sets import (
     term_parents,
 )
 from biorag.gene_store_schema import ANNOTATION_SCHEMA, GO_EVIDENCE_TIER
-from biorag.textfile import open_text
+from biorag.textfile import open_text, unreadable
 
 GO_DIRECT = RESOURCES / "go_bp" / "go_bp_direct_annotations.tsv.gz"
 GO_TERMS = RESOURCES / "go_bp" / "go_bp_terms.tsv.gz"
@@ -142,6 +143,21 @@ def add_pathways(con: sqlite3.Connection, gmt: Path = REACTOME_GMT) -> dict[str,
     used = {p for _, p, _ in rows}
     con.executemany("INSERT INTO pathways VALUES (?,?,?)", ((p, names[p], sizes[p]) for p in sorted(used)))
     return {"pathway_annotations": len(rows), "genes_with_pathways": len(mine)}
+
+
+def check_clinvar_vcf(path: Path) -> None:
+    """A one-line InputError unless `path` is a readable VCF (checked before a build starts)."""
+    try:
+        with open_text(path) as fh:
+            for line in fh:
+                if not line.startswith("##"):
+                    if line.startswith("#CHROM\tPOS\tID\tREF\tALT"):
+                        return
+                    break
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as e:
+        raise InputError(f"--clinvar-vcf {path} {unreadable(e) if not isinstance(e, EOFError | zlib.error) else 'is a cut or damaged gzip file'}") from e
+    raise InputError(f"--clinvar-vcf {path} is not a VCF file (no '#CHROM POS ID REF ALT ...' header line); "
+                     "give ClinVar's clinvar.vcf.gz")
 
 
 def read_clinvar_vcf(path: Path) -> Iterator[dict[str, Any]]:

@@ -77,6 +77,10 @@ def build(
         given = dict(snapshot_paths())
     elif not download and given["gene_info"] is None and given["hgnc"] is None:
         raise InputError("give --gene-info and/or --hgnc (or no file options: the bundled snapshot)")
+    if clinvar_vcf is not None:
+        from indexing.gene_annotations import check_clinvar_vcf
+
+        check_clinvar_vcf(clinvar_vcf)
     target = out or gene_store_path(settings)
     opts = {"diseases": diseases, "hpo_dir": hpo_dir, "progress": not json_, "clinvar_vcf": clinvar_vcf}
     if download:

@@ -109,7 +109,11 @@ def _cases() -> list[Case]:
                             ("--gene-info", "HEADERLESS", ("gene_info",)),
                             ("--gene-info", "TRUNCGZ", ("Compressed file ended",)),
                             ("--gene-info", "MISSING", ("not found",)), ("--hgnc", "BIN", ("UTF-8",)),
-                            ("--hgnc", "HEADERLESS", ("HGNC",)), ("--hgnc", "DIR", ("folder.json",))]:
+                            ("--hgnc", "HEADERLESS", ("HGNC",)), ("--hgnc", "DIR", ("folder.json",)),
+                            ("--clinvar-vcf", "BIN", ("--clinvar-vcf", "UTF-8")),
+                            ("--clinvar-vcf", "HEADERLESS", ("--clinvar-vcf", "not a VCF")),
+                            ("--clinvar-vcf", "TRUNCGZ", ("--clinvar-vcf", "damaged gzip")),
+                            ("--clinvar-vcf", "MISSING", ("not found",))]:
         add(f"gene-store{opt}-{key}", ["data", "gene-store", "build", opt, key, "--out", "OUT/g.sqlite"], *names)
     add("index-build-missing", ["index", "build", "-i", "MISSING"], "no such file")
     add("index-build-emptydir", ["index", "build", "-i", "EMPTYDIR"], "holds no PubMed files")
