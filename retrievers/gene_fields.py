@@ -77,10 +77,7 @@ GENE_TYPE = AnswerField(
 SUMMARY = AnswerField(
     "summary", "function of a gene",
     ("function", "functions", "role", "roles", "summary", "summarise", "summarize", "purpose",
-     "biological function", "what does it do", "does $", "do $", "involved in $", "take part in $",
-     "takes part in $", "participate in $", "participates in $", "biological process",
-     "biological processes", "what processes", "which processes", "what pathways", "which pathways",
-     "pathways is", "pathways does", "molecular function"),
+     "biological function", "what does it do", "does $", "do $", "molecular function"),
     GENE_IDS,
     weak_cues=("what does", "job"))
 #: the answer to a question that names one gene and asks nothing else ("What is PSEN1?",

@@ -112,9 +112,9 @@ def _clinvar_rsids(n: int = 10) -> list[tuple[str, str, str]]:
 
 
 # ---- phrasings ------------------------------------------------------------------------------
-FUNCTION = ["What does the {x} gene do?", "what does {xl} do", "function of {x}?", "What is {x} involved in?",
+FUNCTION = ["What does the {x} gene do?", "what does {xl} do", "function of {x}?", "What is the role of {x}?",
             "Could you please tell me the role of {x}? Thanks!", "The function of {x} is",
-            "hi, what biological processes does {x} take part in", "{xl} function"]
+            "hi, what does {x} do", "{xl} function"]
 CARD = ["What is {x}?", "Tell me about {x}.", "{x}?", "describe the {xl} gene", "what do we know about {x}"]
 ENSEMBL = ["Which gene is {x}?", "what gene is {xl}", "{x} - which gene?", "Could you tell me which gene {x} is, please?",
            "The gene with Ensembl id {x} is"]
@@ -257,6 +257,11 @@ def test_issue_rows_on_the_embedded_preset(geneset_data_dir, planner):
         assert "R-HSA-" in psen1 and re.search(r"NOTCH", psen1), psen1  # Reactome's Notch pathways, cited
         rs = agent.answer("Which gene is rs121913343 in?")
         assert [f"{c.source}:{c.id}" for c in rs.citations][0].startswith("clinvar:")
+        # the unknown name was asked of the store and then of E-utilities (replayed here), once
+        gene_steps = [e for e in agent.answer("where is FLURBLE1 located").trace
+                      if e.step == "retrieve" and e.retriever == "gene"]
+        assert len(gene_steps) == 1
+        assert [layer["backend"] for layer in gene_steps[0].details["layers"]] == ["local", "eutils"]
 
 
 def test_a_live_summary_still_answers_what_a_gene_does(geneset_data_dir):
