@@ -52,6 +52,7 @@ def tuned_items() -> list[tuple[str, str, str, bool]]:
         for field, (entities, phrasings) in group.items():
             for x, xl, xv, expected in entities:
                 how = field if field in ("organism", "alignment") else "exact"
+                how = "summary" if field in ("summary", "snp_function") else how  # what it does, never its name
                 out += [(how, p.format(x=x, xl=xl, xv=xv), expected, group is GENE) for p in phrasings]
     return out + [(field, q, expected, False) for field, q, expected in STYLES]
 

@@ -17,6 +17,8 @@ CATALOGUES: dict[str, str] = {
     "pubmed": "https://pubmed.ncbi.nlm.nih.gov/{id}/",
     "gene": "https://www.ncbi.nlm.nih.gov/gene/{id}",
     "dbsnp": "https://www.ncbi.nlm.nih.gov/snp/{id}",
+    # a ClinVar variation (the local dbsnp backend's records: "clinvar:12375")
+    "clinvar": "https://www.ncbi.nlm.nih.gov/clinvar/variation/{id}/",
     "omim": "https://omim.org/entry/{id}",
     "medgen": "https://www.ncbi.nlm.nih.gov/medgen/{id}",
     "orphanet": "https://www.orpha.net/en/disease/detail/{id}",

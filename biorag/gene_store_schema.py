@@ -9,12 +9,16 @@ Tables (the disease dictionary's are described in indexing/disease_dictionary.py
 - ``names(name_lc, name, gene_id, kind)``: every identifier a gene is known by, with its
   kind (`KIND_ORDER`);
 - ``mim(gene_id, mim, type)``: the gene's own OMIM numbers and where they came from;
-- ``mim_phenotype``: NCBI mim2gene_medgen's OMIM phenotype -> gene links.
+- ``mim_phenotype``: NCBI mim2gene_medgen's OMIM phenotype -> gene links;
+- ``ANNOTATION_SCHEMA`` (written by indexing/gene_annotations.py): what a gene does (GO BP
+  terms with their evidence codes, Reactome pathways, each ranked per gene, 0 first) and
+  ClinVar variants by rsID.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4  # 3: disease dictionary tables (written by indexing/disease_dictionary.py); 4: disease_words
+SCHEMA_VERSION = 5  # 3: disease dictionary tables (written by indexing/disease_dictionary.py); 4: disease_words;
+#                     5: gene_go, gene_pathways, variants (ANNOTATION_SCHEMA)
 
 SCHEMA = """
 CREATE TABLE genes (
@@ -35,6 +39,32 @@ CREATE INDEX mim_mim ON mim(mim);
 CREATE INDEX mim_phenotype_mim ON mim_phenotype(mim);
 CREATE INDEX genes_loc ON genes(map_location);
 """
+ANNOTATION_SCHEMA = """
+CREATE TABLE go_terms (go_id TEXT PRIMARY KEY, name TEXT NOT NULL, n_genes INTEGER);
+CREATE TABLE gene_go (gene_id INTEGER NOT NULL, go_id TEXT NOT NULL, evidence TEXT NOT NULL, rank INTEGER NOT NULL);
+CREATE TABLE pathways (pathway_id TEXT PRIMARY KEY, name TEXT NOT NULL, n_genes INTEGER);
+CREATE TABLE gene_pathways (gene_id INTEGER NOT NULL, pathway_id TEXT NOT NULL, rank INTEGER NOT NULL);
+CREATE TABLE variants (
+    rsid TEXT NOT NULL, variation_id TEXT NOT NULL, gene_id INTEGER, symbol TEXT, chromosome TEXT,
+    position INTEGER, ref TEXT, alt TEXT, significance TEXT, conditions TEXT, assembly TEXT
+);
+CREATE INDEX gene_go_gene ON gene_go(gene_id, rank);
+CREATE INDEX gene_pathways_gene ON gene_pathways(gene_id, rank);
+CREATE INDEX variants_rsid ON variants(rsid);
+"""
+#: GO evidence codes by how directly they support an annotation (lower first): experimental
+#: and high-throughput experimental, then curator statements and phylogenetic inference,
+#: then other computational and author statements, then electronic; "ND" (no data) is no
+#: annotation at all (https://geneontology.org/docs/guide-go-evidence-codes/)
+GO_EVIDENCE_TIER = {
+    **dict.fromkeys(("EXP", "IDA", "IPI", "IMP", "IGI", "IEP", "HTP", "HDA", "HMP", "HGI", "HEP"), 0),
+    **dict.fromkeys(("TAS", "IC", "IBA", "IBD", "IKR", "IRD"), 1),
+    **dict.fromkeys(("ISS", "ISO", "ISA", "ISM", "IGC", "RCA", "NAS"), 2),
+    "IEA": 3,
+}
+#: evidence codes of experiments
+EXPERIMENTAL_EVIDENCE = frozenset(c for c, t in GO_EVIDENCE_TIER.items() if t == 0)
+
 #: rank of a name kind in results (lower first)
 KIND_ORDER = {"gene_id": 0, "symbol": 1, "hgnc": 2, "ensembl": 2, "previous": 3, "alias": 4, "locus_tag": 5}
 

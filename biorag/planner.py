@@ -35,6 +35,7 @@ from biorag.models import Evidence, Resolved, SearchFilters
 from biorag.sources import accepting
 from biorag.sufficiency import unsure_names
 from biorag.understanding import Analysis, Entity
+from biorag.unknown_names import refusal, still_unknown
 
 if TYPE_CHECKING:
     from biorag.retriever import Retriever
@@ -167,6 +168,24 @@ def request_filters(state: LoopState, retriever: str, query: str, mesh: list[str
     return SearchFilters(mesh=list(mesh or []), mesh_mode=mesh_mode, **typed)
 
 
+def unknown_name_step(state: LoopState) -> Selection | None:
+    """A name no dictionary holds (`Analysis.unknown`) is asked once of each enabled source
+    that takes genes (a layered gene source asks its store, then E-utilities); if none knows
+    it, the loop ends at once (`PlanExhausted` with the refusal) whatever the planner. None
+    when there is no such name, or a source knew it (the planner goes on as usual)."""
+    unknown = state.analysis.unknown
+    if not unknown:
+        return None
+    for name in unknown:
+        for source in accepting(state.retrievers, ["gene"]):
+            if not state.tried(source, name):
+                state.planned_query, state.planned_by = name, "rules"
+                return Selection(source, f"'{name}' is in no dictionary: ask {source} once", "rules")
+    if left := still_unknown(unknown, state.evidence):
+        raise PlanExhausted(refusal(left))
+    return None
+
+
 class RulesPlanner(Planner):
     name = "rules"
 
@@ -208,6 +227,8 @@ class RulesPlanner(Planner):
         why = ambiguity(state)
         if why:
             raise PlanExhausted(why)
+        if first := unknown_name_step(state):
+            return first
         choice = self.route(state) or self.fallback(state)
         if choice is None:
             raise PlanExhausted("every applicable source has been tried")
@@ -280,6 +301,8 @@ class LLMPlanner(Planner):
         return [ChatMessage(role="system", content=prompts.SYSTEM), ChatMessage(role="user", content=user)]
 
     def select(self, state: LoopState) -> Selection:
+        if first := unknown_name_step(state):
+            return first
         names = tuple(admissible(state))
         if not names:
             raise PlanExhausted("no enabled source accepts what the question names")

@@ -33,6 +33,7 @@ from biorag.models import Evidence
 from biorag.names import disease_key
 from biorag.sources import Source
 from biorag.understanding import Analysis
+from biorag.unknown_names import refusal, still_unknown
 
 #: entity kinds a relevant record need not mention: a sequence is not quoted back, and an
 #: organism is context ("in Alzheimer mice"), never what the question is about
@@ -142,6 +143,9 @@ def check_evidence(
     min_similarity: float,
 ) -> EvidenceCheck:
     """Whether `evidence` can support an answer to the analysed question, and why not."""
+    if unknown := still_unknown(analysis.unknown, evidence):
+        # a name no dictionary holds and no source knew: say so, with the close symbols
+        return EvidenceCheck(False, refusal(unknown), figures={"unknown_names": list(unknown)})
     if not evidence:
         # a name the dictionary reads several ways, none of them sure ("cushing": Cushing
         # syndrome or Cushing disease) routed nothing: say so, so the asker can pick one

@@ -45,6 +45,7 @@ from biorag.sources import (
     declared_fields,
 )
 from biorag.typed_entities import Member, excluded_at, gene_members, leftover_words, patient_framed
+from biorag.unknown_names import POLITE, symbol_like, unknown_genes
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,9 @@ class Analysis:
     #: the question asks the literature, not a database: a relation between the genes it
     #: names ("Does TP53 bind MDM2?")
     free_text: bool = False
+    #: gene-like names asked about that no dictionary holds, with close symbols
+    #: (biorag.unknown_names): asked once, then refused
+    unknown: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def first(self, kind: EntityKind) -> Entity | None:
         return next((e for e in self.entities if e.kind == kind), None)
@@ -1060,7 +1064,9 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
         intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
     if intent is not None and sources:
         intent = replace(intent, checks=context_checks(entities, intent, sources))
-    return Analysis(question=question, core=core, entities=entities, intent=intent, free_text=free_text)
+    unknown = unknown_genes(_unknown_names(core, entities, sources), lexicon) if lexicon is not None else {}
+    return Analysis(question=question, core=core, entities=entities, intent=intent, free_text=free_text,
+                    unknown=unknown)
 
 
 def _most_specific_set_field(blanked: str, kinds: set[str], sources: Mapping[str, Source]) -> Intent | None:
@@ -1091,6 +1097,28 @@ def _gene_list_task(blanked: str, kinds: set[str], sources: Mapping[str, Source]
     if "gene_list" in intent.hops[0].takes:
         return _most_specific_set_field(blanked, kinds, sources) or intent, False
     return intent, False
+
+
+def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[str]:
+    """The question's gene-like names no dictionary holds, when it asks a gene's field of them
+    and nothing else (see biorag.unknown_names)."""
+    if not sources or any(e.confident and e.kind not in ("gene", "organism") for e in entities):
+        return []
+    genes = [e for e in entities if e.kind == "gene"]
+    if not genes or any(e.how != "pattern" or not symbol_like(e.text) for e in genes):
+        return []
+    blanked = _blank_entities(core, genes)
+    # "..., thanks" / "hi, ..." wrap a question without asking anything: read it without them
+    bare = " ".join(w for w in blanked.split() if re.sub(r"\W", "", w.lower()) not in POLITE)
+    asked = detect_intent(bare, {"gene"}, sources)
+    if asked is None or "gene" not in asked.hops[0].takes:
+        return []
+    if any(asked.kind == f.name for _s, f in declared_fields(sources) if f.default_for) and not (
+            any(e.confident for e in genes) or re.search(r"\bgenes?\b", core, re.I)):
+        return []  # "What is COVID-19?" names no gene; "What is the FLURBLE1 gene?" does
+    allowed = _field_vocabulary(sources) | _NOT_GENES | _FILLER | POLITE
+    words = [w for w in _normalise(blanked).split() if w != "\u220e" and not w.isdigit()]
+    return [e.text for e in genes] if all(w in allowed or _filler(w) for w in words) else []
 
 
 def context_checks(entities: list[Entity], intent: Intent, sources: Mapping[str, Source]) -> tuple[Hop, ...]:

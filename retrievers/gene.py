@@ -227,6 +227,7 @@ def store_evidence(g: dict[str, Any], matched: str) -> Evidence:
         "hgnc_id": g.get("hgnc_id"),
         "previous_symbols": g.get("previous", []),
         "backend": "local",
+        **{key: g.get(key, []) for key in ("processes", "pathways", "diseases")},
     }
     return gene_evidence(str(g["gene_id"]), md)
 
@@ -248,7 +249,8 @@ class LocalGeneRetriever(GeneFields, Retriever):
 
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         require_gene_query(query)
-        return [store_evidence(g, how) for g, how in self.store.lookup(query, self.prefer_taxid, limit=k)]
+        return [store_evidence({**g, **self.store.annotations(g["gene_id"])}, how)
+                for g, how in self.store.lookup(query, self.prefer_taxid, limit=k)]
 
     def close(self) -> None:
         self.store.close()

@@ -15,7 +15,9 @@ Both backends return the same evidence:
   ``matched`` (how the query matched: "symbol", "alias", "previous", "ensembl", "gene_id",
   "search"), ``status`` ("live" or NCBI's replacement note), ``backend`` ("local" or
   "eutils": which backend answered), ``summary_source`` ("eutils" when a local record's
-  summary was filled in from E-utilities by the layered backend, else None).
+  summary was filled in from E-utilities by the layered backend, else None);
+  ``processes`` ([{id, name, evidence}]: GO BP terms, best first), ``pathways`` ([{id, name}]:
+  Reactome) and ``diseases`` ([{id, name}]), local store only (`retrievers.gene_annotations`).
 """
 
 from __future__ import annotations
@@ -67,6 +69,12 @@ def gene_text(md: dict[str, Any]) -> str:
         lines.append(f"Status: {md['status']}")
     if md.get("summary"):
         lines.append(f"Summary: {md['summary']}")
+    if md.get("processes"):
+        lines.append("Processes (GO BP): " + "; ".join(f"{p['name']} ({p['id']})" for p in md["processes"]))
+    if md.get("pathways"):
+        lines.append("Pathways (Reactome): " + "; ".join(f"{p['name']} ({p['id']})" for p in md["pathways"]))
+    if md.get("diseases"):
+        lines.append("Diseases: " + "; ".join(f"{d['name']} ({d['id']})" for d in md["diseases"]))
     return "\n".join(lines)
 
 
@@ -76,7 +84,7 @@ def gene_evidence(gene_id: str, md: dict[str, Any], score: float | None = None) 
         "symbol": None, "name": None, "aliases": [], "organism": None, "tax_id": None,
         "chromosome": None, "map_location": None, "gene_type": None, "gene_type_source": None,
         "summary": None, "mim": [], "ensembl": [], "matched": None, "status": "live",
-        "backend": None, "summary_source": None,
+        "backend": None, "summary_source": None, "processes": [], "pathways": [], "diseases": [],
     }
     meta = {**defaults, **md}
     title = f"{meta['symbol']}: {meta['name']}" if meta["name"] else str(meta["symbol"])

@@ -32,6 +32,14 @@ OFFICIAL_SYMBOL = AnswerField(
      "call \u220e now", "call \u220e today", "call \u220e nowadays", "call \u220e these days",
      "call \u220e currently"),
     GENE_IDS)
+#: "HER2 - official gene name?", "Which gene is ENSG00000141510?": the gene's official symbol
+#: with its full name (a "name" may mean either)
+OFFICIAL_NAME = AnswerField(
+    "official_name", "official symbol and full name of a gene",
+    ("official gene name", "approved name", "approved gene name", "gene name",
+     "proper name", "correct name", "real name", "official designation"),
+    GENE_IDS, weak_cues=("which gene", "what gene", "which gene is", "what gene is", "what gene does",
+                         "which gene does", "gene is this", "gene is that", "whose id", "gene with", "gene whose"))
 ALIASES = AnswerField(
     "aliases", "aliases of a gene",
     ("aliases", "alias", "other names", "other name", "synonyms", "synonym", "also known as",
@@ -69,19 +77,27 @@ GENE_TYPE = AnswerField(
 SUMMARY = AnswerField(
     "summary", "function of a gene",
     ("function", "functions", "role", "roles", "summary", "summarise", "summarize", "purpose",
-     "biological function", "what does it do", "does $", "do $"),
+     "biological function", "what does it do", "does $", "do $", "molecular function"),
+    GENE_IDS,
+    weak_cues=("what does", "job"))
+#: the answer to a question that names one gene and asks nothing else ("What is PSEN1?",
+#: "Tell me about PSEN1"): who it is (symbol, name, type, location, ids), what it does and
+#: the diseases linked to it (`gene_card`)
+GENE_CARD = AnswerField(
+    "gene_card", "a gene's card: names, location, type, ids, what it does, linked diseases",
+    ("gene card",),
     GENE_IDS, default_for=GENE_IDS,
-    weak_cues=("what does", "describe", "description", "what is known", "job", "tell me about",
-               "overview", "explain", "what do we know about"))
+    weak_cues=("describe", "description", "what is known", "tell me about", "overview", "explain",
+               "what do we know about", "info", "information", "profile", "everything about"))
 ENSEMBL_ID = AnswerField(
     "ensembl_id", "Ensembl gene ID of a gene",
     ("ensembl", "ensembl id", "ensembl gene id", "ensembl identifier", "ensg", "ensembl accession"),
-    GENE_IDS)
+    ("gene", "entrez"))  # the Ensembl id of an Ensembl id is no question: "the gene with Ensembl id X"
 ENTREZ_ID = AnswerField(
     "entrez_id", "NCBI Gene (Entrez) ID of a gene",
     ("entrez", "entrez id", "entrez gene id", "ncbi gene id", "gene id", "geneid", "ncbi id",
      "ncbi gene", "ncbi identifier", "gene identifier", "ncbi gene identifier"),
-    GENE_IDS)
+    ("gene", "ensembl"))
 FULL_NAME = AnswerField(
     "full_name", "full name of a gene",
     ("full name", "long name", "stand for", "stands for", "full gene name", "expanded name",
@@ -89,8 +105,8 @@ FULL_NAME = AnswerField(
      "full form", "long form", "in full", "expansion", "expand", "abbreviation"),
     GENE_IDS)
 
-GENE_FIELDS = (OFFICIAL_SYMBOL, ALIASES, CHROMOSOME, MAP_LOCATION, PROTEIN_CODING, GENE_TYPE,
-               SUMMARY, ENSEMBL_ID, ENTREZ_ID, FULL_NAME)
+GENE_FIELDS = (OFFICIAL_SYMBOL, OFFICIAL_NAME, ALIASES, CHROMOSOME, MAP_LOCATION, PROTEIN_CODING, GENE_TYPE,
+               SUMMARY, GENE_CARD, ENSEMBL_ID, ENTREZ_ID, FULL_NAME)
 
 
 def _meta(ev: Evidence, key: str, default: Any = None) -> Any:
@@ -171,6 +187,8 @@ def gene_value(field: str, rec: Evidence) -> str | None:
     symbol = _meta(rec, "symbol")
     if field == "official_symbol":
         return symbol
+    if field == "official_name":
+        return f"{symbol} ({_meta(rec, 'name')})" if symbol and _meta(rec, "name") else symbol
     if field == "chromosome":
         return _chrom(_meta(rec, "chromosome"))
     if field == "map_location":
@@ -185,10 +203,9 @@ def gene_value(field: str, rec: Evidence) -> str | None:
     if field == "aliases":
         return ", ".join(distinct_names(symbol, _listed(_meta(rec, "aliases")))) if symbol else None
     if field == "summary":
-        about = _meta(rec, "summary")
-        if not about and _meta(rec, "name"):
-            about = f"{_meta(rec, 'name')}" + (f" ({_meta(rec, 'gene_type')})" if _meta(rec, "gene_type") else "")
-        return f"{symbol}: {about}" if about and symbol else None
+        return function_text(rec, symbol) if symbol else None
+    if field == "gene_card":
+        return card_text(rec, symbol) if symbol else None
     if field == "ensembl_id":
         return ", ".join(_listed(_meta(rec, "ensembl"))) or None
     if field == "entrez_id":
@@ -196,6 +213,53 @@ def gene_value(field: str, rec: Evidence) -> str | None:
     if field == "full_name":
         return _meta(rec, "name")
     return None
+
+
+def _listing(items: list[dict[str, str]], evidence: bool = False) -> str:
+    return "; ".join(f"{i['name']} ({i['id']}" + (f"; {i['evidence'].replace(',', ', ')}" if evidence else "") + ")"
+                     for i in items)
+
+
+def _doings(rec: Evidence) -> list[str]:
+    """What the record says the gene does: its GO BP processes and Reactome pathways, cited."""
+    lines = []
+    if processes := _meta(rec, "processes"):
+        lines.append("Processes (GO BP, with evidence codes): " + _listing(processes, evidence=True))
+    if pathways := _meta(rec, "pathways"):
+        lines.append("Pathways (Reactome): " + _listing(pathways))
+    return lines
+
+
+def function_text(rec: Evidence, symbol: str) -> str | None:
+    """What a gene does, on one line: its RefSeq summary when the record has one, its GO BP
+    processes and Reactome pathways; None when it holds none of them. Its name alone never
+    answers."""
+    summary, doings = _meta(rec, "summary"), _doings(rec)
+    if not summary and not doings:
+        return None
+    about = summary or (f"{_meta(rec, 'name')}." if _meta(rec, "name") else "")
+    return " ".join([f"{symbol}:", about, *(d + "." for d in doings)]).replace("  ", " ")
+
+
+def card_text(rec: Evidence, symbol: str) -> str:
+    """A gene's card: symbol, full name, type and location; its ids; what it does; its diseases."""
+    head = f"{symbol}: {_meta(rec, 'name') or 'no full name recorded'}"
+    what = " ".join(filter(None, [_meta(rec, "gene_type"), "gene"]))
+    where = _meta(rec, "map_location") or (f"chromosome {_meta(rec, 'chromosome')}" if _meta(rec, "chromosome") else None)
+    head += f", a {what}" + (f" at {where}" if where else "")
+    ids = [f"NCBI Gene {rec.id}" if rec.id.isdigit() else None,
+           (f"HGNC:{str(h).removeprefix('HGNC:')}" if (h := _meta(rec, "hgnc_id")) else None),
+           *(f"Ensembl {e}" for e in _listed(_meta(rec, "ensembl"))),
+           *(f"OMIM {m}" for m in _listed(_meta(rec, "mim"))[:2])]
+    lines = [head, "Ids: " + "; ".join(i for i in ids if i)]
+    if aliases := [a for a in _listed(_meta(rec, "aliases")) if a != symbol][:6]:
+        lines.append("Also known as: " + ", ".join(aliases))
+    if _meta(rec, "summary"):
+        lines.append(f"Summary: {_meta(rec, 'summary')}")
+    lines += _doings(rec)
+    if diseases := _meta(rec, "diseases"):
+        lines.append("Linked diseases: " + _listing(diseases))
+    return "\n".join(lines)
 
 
 def read_gene_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:

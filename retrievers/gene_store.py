@@ -41,6 +41,7 @@ from biorag.names import (
     word_keys,
 )
 from biorag.sqlite_store import open_read_only, read_build_record
+from retrievers.gene_annotations import gene_annotations, variants_by_rsid
 from retrievers.gene_evidence import clean_gene_query
 
 if TYPE_CHECKING:
@@ -142,6 +143,14 @@ class GeneStore:
         g["ensembl"] = sorted(n["name"] for n in names if n["kind"] == "ensembl")
         g["mim"] = sorted({r[0] for r in self._con.execute("SELECT mim FROM mim WHERE gene_id=?", (gene_id,))})
         return g
+
+    def annotations(self, gene_id: int) -> dict[str, list[dict[str, str]]]:
+        """What the gene does and its diseases (`retrievers.gene_annotations`)."""
+        return gene_annotations(self._con, int(gene_id), self._tables)
+
+    def variants(self, rsid: str) -> list[dict[str, Any]]:
+        """ClinVar's records of an rsID (empty for a store built without them)."""
+        return variants_by_rsid(self._con, rsid)
 
     def by_gene_id(self, gene_id: str | int) -> dict[str, Any] | None:
         return self._gene(int(gene_id)) if str(gene_id).isdigit() else None

@@ -414,6 +414,11 @@ class PhenotypeLexicon:
             hits += self._phenotypes(spans)
         return hits
 
+    def suggest(self, name: str, limit: int = 3) -> list[str]:
+        """The base lexicon's close gene symbols (`StoreLexicon.suggest`), if it has any."""
+        suggest = getattr(self.base, "suggest", None)
+        return suggest(name, limit) if suggest is not None else []
+
     def _phenotypes(self, spans: Sequence[str]) -> list[LexiconHit]:
         by_key: dict[str, list[str]] = {}
         for span in spans:

@@ -14,6 +14,8 @@ Registered backends (application/catalog.py):
   E-utilities (live or replayed) for what the store does not hold (other organisms, genes
   newer than the snapshot). Records the store answers get their RefSeq summary from
   E-utilities when it can be had (the store has none): best effort, never in the way.
+- dbsnp ``layered``: ClinVar's variants in the gene store (an rsID's gene, offline), then
+  dbSNP through E-utilities for an rsID ClinVar does not hold.
 - omim ``layered``: the store's disease dictionary (disease -> genes offline), then OMIM
   through E-utilities, then (``local-names``) the genes a name no catalogue holds names
   itself (its symbol or its product's name; `LocalOmimRetriever`).
@@ -30,7 +32,7 @@ from biorag.errors import ToolError
 from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
-from retrievers import gene_evidence, omim
+from retrievers import dbsnp, gene_evidence, omim
 from retrievers.gene_fields import GeneFields
 from retrievers.omim import LocalOmimRetriever, OmimRetriever
 
@@ -112,6 +114,30 @@ class LayeredGeneRetriever(GeneFields, LayeredRetriever):
             return
         why_not = remote.fill_summaries(hits[:1], query)
         info["summary"] = "filled from eutils" if why_not is None else f"not filled: {why_not}"
+
+
+class LayeredDbSnpRetriever(LayeredRetriever):
+    """`dbsnp` source: ClinVar's variants in the gene store first, then dbSNP."""
+
+    name = "dbsnp"
+    manual = dbsnp.MANUAL
+    query_format = dbsnp.DbSnpRetriever.query_format
+    accepts = dbsnp.DbSnpRetriever.accepts
+    answers = dbsnp.SNP_FIELDS
+
+    @classmethod
+    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+        return dbsnp.read_snp_field(field, evidence, about)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LayeredDbSnpRetriever:
+        from retrievers.clinvar_variants import LocalVariantRetriever
+
+        store, why = _store_if_built(settings)
+        remote = dbsnp.DbSnpRetriever.from_settings(settings)
+        if store is None:
+            return cls([("eutils", remote)], {"local": why})
+        return cls([("local", LocalVariantRetriever(store)), ("eutils", remote)])
 
 
 class LayeredOmimRetriever(LayeredRetriever):

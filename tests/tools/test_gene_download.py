@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from indexing.gene_annotations import CLINVAR_VCF
 from indexing.gene_store_build import SAMPLE_DIR, snapshot_paths
 from retrievers.gene_store import GeneStore
 
@@ -108,7 +109,9 @@ def test_download_builds_from_the_served_files(files, tmp_path):
     try:
         assert store.lookup("LMP10")[0][0]["symbol"] == "PSMB10"
         # the build record names the files where they now are, not their temporary names
-        assert store.info()["inputs"] == {key: str(folder / name) for key, (name, _) in SAMPLE.items()}
+        # (ClinVar's variants come from the bundled subset: the full VCF is not downloaded)
+        assert store.info()["inputs"] == {**{key: str(folder / name) for key, (name, _) in SAMPLE.items()},
+                                          "clinvar_vcf": str(CLINVAR_VCF)}
     finally:
         store.close()
     assert sorted(files.requests) == sorted(name for name, _ in SAMPLE.values())

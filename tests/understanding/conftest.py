@@ -1,7 +1,7 @@
 """The full local gene store, built once per session from the snapshot of the human bulk
 files bundled with BioRAG (indexing/resources/human_genes, with the disease dictionary),
 and an agent set up as a newcomer's: local gene store first for genes, the dev recording
-replayed for dbSNP, OMIM and BLAST, no PubMed index or web."""
+replayed for dbSNP (after the store's ClinVar variants), OMIM and BLAST, no PubMed index or web."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def store_path(tmp_path_factory):
 def settings_for(store_path, planner: str = "rules", **kw):
     return load_settings(
         sets=[f"planner={planner}", f"gene_store={store_path}", "sources.gene.backend=local",
+              "sources.dbsnp.backend=layered",
               "tool_io.mode=replay", f"tool_io.cassette={BUNDLED_CASSETTE}", "max_rounds=6"],
         disable=["pubmed", "web"], known_sources=registered_sources(), **kw)
 

@@ -13,6 +13,8 @@ text must be contained in / start the answer (see test_heldout_paraphrases.py).
 
 from __future__ import annotations
 
+import re
+
 _WORM = "AGGGGCAGCAAACACCGGGACACACCCATTCGTGCACTAATCAGAAACTTTTTTTTCTCAAATAATTCAAACAATCAAAATTGGTTTTTTCGAGCAAGGTGGGAAATTTTTCGAT"
 _CHR15 = "ATTCTGCCTTTAGTAATTTGATGACAGAGACTTCTTGGGAACCACAGCCAGGGAGCCACCCTTTACTCCACCAACAGGTGGCTTATATCCAATCTGAGAAAGAAAGAAAAAAAAAAAAGTATTTCTCT"
 
@@ -141,6 +143,13 @@ def matches(field: str, answer: str, expected: str) -> bool:
     """The answer's first line holds the value, as the benchmarks' scoring reads it (a field
     read for several genes adds a line pairing each gene with its value)."""
     a, e = answer.strip().split("\n")[0].strip().lower(), expected.lower()
+    if field == "summary":
+        # expected: the gene's name line ("TP53: tumor protein p53 (protein-coding)"), which
+        # alone never answers: what the gene does, cited to GO or Reactome ids (or its RefSeq
+        # summary), or its card (which names its ids), under its symbol
+        symbol, whole = e.split(":")[0], answer.lower()
+        does = re.search(r"\b(?:go:\d{7}|r-hsa-\d+)\b", whole) or "ids: ncbi gene" in whole
+        return a.startswith(f"{symbol}: ") and a != e and bool(does)
     if field == "alignment":
         return a.startswith(e)
     if field in CONTAINED:

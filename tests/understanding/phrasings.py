@@ -199,7 +199,9 @@ SNP = {
          "what chromosomal location does {xl} have",
          "chromsome of '{x}'??"]),
     "snp_function": (
-        [("rs1217074595", "rs1217074595", "RS1217074595", "LINC01270: long intergenic non-protein coding RNA 1270 (ncRNA)")],
+        # a ClinVar variant (the gene store's local ClinVar) in TP53; LINC01270, the gene of the
+        # dev recording's rs1217074595, has no GO BP or Reactome annotation: no function to give
+        [("rs121913343", "rs121913343", "RS121913343", "TP53: tumor protein p53 (protein-coding)")],
         ["What is the function of the gene associated with SNP {x}?",
          "The function of the gene that {x} is in is",
          "Tell me what the gene containing {x} does.",

@@ -139,6 +139,6 @@ def test_open_request_about_a_disease_answers_features_and_genes(agent, hpo_stor
 @pytest.mark.parametrize("question, symbol", OPEN_GENE)
 def test_open_request_about_a_gene_still_gives_the_gene(agent, question, symbol):
     a = _analyse(agent, question)
-    assert a.intent is not None and [(h.source, h.field.name) for h in a.intent.hops] == [("gene", "summary")]
+    assert a.intent is not None and [(h.source, h.field.name) for h in a.intent.hops] == [("gene", "gene_card")]
     ans = agent.answer(question)
     assert ans.answer.strip().startswith(f"{symbol}:"), (question, ans.answer)

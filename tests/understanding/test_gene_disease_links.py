@@ -91,7 +91,8 @@ def _store_links(full_gene_store, hpo_store, disease: str) -> dict[str, dict[str
 
 
 def _link_line(answer: str, symbol: str, start: str = "") -> str:
-    lines = [ln for ln in answer.strip().splitlines()[1:] if symbol in ln and ln.startswith(start)]
+    """The line after the gene's record (its card, several lines) that says how it is linked."""
+    lines = [ln for ln in answer.strip().splitlines()[1:] if symbol in ln and ln.startswith(start or f"{symbol} ")]
     assert len(lines) == 1, answer
     return lines[0]
 
