@@ -69,17 +69,26 @@ def check_collection_name(name: str) -> str:
     return name
 
 
-def build_schema(dim: int, description: str = ""):
+#: the fields only read back for hits (never filtered on): memory-mapped with `text_mmap`
+TEXT_FIELDS = ("title", "abstract", "journal", "mesh_name")
+
+
+def build_schema(dim: int, description: str = "", text_mmap: bool = False):
+    """The collection's fields. text_mmap: the text fields are memory-mapped by the server
+    (Milvus 2.4+ `mmap.enabled`), so a loaded collection keeps them in the page cache, not
+    in its resident memory; they are most of a row's bytes (benchmarks/results/2026-11-26)."""
     from pymilvus import DataType, MilvusClient
 
+    mm = {"mmap_enabled": True} if text_mmap else {}
     s = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False, description=description)
     s.add_field("pmid", DataType.INT64, is_primary=True)
-    s.add_field("title", DataType.VARCHAR, max_length=MAX_TITLE * 4)
-    s.add_field("abstract", DataType.VARCHAR, max_length=65535)
-    s.add_field("journal", DataType.VARCHAR, max_length=1024)
+    s.add_field("title", DataType.VARCHAR, max_length=MAX_TITLE * 4, **mm)
+    s.add_field("abstract", DataType.VARCHAR, max_length=65535, **mm)
+    s.add_field("journal", DataType.VARCHAR, max_length=1024, **mm)
     s.add_field("year", DataType.INT32)
     s.add_field("mesh_ui", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=16)
-    s.add_field("mesh_name", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=256)
+    s.add_field("mesh_name", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=256,
+                **mm)
     s.add_field("mesh_major", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=16)
     s.add_field("mesh_key", DataType.VARCHAR, max_length=MAX_MESH * 12 + 2)
     s.add_field("pub_types", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=32, max_length=128)
@@ -87,13 +96,19 @@ def build_schema(dim: int, description: str = ""):
     return s
 
 
-def index_params(client, backend: str, index_type: str = "HNSW"):
+#: build parameters per vector index type; `index.index_params` overrides them
+#: (benchmarks/index_scale.py measured these at 1M rows; figures in benchmarks/results/2026-11-26)
+BUILD_PARAMS: dict[str, dict[str, int]] = {
+    "HNSW": {"M": 16, "efConstruction": 200},
+    "IVF_FLAT": {"nlist": 1024},
+    "IVF_SQ8": {"nlist": 1024},
+    "IVF_PQ": {"nlist": 1024, "m": 48, "nbits": 8},
+}
+
+
+def index_params(client, backend: str, index_type: str = "HNSW", overrides: dict[str, int] | None = None):
     p = client.prepare_index_params()
-    params: dict[str, Any] = {}
-    if index_type == "HNSW":
-        params = {"M": 16, "efConstruction": 200}
-    elif index_type == "IVF_FLAT":
-        params = {"nlist": 1024}
+    params: dict[str, Any] = {**BUILD_PARAMS.get(index_type, {}), **(overrides or {})}
     p.add_index(field_name=VECTOR_FIELD, index_type=index_type, metric_type="COSINE", params=params)
     if backend == "server":
         p.add_index(field_name="mesh_ui", index_type="INVERTED")
@@ -108,19 +123,22 @@ def index_params(client, backend: str, index_type: str = "HNSW"):
 FILTERED_EF_FACTOR = 16
 
 
-def search_params(index_type: str, ef: int, k: int, filtered: bool = False) -> dict[str, Any]:
+def search_params(index_type: str, ef: int, k: int, filtered: bool = False, nprobe: int = 32) -> dict[str, Any]:
+    """`ef`: the HNSW beam (DISKANN's search list); `nprobe`: IVF lists probed."""
     if filtered:
         ef = ef * FILTERED_EF_FACTOR
     params: dict[str, Any] = {}
     if index_type in ("HNSW", "AUTOINDEX"):
         params = {"ef": max(ef, k)}
-    elif index_type == "IVF_FLAT":
-        params = {"nprobe": 32}
+    elif index_type == "DISKANN":
+        params = {"search_list": max(ef, k)}
+    elif index_type.startswith("IVF"):
+        params = {"nprobe": nprobe}
     return {"metric_type": "COSINE", "params": params}
 
 
 def make_meta(embedder: str, query_embedder: str | None, dim: int, index_type: str,
-              embedder_id: str | None = None) -> str:
+              embedder_id: str | None = None, index_overrides: dict[str, int] | None = None) -> str:
     return json.dumps(
         {
             "schema": SCHEMA_VERSION,
@@ -129,6 +147,8 @@ def make_meta(embedder: str, query_embedder: str | None, dim: int, index_type: s
             "query_embedder": query_embedder,
             "dim": dim,
             "index_type": index_type,
+            # recorded because Milvus Lite's describe_index omits them
+            "index_params": {**BUILD_PARAMS.get(index_type, {}), **(index_overrides or {})},
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
         }
     )

@@ -150,3 +150,13 @@ def test_the_same_embedder_name_with_other_weights_is_refused(tmp_path, embedder
     weights.write_bytes(bytes(blob))
     res = cli(tmp_path / "elsewhere", "index", "import", str(tmp_path / "snap"), extra_env=env)
     assert res.exit_code == 2 and "other weights" in res.output and str(model) in res.output
+
+
+def test_stats_print_the_vector_index_type_and_its_parameters(source):
+    data, _ = source
+    res = cli(data, "index", "stats", "--json")
+    assert res.exit_code == 0, res.output
+    info = json.loads(res.stdout)
+    assert info["vector_index_type"] == "HNSW" and info["vector_index_metric"] == "COSINE"
+    assert (int(info["vector_index_params"]["M"]), int(info["vector_index_params"]["efConstruction"])) == (16, 200)
+    assert "Milvus Lite" in info["server_memory"]
