@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import resource
 import shutil
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -46,8 +48,8 @@ BUILD = {
     "IVF_PQ": {"nlist": 1024, "m": 48, "nbits": 8},
     "DISKANN": {},
 }
-SWEEP = {"HNSW": ("ef", [64, 128, 256]), "IVF_SQ8": ("nprobe", [32, 64, 128]),
-         "IVF_PQ": ("nprobe", [32, 64, 128]), "DISKANN": ("search_list", [64, 128, 256])}
+SWEEP = {"HNSW": ("ef", [64, 128, 256, 512]), "IVF_SQ8": ("nprobe", [32, 64, 128, 256]),
+         "IVF_PQ": ("nprobe", [32, 64, 128, 256]), "DISKANN": ("search_list", [64, 128, 256])}
 TARGET = 0.95
 
 
@@ -171,11 +173,15 @@ def build_index(server: Server, name: str, itype: str, fig: dict, timeout_s: flo
             col.drop_index(index_name=ix.index_name)
         since = _log_lines(server.base_dir)
         t0, la = time.perf_counter(), load_avg()
-        col.create_index(ps.VECTOR_FIELD, {"index_type": itype, "metric_type": "COSINE", "params": BUILD[itype]},
-                         _async=True)
+        # held until the build ends: a dropped future cancels the server's CreateIndex call
+        pending = col.create_index(ps.VECTOR_FIELD, {"index_type": itype, "metric_type": "COSINE",
+                                                     "params": BUILD[itype]}, _async=True)
         while True:
             time.sleep(2)
-            prog = utility.index_building_progress(name, using="bench")
+            try:
+                prog = utility.index_building_progress(name, using="bench")
+            except Exception as e:  # noqa: BLE001 - the index is registered a moment after the call
+                prog = {"not yet": str(e)[:200]}
             if prog.get("total_rows") and prog.get("indexed_rows") == prog.get("total_rows"):
                 break
             err = _new_build_failure(server.base_dir, since)
@@ -184,6 +190,7 @@ def build_index(server: Server, name: str, itype: str, fig: dict, timeout_s: flo
                 log(f"{itype} not built: {fig['error'][:300]}")
                 col.drop_index()  # 2.3.5 would retry the failed build for ever
                 return False
+        del pending
         fig.update(build_s=round(time.perf_counter() - t0, 1), build_load_avg=[la, load_avg()],
                    server_peak_mb_through_build=server.peak_mb())
         log(f"{itype}: index built in {fig['build_s']}s")
@@ -254,8 +261,9 @@ def query_figures(server: Server, name: str, itype: str, base: Base, truth: dict
                "recall10_filtered": round(float(np.mean(rec_f)), 4), "p50_ms_1client_unfiltered": _pct(lat_u, 50),
                "p95_ms_1client_unfiltered": _pct(lat_u, 95), "p50_ms_1client_filtered": _pct(lat_f, 50),
                "p95_ms_1client_filtered": _pct(lat_f, 95), "load_avg": [la, load_avg()]}
+        row["recall10_filtered_per_query"] = [round(x, 2) for x in rec_f]
         sweep.append(row)
-        log(f"{itype} {row}")
+        log(f"{itype} {({k: v for k, v in row.items() if k != 'recall10_filtered_per_query'})}")
         chosen = row
         if row["recall10_unfiltered"] >= TARGET and row["recall10_filtered"] >= TARGET:
             break
@@ -307,7 +315,10 @@ def run_size(a, base: Base, rows: int, server: Server) -> None:
         if server.srv is None:
             server.start()
         imported = ensure_imported(server, name, shards, rows, a.out / f"index_scale_import_{tag}.json")
-        fig = {"index_type": itype, "rows": rows, "text": not a.no_text, "dim": int(base.vecs.shape[1]), "build_params": BUILD[itype],
+        fig = {"index_type": itype, "rows": rows, "text": not a.no_text,
+               # rows carrying each query's descriptor (expected: parents' share x rows), for the
+               # production path, which scores filters of at most index.exact_filter_rows rows exactly
+               "expected_matches_per_query": [round(float(x) * rows) for x in base.carries.mean(axis=0)], "dim": int(base.vecs.shape[1]), "build_params": BUILD[itype],
                "queries": len(base.qv), "server": "milvus 2.3.5 (embedded wheel)", **imported}
         if build_index(server, name, itype, fig, a.build_timeout):
             load_and_measure(server, name, fig)
@@ -326,22 +337,37 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 2_000_000])
     ap.add_argument("--types", nargs="+", default=["IVF_SQ8", "HNSW", "IVF_PQ", "DISKANN"])
     ap.add_argument("--queries", type=int, default=600)
+    ap.add_argument("--embed-budget", type=float, default=1e9,
+                    help="seconds to spend embedding real records for the base set (a random sample when cut short)")
     ap.add_argument("--shard-rows", type=int, default=50_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--build-timeout", type=float, default=5400, help="seconds an index build may take")
     ap.add_argument("--no-text", action="store_true",
                     help="rows without title/abstract/journal (what the text costs in the server's RAM)")
+    ap.add_argument("--shards-only", action="store_true",
+                    help="write the shards and exact truth only (no server): the client's peak memory per size")
     ap.add_argument("--fresh-server", action="store_true", help="remove the server's data dir first")
     a = ap.parse_args(argv)
+    warnings.filterwarnings("ignore", message=".*ORM-style PyMilvus API.*")
+    logging.getLogger("pymilvus").setLevel(logging.CRITICAL)  # the polled "index not found" of a fresh index
     a.out.mkdir(parents=True, exist_ok=True)
     base_dir = a.work / "base"
     if not (base_dir / "base.json").exists():
         log("embedding the real records (base set), in a child process: the model stays out of this one's peak")
         subprocess.run([sys.executable, "-m", "benchmarks.index_scale_data", a.records, str(base_dir), str(a.queries),
-                        str(a.seed)], check=True)
+                        str(a.seed), str(a.embed_budget)], check=True)
     base = Base(base_dir)
     (a.out / "index_scale_base.json").write_text(json.dumps({k: v for k, v in base.meta.items() if k != "q_ui"}, indent=1))
     log(f"base: {base.meta['records']} real vectors; chosen h {base.meta['chosen_h']}")
+    if a.shards_only:  # the client's side alone: its peak memory while it writes a set and its truth
+        for rows in a.sizes:
+            shards = ensure_shards(base, a.work / f"rows-{rows}", rows, a.shard_rows, a.seed, log=log)
+            merged_truth(shards)
+            fig = {"rows": rows, "shard_rows": a.shard_rows, "client_peak_rss_mb": client_peak_mb(),
+                   "shards_mb": du_mb(shards[0].parent), "load_avg": load_avg()}
+            (a.out / f"index_scale_client_{rows}.json").write_text(json.dumps(fig, indent=1))
+            log(f"{rows} rows written: client peak RSS {fig['client_peak_rss_mb']} MB")
+        return
     server = Server(a.work / "server")
     if a.fresh_server:
         shutil.rmtree(server.base_dir, ignore_errors=True)

@@ -63,20 +63,36 @@ def children(base: np.ndarray, spread: np.ndarray, parents: np.ndarray, rng: np.
     return v.astype(np.float32)
 
 
-def make_base(records_path: str, out: Path, queries: int, seed: int) -> None:
+def embed_prefix(emb, recs: list[dict], out: Path, budget_s: float, chunk: int = 250) -> np.ndarray:
+    """Embed the records chunk by chunk (each chunk saved, so a rerun resumes) until all are
+    done or `budget_s` seconds have passed; the embedded prefix."""
+    import time
+
+    t0, parts = time.monotonic(), []
+    for i, s in enumerate(range(0, len(recs), chunk)):
+        p = out / f"documents-{i:03d}.npy"
+        if not p.exists():
+            if time.monotonic() - t0 > budget_s:
+                break
+            texts = [f"{r.get('title') or ''}\n{r['abstract']}".strip() for r in recs[s:s + chunk]]
+            np.save(p, emb.embed_documents(texts).astype(np.float32))
+            print(f"embedded {s + len(texts)}/{len(recs)} records", flush=True)
+        parts.append(np.load(p))
+    return np.vstack(parts)
+
+
+def make_base(records_path: str, out: Path, queries: int, seed: int, budget_s: float = 1e9) -> None:
     """Embed the real records and the query titles; calibrate the spread; write base.npz."""
     from biorag import pubmed_schema as ps
     from biorag.embedder import Embedder
 
     recs = read_records(records_path)
+    n_file = len(recs)
+    np.random.default_rng(seed).shuffle(recs)  # any prefix is a random sample of the records
     emb = Embedder()
     out.mkdir(parents=True, exist_ok=True)
-    cache = out / "documents.npy"  # the slow part, kept if a later step fails
-    if cache.exists():
-        vecs = np.load(cache)
-    else:
-        vecs = emb.embed_documents([f"{r.get('title') or ''}\n{r['abstract']}".strip() for r in recs]).astype(np.float32)
-        np.save(cache, vecs)
+    vecs = embed_prefix(emb, recs, out, budget_s)
+    recs = recs[: len(vecs)]
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     rng = np.random.default_rng(seed)
     q_rec = rng.choice(len(recs), size=queries, replace=False)
@@ -95,7 +111,7 @@ def make_base(records_path: str, out: Path, queries: int, seed: int) -> None:
         calib[h] = quantiles(nn_cosines(syn))
     real_q = quantiles(nn)
     h = min(calib, key=lambda k: sum(abs(calib[k][q] - real_q[q]) for q in ("q25", "q50", "q75")))
-    meta = {"records": len(recs), "dim": int(vecs.shape[1]), "embedder": emb.name, "queries": queries,
+    meta = {"records": len(recs), "records_in_file": n_file, "dim": int(vecs.shape[1]), "embedder": emb.name, "queries": queries,
             "real_nn_cosine": real_q, "synthetic_nn_cosine_by_h": {str(k): v for k, v in calib.items()},
             "chosen_h": h, "seed": seed}
     np.savez(out / "base.npz", vecs=vecs, spread=(h * unit_spread).astype(np.float32), qv=qv, q_rec=q_rec)
@@ -230,4 +246,5 @@ def merged_truth(paths: list[Path]) -> dict[str, np.ndarray]:
 if __name__ == "__main__":  # the base stage, run by index_scale in a child process
     import sys
 
-    make_base(sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    make_base(sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
+              float(sys.argv[5]) if len(sys.argv) > 5 else 1e9)

@@ -33,9 +33,12 @@ Descriptors are resolved against the bundled MeSH vocabulary first (`biorag.mesh
 vocabulary UIs (which match `^D\\d+$`) are ever written into an expression, so strings like
 `"] or pmid > 0 or mesh in ["` are rejected as unknown terms, never pasted.
 
-Vector index: HNSW (M=16, efConstruction=200; search ef from settings) on both backends;
-Lite's AUTOINDEX is also HNSW (faiss), and IVF_PQ breaks loading on Lite. FLAT is
-available (`index.index_type`) for exact search on small collections.
+Vector index: `index.index_type` with BUILD_PARAMS (overridden by `index.index_params`).
+HNSW (M=16, efConstruction=200; search ef from settings) by default on both backends;
+Lite's AUTOINDEX is also HNSW (faiss), and IVF_PQ breaks loading on Lite. The paper preset
+(a Milvus server at PubMed scale) uses IVF_SQ8 with memory-mapped text and raw vectors
+(`mmap_raw`): benchmarks/results/2026-11-26 has the figures. FLAT is available for exact
+search on small collections.
 """
 
 from __future__ import annotations
@@ -69,17 +72,19 @@ def check_collection_name(name: str) -> str:
     return name
 
 
-#: the fields only read back for hits (never filtered on): memory-mapped with `text_mmap`
+#: the fields only read back for hits (never filtered on): memory-mapped with `mmap_raw`,
+#: with the raw vectors (the vector index itself stays in memory)
 TEXT_FIELDS = ("title", "abstract", "journal", "mesh_name")
 
 
-def build_schema(dim: int, description: str = "", text_mmap: bool = False):
-    """The collection's fields. text_mmap: the text fields are memory-mapped by the server
-    (Milvus 2.4+ `mmap.enabled`), so a loaded collection keeps them in the page cache, not
-    in its resident memory; they are most of a row's bytes (benchmarks/results/2026-11-26)."""
+def build_schema(dim: int, description: str = "", mmap_raw: bool = False):
+    """The collection's fields. mmap_raw: the text fields and the raw float32 vectors are
+    memory-mapped by the server (Milvus 2.4+ `mmap.enabled`), so a loaded collection keeps
+    them in the page cache, not its resident memory: on 2.3.5 they were most of a row's
+    bytes next to an IVF_SQ8 index (benchmarks/results/2026-11-26)."""
     from pymilvus import DataType, MilvusClient
 
-    mm = {"mmap_enabled": True} if text_mmap else {}
+    mm = {"mmap_enabled": True} if mmap_raw else {}
     s = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False, description=description)
     s.add_field("pmid", DataType.INT64, is_primary=True)
     s.add_field("title", DataType.VARCHAR, max_length=MAX_TITLE * 4, **mm)
@@ -92,7 +97,7 @@ def build_schema(dim: int, description: str = "", text_mmap: bool = False):
     s.add_field("mesh_major", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=16)
     s.add_field("mesh_key", DataType.VARCHAR, max_length=MAX_MESH * 12 + 2)
     s.add_field("pub_types", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=32, max_length=128)
-    s.add_field(VECTOR_FIELD, DataType.FLOAT_VECTOR, dim=dim)
+    s.add_field(VECTOR_FIELD, DataType.FLOAT_VECTOR, dim=dim, **mm)
     return s
 
 

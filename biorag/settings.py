@@ -185,9 +185,10 @@ class IndexSettings(_Section):
         "", description="the Milvus server's Prometheus metrics, for `biorag index stats` (empty: port 9091 of the "
         "index.uri host)",
     )
-    text_mmap: bool = Field(
-        False, description="Milvus server 2.4+: memory-map the text fields (title, abstract, journal, MeSH names) "
-        "so a loaded index keeps them on disk and in the page cache, not in the server's resident memory",
+    mmap_raw: bool = Field(
+        False, description="Milvus server 2.4+: memory-map the text fields (title, abstract, journal, MeSH names) and "
+        "the raw float32 vectors, so a loaded index keeps them on disk and in the page cache, not in the server's "
+        "resident memory (the vector index stays in memory)",
     )
     search_nprobe: int = Field(32, ge=1, le=65536, description="IVF_* indexes: lists probed per search")
     search_ef: int = Field(64, ge=8, le=4096, description="HNSW search breadth (higher: better recall, slower)")

@@ -250,7 +250,7 @@ def build_index(
             loader.create(dim, ps.make_meta(embedder.name, embedder.query_name, dim, settings.index.index_type,
                                           embedder_id=embedder_identity(embedder.name),
                                           index_overrides=settings.index.index_params),
-                          settings.index.index_type, settings.index.index_params, settings.index.text_mmap)
+                          settings.index.index_type, settings.index.index_params, settings.index.mmap_raw)
         else:
             _check_compatible(client, target, embedder)
         job.save()

@@ -178,7 +178,7 @@ def load_shards(settings: Settings, shard_dir: str | Path, alias: str | None = N
         loader.create(dim, ps.make_meta(embedder.name, manifest.get("query_embedder"), dim, settings.index.index_type,
                                         embedder_id=manifest["embedder_id"],
                                         index_overrides=settings.index.index_params), settings.index.index_type,
-                      settings.index.index_params, settings.index.text_mmap)
+                      settings.index.index_params, settings.index.mmap_raw)
         report.seconds["startup"] = time.perf_counter() - t_start
         ledger = PmidLedger()
         t0 = time.perf_counter()

@@ -20,9 +20,9 @@ class MilvusLoader:
         return self.client.has_collection(self.collection)
 
     def create(self, dim: int, meta: str, index_type: str = "HNSW", params: dict[str, int] | None = None,
-               text_mmap: bool = False) -> None:
-        """text_mmap: memory-map the text fields (Milvus server 2.4+; Lite keeps its own layout)."""
-        schema = ps.build_schema(dim, text_mmap=text_mmap and self.backend == "server")
+               mmap_raw: bool = False) -> None:
+        """mmap_raw: memory-map the text and raw vectors (Milvus server 2.4+; Lite keeps its own layout)."""
+        schema = ps.build_schema(dim, mmap_raw=mmap_raw and self.backend == "server")
         # Milvus Lite lacks AllocTimestamp, which pymilvus calls while waiting for the index
         # and logs as an ERROR with a traceback although the index is built: silence it
         # (Lite's in-process gRPC server logs it under grpc._server, the client under pymilvus).

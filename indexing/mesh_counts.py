@@ -133,8 +133,8 @@ class CountingLoader(MilvusLoader):
                     del self.postings[u]  # too common: the retriever uses HNSW for it
 
     def create(self, dim: int, meta: str, index_type: str = "HNSW", params: dict[str, int] | None = None,
-               text_mmap: bool = False) -> None:
-        super().create(dim, meta, index_type, params, text_mmap)
+               mmap_raw: bool = False) -> None:
+        super().create(dim, meta, index_type, params, mmap_raw)
         self.counts, self.rows, self.postings, self._dirty = Counter(), 0, {}, True
 
     def upsert(self, records, vectors) -> int:
