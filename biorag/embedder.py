@@ -114,6 +114,34 @@ def identity(name: str) -> str:
     return name
 
 
+#: the files of a model directory that hold its weights (what `weights_digest` hashes)
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".onnx")
+
+
+def weights_digest(name: str) -> str:
+    """SHA-256 over the model's weight files (relative path and bytes, in path order), so a
+    snapshot can tell two models of the same name apart; names alone say nothing of weights.
+    Cached per file sizes and modification times: files changed on disk are hashed again."""
+    root = Path(model_path(name))
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in WEIGHT_SUFFIXES)
+    if not files:
+        raise ConfigError(f"embedder '{name}': no weight files ({', '.join(WEIGHT_SUFFIXES)}) under {root}")
+    return _digest(root, tuple((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
+
+
+@lru_cache(maxsize=8)
+def _digest(root: Path, files: tuple[tuple[str, int, int], ...]) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for rel, _, _ in files:
+        h.update(rel.encode() + b"\0")
+        with open(root / rel, "rb") as f:
+            for block in iter(lambda f=f: f.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
 def mismatch(meta: dict, name: str) -> str | None:
     """Why a collection built per `meta` must not be searched with embedder `name`, or None.
     Dimensions are checked separately; this catches same-size but different models."""

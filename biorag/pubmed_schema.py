@@ -33,9 +33,12 @@ Descriptors are resolved against the bundled MeSH vocabulary first (`biorag.mesh
 vocabulary UIs (which match `^D\\d+$`) are ever written into an expression, so strings like
 `"] or pmid > 0 or mesh in ["` are rejected as unknown terms, never pasted.
 
-Vector index: HNSW (M=16, efConstruction=200; search ef from settings) on both backends;
-Lite's AUTOINDEX is also HNSW (faiss), and IVF_PQ breaks loading on Lite. FLAT is
-available (`index.index_type`) for exact search on small collections.
+Vector index: `index.index_type` with BUILD_PARAMS (overridden by `index.index_params`).
+HNSW (M=16, efConstruction=200; search ef from settings) by default on both backends;
+Lite's AUTOINDEX is also HNSW (faiss), and IVF_PQ breaks loading on Lite. The paper preset
+(a Milvus server at PubMed scale) uses IVF_SQ8 with memory-mapped text and raw vectors
+(`mmap_raw`): benchmarks/results/2026-11-26 has the figures. FLAT is available for exact
+search on small collections.
 """
 
 from __future__ import annotations
@@ -69,31 +72,48 @@ def check_collection_name(name: str) -> str:
     return name
 
 
-def build_schema(dim: int, description: str = ""):
+#: the fields only read back for hits (never filtered on): memory-mapped with `mmap_raw`,
+#: with the raw vectors (the vector index itself stays in memory)
+TEXT_FIELDS = ("title", "abstract", "journal", "mesh_name")
+
+
+def build_schema(dim: int, description: str = "", mmap_raw: bool = False):
+    """The collection's fields. mmap_raw: the text fields and the raw float32 vectors are
+    memory-mapped by the server (Milvus 2.4+ `mmap.enabled`), so a loaded collection keeps
+    them in the page cache, not its resident memory: on 2.3.5 they were most of a row's
+    bytes next to an IVF_SQ8 index (benchmarks/results/2026-11-26)."""
     from pymilvus import DataType, MilvusClient
 
+    mm = {"mmap_enabled": True} if mmap_raw else {}
     s = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False, description=description)
     s.add_field("pmid", DataType.INT64, is_primary=True)
-    s.add_field("title", DataType.VARCHAR, max_length=MAX_TITLE * 4)
-    s.add_field("abstract", DataType.VARCHAR, max_length=65535)
-    s.add_field("journal", DataType.VARCHAR, max_length=1024)
+    s.add_field("title", DataType.VARCHAR, max_length=MAX_TITLE * 4, **mm)
+    s.add_field("abstract", DataType.VARCHAR, max_length=65535, **mm)
+    s.add_field("journal", DataType.VARCHAR, max_length=1024, **mm)
     s.add_field("year", DataType.INT32)
     s.add_field("mesh_ui", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=16)
-    s.add_field("mesh_name", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=256)
+    s.add_field("mesh_name", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=256,
+                **mm)
     s.add_field("mesh_major", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_MESH, max_length=16)
     s.add_field("mesh_key", DataType.VARCHAR, max_length=MAX_MESH * 12 + 2)
     s.add_field("pub_types", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=32, max_length=128)
-    s.add_field(VECTOR_FIELD, DataType.FLOAT_VECTOR, dim=dim)
+    s.add_field(VECTOR_FIELD, DataType.FLOAT_VECTOR, dim=dim, **mm)
     return s
 
 
-def index_params(client, backend: str, index_type: str = "HNSW"):
+#: build parameters per vector index type; `index.index_params` overrides them
+#: (benchmarks/index_scale.py measured these at 1M rows; figures in benchmarks/results/2026-11-26)
+BUILD_PARAMS: dict[str, dict[str, int]] = {
+    "HNSW": {"M": 16, "efConstruction": 200},
+    "IVF_FLAT": {"nlist": 1024},
+    "IVF_SQ8": {"nlist": 1024},
+    "IVF_PQ": {"nlist": 1024, "m": 48, "nbits": 8},
+}
+
+
+def index_params(client, backend: str, index_type: str = "HNSW", overrides: dict[str, int] | None = None):
     p = client.prepare_index_params()
-    params: dict[str, Any] = {}
-    if index_type == "HNSW":
-        params = {"M": 16, "efConstruction": 200}
-    elif index_type == "IVF_FLAT":
-        params = {"nlist": 1024}
+    params: dict[str, Any] = {**BUILD_PARAMS.get(index_type, {}), **(overrides or {})}
     p.add_index(field_name=VECTOR_FIELD, index_type=index_type, metric_type="COSINE", params=params)
     if backend == "server":
         p.add_index(field_name="mesh_ui", index_type="INVERTED")
@@ -108,19 +128,22 @@ def index_params(client, backend: str, index_type: str = "HNSW"):
 FILTERED_EF_FACTOR = 16
 
 
-def search_params(index_type: str, ef: int, k: int, filtered: bool = False) -> dict[str, Any]:
+def search_params(index_type: str, ef: int, k: int, filtered: bool = False, nprobe: int = 32) -> dict[str, Any]:
+    """`ef`: the HNSW beam (DISKANN's search list); `nprobe`: IVF lists probed."""
     if filtered:
         ef = ef * FILTERED_EF_FACTOR
     params: dict[str, Any] = {}
     if index_type in ("HNSW", "AUTOINDEX"):
         params = {"ef": max(ef, k)}
-    elif index_type == "IVF_FLAT":
-        params = {"nprobe": 32}
+    elif index_type == "DISKANN":
+        params = {"search_list": max(ef, k)}
+    elif index_type.startswith("IVF"):
+        params = {"nprobe": nprobe}
     return {"metric_type": "COSINE", "params": params}
 
 
 def make_meta(embedder: str, query_embedder: str | None, dim: int, index_type: str,
-              embedder_id: str | None = None) -> str:
+              embedder_id: str | None = None, index_overrides: dict[str, int] | None = None) -> str:
     return json.dumps(
         {
             "schema": SCHEMA_VERSION,
@@ -129,6 +152,8 @@ def make_meta(embedder: str, query_embedder: str | None, dim: int, index_type: s
             "query_embedder": query_embedder,
             "dim": dim,
             "index_type": index_type,
+            # recorded because Milvus Lite's describe_index omits them
+            "index_params": {**BUILD_PARAMS.get(index_type, {}), **(index_overrides or {})},
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
         }
     )

@@ -177,9 +177,25 @@ class IndexSettings(_Section):
         description="when a MeSH filter leaves fewer than k hits: keep them (none) or fill from unfiltered "
         "search, the combined list ordered by similarity (drop_filter)",
     )
-    index_type: Literal["HNSW", "FLAT", "IVF_FLAT", "AUTOINDEX"] = Field(
-        "HNSW", description="vector index built on the embedding field (see biorag/pubmed_schema.py)"
+    index_type: Literal["HNSW", "FLAT", "IVF_FLAT", "IVF_SQ8", "IVF_PQ", "DISKANN", "AUTOINDEX"] = Field(
+        "HNSW", description="vector index built on the embedding field (see biorag/pubmed_schema.py); IVF_SQ8 holds "
+        "a byte per dimension (the paper preset's, for a Milvus server); DISKANN needs a 2.4+ server (2.3.5 fails "
+        "to build it)",
     )
+    index_params: dict[str, int] = Field(
+        default_factory=dict, description="build parameters over pubmed_schema.BUILD_PARAMS of the index type "
+        "(HNSW: M, efConstruction; IVF_*: nlist; IVF_PQ: m, nbits)",
+    )
+    metrics_url: str = Field(
+        "", description="the Milvus server's Prometheus metrics, for `biorag index stats` (empty: port 9091 of the "
+        "index.uri host)",
+    )
+    mmap_raw: bool = Field(
+        False, description="Milvus server 2.4+: memory-map the text fields (title, abstract, journal, MeSH names) and "
+        "the raw float32 vectors, so a loaded index keeps them on disk and in the page cache, not in the server's "
+        "resident memory (the vector index stays in memory)",
+    )
+    search_nprobe: int = Field(32, ge=1, le=65536, description="IVF_* indexes: lists probed per search")
     search_ef: int = Field(64, ge=8, le=4096, description="HNSW search breadth (higher: better recall, slower)")
     # Chosen from benchmarks/mesh_filter_latency.py at 100k rows (benchmarks/results/2026-11-23):
     # 1,024 gives filtered recall@4 0.991 with filtered/unfiltered p95 1.35 (HNSW alone 0.921 /

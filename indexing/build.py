@@ -248,8 +248,9 @@ def build_index(
         dim = model_ready.result()
         if not loader.exists():
             loader.create(dim, ps.make_meta(embedder.name, embedder.query_name, dim, settings.index.index_type,
-                                          embedder_id=embedder_identity(embedder.name)),
-                          settings.index.index_type)
+                                          embedder_id=embedder_identity(embedder.name),
+                                          index_overrides=settings.index.index_params),
+                          settings.index.index_type, settings.index.index_params, settings.index.mmap_raw)
         else:
             _check_compatible(client, target, embedder)
         job.save()

@@ -176,7 +176,9 @@ def load_shards(settings: Settings, shard_dir: str | Path, alias: str | None = N
         done = [i for i in infos if i is not None]
         loader = CountingLoader(client, target, backend)
         loader.create(dim, ps.make_meta(embedder.name, manifest.get("query_embedder"), dim, settings.index.index_type,
-                                        embedder_id=manifest["embedder_id"]), settings.index.index_type)
+                                        embedder_id=manifest["embedder_id"],
+                                        index_overrides=settings.index.index_params), settings.index.index_type,
+                      settings.index.index_params, settings.index.mmap_raw)
         report.seconds["startup"] = time.perf_counter() - t_start
         ledger = PmidLedger()
         t0 = time.perf_counter()

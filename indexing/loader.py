@@ -19,8 +19,10 @@ class MilvusLoader:
     def exists(self) -> bool:
         return self.client.has_collection(self.collection)
 
-    def create(self, dim: int, meta: str, index_type: str = "HNSW") -> None:
-        schema = ps.build_schema(dim)
+    def create(self, dim: int, meta: str, index_type: str = "HNSW", params: dict[str, int] | None = None,
+               mmap_raw: bool = False) -> None:
+        """mmap_raw: memory-map the text and raw vectors (Milvus server 2.4+; Lite keeps its own layout)."""
+        schema = ps.build_schema(dim, mmap_raw=mmap_raw and self.backend == "server")
         # Milvus Lite lacks AllocTimestamp, which pymilvus calls while waiting for the index
         # and logs as an ERROR with a traceback although the index is built: silence it
         # (Lite's in-process gRPC server logs it under grpc._server, the client under pymilvus).
@@ -29,7 +31,7 @@ class MilvusLoader:
                 self.client.create_collection(
                     collection_name=self.collection,
                     schema=schema,
-                    index_params=ps.index_params(self.client, self.backend, index_type),
+                    index_params=ps.index_params(self.client, self.backend, index_type, params),
                 )
             except Exception as e:  # noqa: BLE001 - only the one known refusal is tolerated
                 if self.backend != "server" or "not supported" not in str(e) or not self.exists():

@@ -132,8 +132,9 @@ class CountingLoader(MilvusLoader):
                 if len(self.postings[u]) > ps.POSTINGS_MAX_ROWS:
                     del self.postings[u]  # too common: the retriever uses HNSW for it
 
-    def create(self, dim: int, meta: str, index_type: str = "HNSW") -> None:
-        super().create(dim, meta, index_type)
+    def create(self, dim: int, meta: str, index_type: str = "HNSW", params: dict[str, int] | None = None,
+               mmap_raw: bool = False) -> None:
+        super().create(dim, meta, index_type, params, mmap_raw)
         self.counts, self.rows, self.postings, self._dirty = Counter(), 0, {}, True
 
     def upsert(self, records, vectors) -> int:

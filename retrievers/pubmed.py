@@ -164,7 +164,7 @@ class PubMedRetriever(Retriever):
 
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
-                 ef: int = 64, exact_filter_rows: int = 1024, client=None, boost_weight: float = 0.02,
+                 ef: int = 64, nprobe: int = 32, exact_filter_rows: int = 1024, client=None, boost_weight: float = 0.02,
                  boost_pool: int = 5, batch_workers: int = 0, max_batch: int = 32, batch_wait_ms: float = 3.0):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
@@ -172,6 +172,7 @@ class PubMedRetriever(Retriever):
         self.widen = widen
         self.index_type = index_type
         self.ef = ef
+        self.nprobe = nprobe
         self.exact_filter_rows = exact_filter_rows
         self.boost_weight = boost_weight
         self.boost_pool = boost_pool
@@ -198,7 +199,7 @@ class PubMedRetriever(Retriever):
         return cls(
             uri=settings.milvus_uri, collection=ix.collection, embedder=Embedder.from_settings(settings),
             token=index_token(settings), widen=ix.mesh_widen,
-            index_type=ix.index_type, ef=ix.search_ef, exact_filter_rows=ix.exact_filter_rows,
+            index_type=ix.index_type, ef=ix.search_ef, nprobe=ix.search_nprobe, exact_filter_rows=ix.exact_filter_rows,
             boost_weight=settings.mesh.boost_weight, boost_pool=settings.mesh.boost_pool,
             batch_wait_ms=ix.batch_wait_ms,
         )
@@ -462,7 +463,8 @@ class PubMedRetriever(Retriever):
         try:
             res = client.search(
                 collection, data=[v.tolist() for v in vecs], limit=k, filter=expr, anns_field=ps.VECTOR_FIELD,
-                output_fields=ps.OUTPUT_FIELDS, search_params=ps.search_params(self.index_type, ef, k, filtered=filtered),
+                output_fields=ps.OUTPUT_FIELDS, search_params=ps.search_params(self.index_type, ef, k, filtered=filtered,
+                                                                                nprobe=self.nprobe),
             )
         except Exception as e:  # noqa: BLE001
             raise ToolError("pubmed", f"search failed: {e}") from None

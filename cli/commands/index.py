@@ -175,6 +175,61 @@ def load(
         raise typer.Exit(1)
 
 
+@app.command("export")
+@friendly_errors
+def export(
+    out_dir: Annotated[Path, typer.Argument(help="New (or empty) folder for the snapshot.")],
+    collection: CollectionOpt = None,
+    shard_rows: Annotated[int, typer.Option("--shard-rows", min=1, help="Rows per Parquet shard.")] = 100_000,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the index as a snapshot: Parquet shards + a manifest (embedder and its weights'
+    hash, dimensions, metric, MeSH vocabulary, rows, PMID range, build settings, a checksum
+    per shard). Copy the folder to another machine and run `biorag index import FOLDER`."""
+    from indexing.snapshot import export_index
+
+    settings = settings_from_options(preset, set_)
+    report = export_index(settings, out_dir, alias=collection, shard_rows=shard_rows)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        typer.echo(f"exported {report.collection}: {report.rows} rows (PMIDs {report.pmid_min}-{report.pmid_max}) "
+                   f"in {report.shards} shard(s) to {report.out_dir} in {report.seconds:.1f}s\n"
+                   f"load it elsewhere with: biorag index import {report.out_dir}")
+
+
+@app.command("import")
+@friendly_errors
+def import_(
+    snap_dir: Annotated[Path, typer.Argument(help="Folder written by `biorag index export`.")],
+    collection: CollectionOpt = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Replace the collection the alias serves, once the new one verifies.")] = False,
+    allow_shrink: Annotated[
+        bool, typer.Option("--allow-shrink", help="Switch the alias even when the new collection is much smaller.")
+    ] = False,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load a snapshot after verifying it: shard checksums, and its embedder against the query
+    embedder the settings name. A refused snapshot changes nothing; an accepted one is loaded
+    as `biorag index load` does and the alias switches only when the new collection verifies."""
+    from indexing.build import format_report
+    from indexing.snapshot import import_snapshot
+
+    settings = settings_from_options(preset, set_)
+    report = import_snapshot(settings, snap_dir, alias=collection, rebuild=rebuild, allow_shrink=allow_shrink,
+                             progress=not as_json)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        typer.echo(format_report(report))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 @app.command("stats")
 @friendly_errors
 def stats(collection: CollectionOpt = None, preset: PresetOpt = None, set_: SetOpt = None, as_json: JsonOpt = False) -> None:

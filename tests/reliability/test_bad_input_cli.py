@@ -64,6 +64,11 @@ def _files(base: Path) -> dict[str, str]:
     (base / "emptydir").mkdir()
     out["DIR"] = str(base / "folder.json")
     out["EMPTYDIR"] = str(base / "emptydir")
+    for key, manifest in (("SHARDDIR", b'{"schema": 1, "embedder": "all-MiniLM-L6-v2", "inputs": []}'),
+                          ("BADSNAP", b"{cut off")):
+        (base / key.lower()).mkdir()
+        (base / key.lower() / "manifest.json").write_bytes(manifest)
+        out[key] = str(base / key.lower())
     out["MISSING"] = str(base / "no-such-file.json")
     out["OUT"] = str(base / "out")
     return out
@@ -148,6 +153,15 @@ def _cases() -> list[Case]:
     add("index-build-address-without-ray", ["index", "build", "GOOD", "--address", "auto"], "--engine ray")
     add("index-load-missing", ["index", "load", "MISSING"], "no manifest.json", "--to-shards")
     add("index-load-emptydir", ["index", "load", "EMPTYDIR"], "no manifest.json")
+    add("index-export-into-a-file", ["index", "export", "BIN"], "empty or new folder")
+    add("index-export-into-a-full-folder", ["index", "export", "SHARDDIR"], "empty or new folder")
+    add("index-export-no-index", ["index", "export", "OUT/snap"], "no pubmed index", "index build")
+    add("index-export-shard-rows-zero", ["index", "export", "OUT/snap", "--shard-rows", "0"], "--shard-rows")
+    add("index-import-missing", ["index", "import", "MISSING"], "not a folder", "index export")
+    add("index-import-a-file", ["index", "import", "BIN"], "not a folder")
+    add("index-import-emptydir", ["index", "import", "EMPTYDIR"], "no manifest.json")
+    add("index-import-shards-not-a-snapshot", ["index", "import", "SHARDDIR"], "not an index snapshot", "index load")
+    add("index-import-garbage-manifest", ["index", "import", "BADSNAP"], "manifest.json", "unreadable")
     add("train-prepare-binary", ["train", "prepare", "-i", "BIN", "-o", "OUT/p"], "unrecognised format")
     add("train-prepare-missing", ["train", "prepare", "-i", "MISSING", "-o", "OUT/p"], "no-such-file")
     add("train-embedder-binary", ["train", "embedder", "--data", "BIN", "-o", "OUT/e"], "prepared training-data")
