@@ -222,8 +222,10 @@ def judge(item: dict, answer: str) -> str:
     if item["kind"] == "symptoms":
         return "right" if gold in _symbols(first)[:3] else "wrong"
     if item["kind"] == "options":
-        named = set(_symbols(first)) & set(item["options"])
-        return "right" if named == {gold} else "wrong"
+        # the options may have been asked in lower case, and answered as written
+        words = {w.upper() for w in re.findall(r"[A-Za-z0-9-]+", first)}
+        named = words & {o.upper() for o in item["options"]}
+        return "right" if named == {gold.upper()} else "wrong"
     return "right" if gold in _symbols(first) else "wrong"
 
 

@@ -195,8 +195,15 @@ _SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|wa
 _QUOTES = str.maketrans({c: '"' for c in "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u2033"} | {"\u2018": "'", "\u201a": "'"})
 
 
+#: a sign-off after the question ("... does thanks!", "..., thank you so much"): no part of what
+#: is asked, and it would hide a cue that closes the question ("what X does" asks its function)
+_SIGN_OFF = re.compile(r"[\s,;.!\-]*\b(?:thanks|thank you|thx|ty|cheers|please|pls|plz)"
+                       r"(?:\s+(?:a lot|so much|very much|in advance))?[\s.!]*$", re.I)
+
+
 def _clean(question: str) -> str:
-    return _BOILERPLATE.sub("", question.translate(_QUOTES)).strip()
+    text = _BOILERPLATE.sub("", question.translate(_QUOTES)).strip()
+    return _SIGN_OFF.sub("", text).strip() or text
 
 
 def _tokens(text: str) -> list[tuple[str, int]]:

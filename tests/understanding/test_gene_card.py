@@ -114,7 +114,8 @@ def _clinvar_rsids(n: int = 10) -> list[tuple[str, str, str]]:
 # ---- phrasings ------------------------------------------------------------------------------
 FUNCTION = ["What does the {x} gene do?", "what does {xl} do", "function of {x}?", "What is the role of {x}?",
             "Could you please tell me the role of {x}? Thanks!", "The function of {x} is",
-            "hi, what does {x} do", "{xl} function"]
+            "hi, what does {x} do", "{xl} function", "tell me what {x} does thanks!",
+            "what does {xl} do? thank you so much"]
 CARD = ["What is {x}?", "Tell me about {x}.", "{x}?", "describe the {xl} gene", "what do we know about {x}"]
 ENSEMBL = ["Which gene is {x}?", "what gene is {xl}", "{x} - which gene?", "Could you tell me which gene {x} is, please?",
            "The gene with Ensembl id {x} is"]
