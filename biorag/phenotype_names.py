@@ -53,7 +53,7 @@ _NEGATION_BEFORE = re.compile(
 _NEGATION_AFTER = re.compile(r"\b(?:was|were|is|are|has been|have been)\s+(?:ruled out|excluded|not (?:seen|present|observed))\b",
                              re.I)
 #: what ends a negation's reach: punctuation and words that start a new statement
-_CLAUSE_END = re.compile(r"[.;:!?,\n()]|\b(?:but|however|although|though|and|with|has|have|had|shows?|showed|presents?|"
+_CLAUSE_END = re.compile(r"[.;!?,\n()]|:(?!\d)|\b(?:but|however|although|though|and|with|has|have|had|shows?|showed|presents?|"
                          r"presented|which|whereas|while)\b", re.I)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from biorag.catalogues import record_url
-from biorag.errors import InputError
+from biorag.errors import QueryRejected
 from biorag.models import Evidence, SearchFilters
 from biorag.retriever import Retriever
 from biorag.sources import AnswerField, Reading
@@ -78,7 +78,9 @@ class LocalVariantRetriever(Retriever):
     def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
         ids = rs_ids(query)
         if not ids:
-            raise InputError(f"dbsnp (local ClinVar): {query.strip()[:60]!r} holds no rsID; give one such as rs121913343")
+            # rejected, not failed: a layered dbsnp source then asks dbSNP itself, which also
+            # searches free text (the API's /v1/search/dbsnp takes any text)
+            raise QueryRejected("dbsnp (local ClinVar)", f"{query.strip()[:60]!r} holds no rsID; give one such as rs121913343")
         out = []
         for uid in ids[:k]:
             rows = self.store.variants(f"rs{uid}")

@@ -223,7 +223,7 @@ def _preset_start(base: Settings, preset: str) -> Settings:
         and (not _allowed(key.split("."), sources) or _enables_disabled(key, theirs.get(key), base))
     )
     if changed:
-        shown = ", ".join(changed[:16]) + (f" and {len(changed) - 16} more" if len(changed) > 16 else "")
+        shown = ", ".join(changed[:32]) + (f" and {len(changed) - 32} more" if len(changed) > 32 else "")
         raise OverrideRefused(
             "body.preset",
             f"preset '{preset}' would change {shown}, which only the operator sets on this server; "

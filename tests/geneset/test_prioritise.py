@@ -8,6 +8,7 @@ import copy
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from biorag.errors import InputError
@@ -60,16 +61,23 @@ def test_the_answer_fields_are_never_read(hpo_store, path):
     assert ranked[0] == ranked[1] == ranked[2]
 
 
-def test_genes_are_ranked_by_their_best_disease_not_pooled(hpo_store):
+def test_genes_are_ranked_by_their_best_disease_plus_bounded_support(hpo_store):
+    """A gene's score is its best disease's, plus `support` x log(sum of exp(score - best))
+    over its diseases: support 0 is the best disease alone; a gene's many weak diseases can add
+    at most support x log(n), never a sum of their scores (large genes do not win by size)."""
     model = hpo_store.model()
     case = read_case_file(EXAMPLES[0])
     patient = Patient(case.observed, case.excluded)
-    params = ScoringParams()
-    scores = model.score_diseases(patient, params)
-    for g in model.rank_genes(patient, params, top_k=30):
-        own = [scores[d] for d in model.gene_links[g.gene_id]]
-        assert g.score == pytest.approx(max(own), abs=1e-3)  # the best one, not a sum
-        assert g.best.score == pytest.approx(g.score, abs=1e-3)
+    scores = model.score_diseases(patient, ScoringParams())
+    for support in (0.0, ScoringParams().support):
+        params = ScoringParams().with_(support=support)
+        for g in model.rank_genes(patient, params, top_k=30):
+            own = np.array([scores[d] for d in model.gene_links[g.gene_id] if np.isfinite(scores[d])])
+            best = own.max()
+            assert g.best.score == pytest.approx(best, abs=1e-3)  # the disease it is shown for is its best
+            expected = best + support * np.log(np.exp(own - best).sum())
+            assert g.score == pytest.approx(expected, abs=1e-3)
+            assert best - 1e-3 <= g.score <= best + support * np.log(len(own)) + 1e-3  # scores shown to 4 places
 
 
 def test_an_excluded_feature_lowers_a_disease_annotated_with_it(hpo_store):
