@@ -257,21 +257,21 @@ def main() -> None:
             answer = agent.answer(item["question"]).answer
         except Exception as e:  # a crash is a wrong answer, reported with its type
             answer = f"ERROR {type(e).__name__}: {e}"
-        item["seconds"] = round(time.perf_counter() - t, 2)
+        item["seconds"] = round(time.perf_counter() - t, 4)
         item["answer"] = answer[:600]
         item["verdict"] = judge(item, answer)
         by_kind[item["kind"]].append(item["verdict"])
         times[item["kind"]].append(item["seconds"])
         print(f"[{item['verdict']:>12}] {item['seconds']:6.1f}s {item['kind']:<9} {item['question'][:90]!r}"
               f" -> {_first_line(answer)[:100]!r}", flush=True)
-    print("\nkind       right  insufficient  wrong   n   p50 s  max s")
+    print("\nkind       right  insufficient  wrong   n   p50 s   max s")
     total = 0
     for kind, verdicts in by_kind.items():
         right = verdicts.count("right")
         total += right
         print(f"{kind:<10} {right / len(verdicts):5.2f}  {verdicts.count('insufficient'):12d}  "
-              f"{verdicts.count('wrong'):5d}  {len(verdicts):2d}  {statistics.median(times[kind]):6.1f}  "
-              f"{max(times[kind]):5.1f}")
+              f"{verdicts.count('wrong'):5d}  {len(verdicts):2d}  {statistics.median(times[kind]):6.3f}  "
+              f"{max(times[kind]):6.2f}")
     print(f"overall    {total / len(items):5.2f} of {len(items)} (planner {args.planner}, seed {args.seed})")
     if args.json:
         args.json.write_text(json.dumps(items, indent=1))
