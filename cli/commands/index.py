@@ -27,6 +27,11 @@ CollectionOpt = Annotated[
     str | None,
     typer.Option("--collection", "-c", help="Alias the retriever reads (default: settings index.collection, 'pubmed')."),
 ]
+#: `index load` and `index import`: the load stage's switches
+ReplaceOpt = Annotated[
+    bool, typer.Option("--rebuild", help="Replace the collection the alias serves, once the new one verifies.")]
+AllowShrinkOpt = Annotated[
+    bool, typer.Option("--allow-shrink", help="Switch the alias even when the new collection is much smaller.")]
 
 
 def bundled_sample() -> Path:
@@ -143,10 +148,8 @@ def build(
 def load(
     shard_dir: Annotated[Path, typer.Argument(help="Folder of shards made by `biorag index build --to-shards`.")],
     collection: CollectionOpt = None,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Replace the collection the alias serves, once the new one verifies.")] = False,
-    allow_shrink: Annotated[
-        bool, typer.Option("--allow-shrink", help="Switch the alias even when the new collection is much smaller.")
-    ] = False,
+    rebuild: ReplaceOpt = False,
+    allow_shrink: AllowShrinkOpt = False,
     preset: PresetOpt = None,
     set_: SetOpt = None,
     as_json: JsonOpt = False,
@@ -205,10 +208,8 @@ def export(
 def import_(
     snap_dir: Annotated[Path, typer.Argument(help="Folder written by `biorag index export`.")],
     collection: CollectionOpt = None,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Replace the collection the alias serves, once the new one verifies.")] = False,
-    allow_shrink: Annotated[
-        bool, typer.Option("--allow-shrink", help="Switch the alias even when the new collection is much smaller.")
-    ] = False,
+    rebuild: ReplaceOpt = False,
+    allow_shrink: AllowShrinkOpt = False,
     preset: PresetOpt = None,
     set_: SetOpt = None,
     as_json: JsonOpt = False,
