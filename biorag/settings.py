@@ -197,6 +197,11 @@ class IndexSettings(_Section):
     )
     search_nprobe: int = Field(32, ge=1, le=65536, description="IVF_* indexes: lists probed per search")
     search_ef: int = Field(64, ge=8, le=4096, description="HNSW search breadth (higher: better recall, slower)")
+    filtered_probe_rows: int = Field(
+        0, ge=0, le=10_000_000,
+        description="IVF_* indexes: a MeSH-filtered search probes enough lists to hold about this many matching rows "
+        "(at least search_nprobe, at most nlist), so selective filters keep their recall; 0 = always search_nprobe",
+    )
     # Chosen from benchmarks/mesh_filter_latency.py at 100k rows (benchmarks/results/2026-11-23):
     # 1,024 gives filtered recall@4 0.991 with filtered/unfiltered p95 1.35 (HNSW alone 0.921 /
     # 1.79); on Lite the exact path reads rows by PMID, kept by the build up to

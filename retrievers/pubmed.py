@@ -35,6 +35,7 @@ plus `pmid`, `year`, `journal`, `mesh` (names), `mesh_ui`, `mesh_major`.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from concurrent.futures import Future
@@ -164,7 +165,8 @@ class PubMedRetriever(Retriever):
 
     def __init__(self, uri: str, collection: str = "pubmed", embedder: Embedder | None = None,
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
-                 ef: int = 64, nprobe: int = 32, exact_filter_rows: int = 1024, client=None, boost_weight: float = 0.02,
+                 ef: int = 64, nprobe: int = 32, exact_filter_rows: int = 1024, filtered_probe_rows: int = 0,
+                 client=None, boost_weight: float = 0.02,
                  boost_pool: int = 5, batch_workers: int = 0, max_batch: int = 32, batch_wait_ms: float = 3.0):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
@@ -174,6 +176,7 @@ class PubMedRetriever(Retriever):
         self.ef = ef
         self.nprobe = nprobe
         self.exact_filter_rows = exact_filter_rows
+        self.filtered_probe_rows = filtered_probe_rows
         self.boost_weight = boost_weight
         self.boost_pool = boost_pool
         self._token = token
@@ -200,7 +203,7 @@ class PubMedRetriever(Retriever):
             uri=settings.milvus_uri, collection=ix.collection, embedder=Embedder.from_settings(settings),
             token=index_token(settings), widen=ix.mesh_widen,
             index_type=ix.index_type, ef=ix.search_ef, nprobe=ix.search_nprobe, exact_filter_rows=ix.exact_filter_rows,
-            boost_weight=settings.mesh.boost_weight, boost_pool=settings.mesh.boost_pool,
+            filtered_probe_rows=ix.filtered_probe_rows, boost_weight=settings.mesh.boost_weight, boost_pool=settings.mesh.boost_pool,
             batch_wait_ms=ix.batch_wait_ms,
         )
 
@@ -342,8 +345,13 @@ class PubMedRetriever(Retriever):
             return groups
 
         def ann(group: list[_Request], expr: str, limit: int, ef: int, filtered: bool) -> list[list[dict]] | None:
+            nprobe = self.probes(group[0].matching_rows if filtered else None)
+            for r in group:
+                if self.index_type.startswith("IVF"):
+                    r.info["nprobe"] = max(nprobe, r.info.get("nprobe", 0))
             try:
-                return self._search(client, collection, np.stack([r.vec for r in group]), limit, expr, ef, filtered)
+                return self._search(client, collection, np.stack([r.vec for r in group]), limit, expr, ef, filtered,
+                                    nprobe)
             except ToolError as e:
                 for r in group:
                     failed[id(r)] = e
@@ -445,9 +453,10 @@ class PubMedRetriever(Retriever):
                 elif r.path == "none":
                     note += " (no indexed record carries it)"
                 elif r.matching_rows is None:
-                    note += " (HNSW; this index keeps no descriptor counts, rebuild it to enable exact search)"
+                    note += f" ({self.index_type}; this index keeps no descriptor counts, rebuild it to enable exact search)"
                 else:
-                    note += f" (HNSW over about {r.matching_rows} matching rows)"
+                    probed = f", {info['nprobe']} lists probed" if "nprobe" in info else ""
+                    note += f" ({self.index_type} over about {r.matching_rows} matching rows{probed})"
                 if info["widened"]:
                     note += f"; filled {len(r.hits) - info['filtered_hits']} from unfiltered search"
                 elif info["filtered_hits"] < r.k:
@@ -459,12 +468,24 @@ class PubMedRetriever(Retriever):
         hits = [self._evidence(h, r.mesh_uis, filter_uis) for h in r.hits]
         return SearchHits(hits, info)
 
-    def _search(self, client, collection: str, vecs, k: int, expr: str, ef: int, filtered: bool) -> list[list[dict]]:
+    def probes(self, matching_rows: int | None) -> int:
+        """IVF lists to probe. A MeSH-filtered search probes enough lists to hold about
+        `index.filtered_probe_rows` matching rows (matching x nprobe / nlist, the filter's rows
+        spread evenly over the lists), at least `search_nprobe`, at most nlist: with a fixed
+        nprobe a selective filter leaves few candidates in the probed lists and recall falls
+        (0.79 at 200k rows, nprobe 256; benchmarks/results/2026-11-26)."""
+        nlist = int((self.meta.get("index_params") or {}).get("nlist") or 0)
+        if not (self.filtered_probe_rows and matching_rows and nlist and self.index_type.startswith("IVF")):
+            return self.nprobe
+        return min(nlist, max(self.nprobe, math.ceil(self.filtered_probe_rows * nlist / matching_rows)))
+
+    def _search(self, client, collection: str, vecs, k: int, expr: str, ef: int, filtered: bool,
+                nprobe: int | None = None) -> list[list[dict]]:
         try:
             res = client.search(
                 collection, data=[v.tolist() for v in vecs], limit=k, filter=expr, anns_field=ps.VECTOR_FIELD,
                 output_fields=ps.OUTPUT_FIELDS, search_params=ps.search_params(self.index_type, ef, k, filtered=filtered,
-                                                                                nprobe=self.nprobe),
+                                                                                nprobe=nprobe or self.nprobe),
             )
         except Exception as e:  # noqa: BLE001
             raise ToolError("pubmed", f"search failed: {e}") from None
