@@ -65,6 +65,43 @@ def production_recall(f: dict, exact_rows: int = 1024) -> str:
     return f"{sum(got) / len(got):.4f} ({exact} of {len(got)} exact)"
 
 
+def probe_rules(f: dict, exact_rows=(1024, 4096, 16000), probe_rows=(0, 4096, 16384, 65536)) -> str:
+    """Filtered recall@10 and latency per query under a probe rule, from one IVF sweep's
+    per-query figures: a filter matching at most `exact_rows` rows is scored exactly
+    (recall 1; its latency is not measured here), the rest probe
+    clamp(ceil(probe_rows x nlist / matches), base nprobe, nlist) lists, rounded up to a
+    breadth the sweep measured (`index.filtered_probe_rows`; 0 = the base nprobe)."""
+    import math
+
+    sweep = {row["nprobe"]: row for row in f.get("sweep", []) if "ms_filtered_per_query" in row}
+    matches = f.get("expected_matches_per_query")
+    nlist = f["build_params"].get("nlist")
+    if not sweep or not matches or not nlist:
+        return ""
+    widths = sorted(sweep)
+    lines = [f"**{f['index_type']}, {f['rows']:,} rows, nlist {nlist}**: filtered recall@10 / mean ms / p95 ms "
+             "of the index-path queries, by exact-path threshold (rows) and probe rule",
+             "", "| base nprobe | probe rows | " + " | ".join(f"exact <= {t:,}" for t in exact_rows) + " |",
+             "|---|---|" + "---|" * len(exact_rows)]
+    for base in [w for w in widths if w >= 64]:
+        for rows in probe_rows:
+            cells = []
+            for t in exact_rows:
+                rec, ms = [], []
+                for i, m in enumerate(matches):
+                    if m <= t:
+                        rec.append(1.0)
+                        continue
+                    want = base if rows == 0 else min(nlist, max(base, math.ceil(rows * nlist / max(m, 1))))
+                    w = next((w for w in widths if w >= want), widths[-1])
+                    rec.append(sweep[w]["recall10_filtered_per_query"][i])
+                    ms.append(sweep[w]["ms_filtered_per_query"][i])
+                p95 = sorted(ms)[int(0.95 * (len(ms) - 1))] if ms else 0.0
+                cells.append(f"{sum(rec) / len(rec):.3f} / {sum(ms) / max(len(ms), 1):.0f} / {p95:.0f}")
+            lines.append(f"| {base} | {rows:,} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def bytes_per_dim(f: dict) -> float:
     p = f["build_params"]
     return {"IVF_SQ8": 1.0, "IVF_PQ": p.get("m", 48) / f["dim"]}.get(f["index_type"], 4.0)
@@ -108,6 +145,11 @@ def main(argv=None) -> None:
     print(table(figs))
     print()
     print(projection(figs))
+    for f in figs:
+        rules = probe_rules(f) if "error" not in f else ""
+        if rules:
+            print()
+            print(rules)
 
 
 if __name__ == "__main__":
