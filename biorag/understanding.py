@@ -24,16 +24,15 @@ Nothing here is keyed to a phrasing or to a source:
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
-from pathlib import Path
 
 from biorag.names import deletions
 from biorag.options import Option, split_options
 from biorag.organisms import organism_named_in
+from biorag.question_words import FILLER, NOT_GENES, english_words, word_list, word_map, words
+from biorag.question_words import filler as _filler
 from biorag.sources import (
     GENE_IDS,
     NAME_STRENGTH,
@@ -149,27 +148,9 @@ _NOT_CUE_CHARS = re.compile(r"[^\w'\u220e ]")
 _BOILERPLATE = re.compile(r"\s*let'?s decompose the question.*$", re.I | re.S)
 
 #: words that are never gene names in a question (checked case-insensitively)
-_NOT_GENES = frozenset("""
-a an the this that these those which what who whom whose where when why how is are was were be been
-being am do does did done of on in at to for from by with without about as into onto over under
-and or not no yes it its they them their there here me my i you your we our us he she his her
-can could would should will shall may might must please tell give show list name find get let
-gene genes protein proteins dna rna mrna mirna lncrna ncrna trna rrna snrna cdna snp snps
-chromosome chromosomes human humans genome genomic cell cells id ids ncbi hgnc omim blast mesh
-entrez ensembl refseq uniprot pubmed pcr usa who fda hiv aids covid icu mri ct atp gtp na true
-false ii iii iv vi vii viii ix xi xii official symbol symbols alias aliases function type
-sequence disease diseases syndrome located location organism species variant variants mutation
-mutations coding grch37 grch38 hg19 hg38 chr kb mb bp nm nt aa vs etc also known called go
-""".split())
+_NOT_GENES = NOT_GENES
 #: words that leave a question "bare" (asking about the entity itself: "What is TP53?")
-_FILLER = frozenset("""
-what whats is are was the a an tell me about gene genes describe please info information on of
-who explain give show do does you know can could i want to learn more this that it something
-some anything everything summary summarize summarise overview human
-""".split())
-#: a letter left out of a filler word of 4 letters or more ("wat", "abut")
-_LONG_FILLER_SHORT = frozenset(d for w in _FILLER if len(w) >= 4 for d in deletions(w))
-_FILLER_NEAR = {v: w for w in _FILLER if len(w) >= 3 for v in {w} | deletions(w)}
+_FILLER = FILLER
 _EXPLICIT_GENE = [  # forms that name a gene without a dictionary
     re.compile(r"\bgenes?\s+(?:symbol\s+|named\s+|called\s+)?([A-Za-z0-9][\w@.\-]*)", re.I),
     re.compile(r"([A-Za-z0-9][\w@.\-]*)\s+genes?\b", re.I),
@@ -216,13 +197,6 @@ def _tokens(text: str) -> list[tuple[str, int]]:
         if tok:
             out.append((tok, m.start() + m.group(0).find(tok[0])))
     return out
-
-
-@cache
-def english_words() -> frozenset[str]:
-    """Ordinary English words (see resources/english_words.PROVENANCE.md)."""
-    with gzip.open(Path(__file__).parent / "resources" / "english_words.txt.gz", "rt", encoding="utf-8") as fh:
-        return frozenset(line.strip() for line in fh if line.strip())
 
 
 def _gene_like(tok: str, lower_question: bool) -> str | None:
@@ -408,20 +382,13 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
 
 #: what joins a question's subject to the disease it is asked in ("X do in D", "X
 #: contribute to D", "is X involved in D", "X and D"), read backwards from the disease
-_CONTEXT_JOINT = frozenset("in to and with & for on within during".split())
-_CONTEXT_VERBS = frozenset("""
-do does doing did play plays played have has had got contribute contributes contributing lead leads
-involved implicated linked associated related connected relevant important matter matters act acts
-work works cause causes affect affects
-""".split())
+_CONTEXT_JOINT = words("context_joint")
+_CONTEXT_VERBS = words("context_verbs")
 #: words before the subject that frame it: "role of X in D", "how does X ...", "is X ..."
-_SUBJECT_FRAME = frozenset("""
-role roles function functions involvement contribution part importance relevance relationship link
-association connection effect effects impact significance
-""".split())
+_SUBJECT_FRAME = words("subject_frame")
 _SUBJECT_WORDS = 4
 #: verbs that join a subject to the disease directly ("does FBN1 cause Marfan syndrome?")
-_CONTEXT_ACTS = frozenset("cause causes underlie underlies".split())
+_CONTEXT_ACTS = words("context_acts")
 
 
 def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None:
@@ -486,11 +453,7 @@ def _with_subject(scan: str, disease: Entity, token_genes: list[tuple[int, Entit
 
 #: words that only join or frame names of one list of phenotypes ("both A and B", "A together
 #: with B", "a phenotype of A as well as B"): no phenotype or disease is named by them
-_LIST_FRAME = frozenset("""
-both together along alongside well combination combined same time simultaneously either each all plus also
-concurrent coexisting co occurring phenotype phenotypes feature features symptom symptoms sign signs finding
-findings trait traits presentation patient patients one single person individual child children case cases
-""".split())
+_LIST_FRAME = words("list_frame")
 
 
 def _phenotype_list(span: str, covered: set[str]) -> bool:
@@ -533,8 +496,7 @@ def _listed_with_genes(scan: str, token_genes: list[tuple[int, Entity]]) -> list
 
 _NAME_WORD = re.compile(r"[A-Za-z0-9]+")
 #: words a gene's written-out name never starts or ends with
-_NOT_NAME_EDGE = frozenset("the a an of is are was on in at for and or to by with what which where how its it "
-                           "this that gene genes".split())
+_NOT_NAME_EDGE = words("not_name_edge")
 
 
 def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]:
@@ -659,7 +621,7 @@ def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()
 #: how a dictionary says it matched a name the question did not write (retrievers/lexicon.py)
 _NEAR_NAMES = (" misspelt", " other head")
 #: what a disease named after a person is called after the name ("Marfan syndrome")
-_EPONYM_HEADS = ("syndrome", "disease")
+_EPONYM_HEADS = word_list("eponym_heads")
 
 
 def _eponym(text: str, spans: list[str], lexicon: Lexicon, symbols: set[str]) -> Entity | None:
@@ -695,9 +657,7 @@ def _eponym(text: str, spans: list[str], lexicon: Lexicon, symbols: set[str]) ->
 #: words that start the next part of a sentence, not more of a name: a conjunction, an asking
 #: word, a verb saying where the genes are ("... for Wilson disease lie, at band level?"), or
 #: words around the question ("... for phenylketonuria, for my thesis")
-_NEXT_PART = frozenset("and or but so also plus which what where how when why who is are was were does do "
-                       "lie lies map maps mapped located reside resides sit sits "
-                       "for please thanks thank i i'm im my we our as because since asking need".split())
+_NEXT_PART = words("next_part")
 
 
 def _extends(span: str, known: str) -> bool:
@@ -759,8 +719,7 @@ def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
 #: words a question may use for a shorter cue word ("Ensembl gene identifier" asks for the
 #: "ensembl gene id"; "what sort of gene" for "what kind of gene"): both cues and questions
 #: are read through it
-_SAME_WORD = {"identifier": "id", "identifiers": "ids", "sort": "kind", "sorts": "kinds", "class": "kind",
-              "classes": "kinds"}
+_SAME_WORD = word_map("same_word")
 _MIN_TYPO_WORD = 5
 
 
@@ -771,20 +730,6 @@ def _near_words(vocabulary: set[str]) -> dict[str, set[str]]:
             for v in {w} | deletions(w):
                 near.setdefault(v, set()).add(w)
     return near
-
-
-def _filler(word: str) -> bool:
-    """A word that leaves a question bare ("what", "tell", "about"), or a misspelling of one:
-    a letter left out of one of 4 letters or more ("wat"), or, for a word that is no English
-    word, one edit away ("teh", "whta")."""
-    if word in _FILLER:
-        return True
-    if len(word) < 3 or not word.isalpha():
-        return False
-    if word in _LONG_FILLER_SHORT:
-        return True
-    return word not in english_words() and bool(
-        _FILLER_NEAR.keys() & ({word} | deletions(word)))
 
 
 def _spelt_as_cues(norm: str, near: dict[str, set[str]]) -> str:
@@ -852,8 +797,7 @@ def plan(name: str, kinds: set[str], decls: list[tuple[str, AnswerField]],
 
 
 #: words by which a question asks (a cue right after one of them is what is asked for)
-_ASKING = frozenset("what whats which where how tell give list show name find get is are does do did "
-                    "need want".split())
+_ASKING = words("asking")
 
 
 def _ordered_matches(norm: str, idx: _CueIndex) -> list[str]:
