@@ -28,6 +28,20 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from biorag.entity_patterns import (
+    ACCESSION,
+    DNA,
+    ENSEMBL,
+    ENTREZ,
+    EXPLICIT_GENE,
+    POSSESSIVE,
+    RSID,
+    clean_question,
+    gene_like,
+    name_tokens,
+    spelling_variants,
+)
+from biorag.lexicon_lookup import gene_entity, safe_lookup
 from biorag.names import deletions
 from biorag.options import split_options
 from biorag.organisms import organism_named_in
@@ -38,7 +52,6 @@ from biorag.sources import (
     GENE_IDS,
     NAME_STRENGTH,
     AnswerField,
-    EntityKind,
     Lexicon,
     LexiconHit,
     Source,
@@ -48,37 +61,16 @@ from biorag.typed_entities import Member, excluded_at, gene_members, leftover_wo
 from biorag.unknown_names import POLITE, symbol_like, unknown_genes
 
 # ---- entity patterns ----------------------------------------------------------------
-RSID = re.compile(r"\brs\d{1,12}\b", re.IGNORECASE)
-ENSEMBL = re.compile(r"\bENS[A-Z]*G\d{11}(?:\.\d+)?\b", re.IGNORECASE)
-ENTREZ = re.compile(
-    r"\b(?:ncbi\s+gene\s*id|gene\s*id|entrez(?:\s*gene)?(?:\s*id)?|ncbi\s+gene)\s*(?:number\s*)?[:#]?\s*(\d{1,9})\b",
-    re.IGNORECASE)
-ACCESSION = re.compile(r"\b(?:[ANXWY][MRPCGTWZ]_\d{5,9}(?:\.\d+)?)\b")
-DNA = re.compile(r"[ACGTUN]{20,}", re.IGNORECASE)
-#: a chromosome or band ("17", "chr17", "17p13.1", "chrX_...", "chrUn"), never a symbol that starts
-#: with "chr" (CHRNA2, CHRM1)
-_BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr(?:\d{1,2}|x|y|mt?|un)(?:[_:].*)?$", re.I)
-_TOKEN = re.compile(r"[^\s/,;()\[\]{}\"<>]+")
-_POSSESSIVE = re.compile(r"['\u2019]s$")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?%?")
-_VERSION = re.compile(r"\.\d+$")
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 _BEFORE_GENES = re.compile(r"((?:[\w'\-]+\s+){1,6})genes?\b", re.I)
 _CLAUSE_END = re.compile(r"[?.!;()\[\]]")
 _JOINERS = re.compile(r"[-_/]")
 _NOT_CUE_CHARS = re.compile(r"[^\w'\u220e ]")
-_BOILERPLATE = re.compile(r"\s*let'?s decompose the question.*$", re.I | re.S)
 
 #: words that are never gene names in a question (checked case-insensitively)
-_NOT_GENES = NOT_GENES
+NOT_GENES = NOT_GENES
 #: words that leave a question "bare" (asking about the entity itself: "What is TP53?")
 _FILLER = FILLER
-_EXPLICIT_GENE = [  # forms that name a gene without a dictionary
-    re.compile(r"\bgenes?\s+(?:symbol\s+|named\s+|called\s+)?([A-Za-z0-9][\w@.\-]*)", re.I),
-    re.compile(r"([A-Za-z0-9][\w@.\-]*)\s+genes?\b", re.I),
-    re.compile(r"\b(?:symbol|aliases|alias|synonyms|name|chromosome|location|function|type) (?:of|for) (?:the )?([A-Za-z0-9][\w@.\-]*)", re.I),
-    re.compile(r"\b(?:is|convert) ([A-Za-z0-9][\w@.\-]*) (?:a|an|to|into)\b", re.I),
-]
 _DISEASE_LEAD = re.compile(
     r"\b(?:(?:related|associated|linked|connected|relevant|attributed)\s+(?:to|with)|cause|causes|causing|caused"
     r"|underlie|underlies|underlying|responsible\s+for|implicated\s+in|involved\s+in|mutated\s+in"
@@ -92,60 +84,6 @@ _DISEASE_FORMS = [
 _CLOZE_TAIL = re.compile(
     r"(?:\s+(?:is|are|was|were|would be|will be|equals?|include|includes|:|-|\?|\.|!))+\s*$", re.I)
 _SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|was|were|-|\u2013|\u2014)\s", re.I)
-
-
-#: typographic quotes as the plain ones tokens are split at ("\u201cTP53\u201d", "\u00abTP53\u00bb")
-_QUOTES = str.maketrans({c: '"' for c in "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u2033"} | {"\u2018": "'", "\u201a": "'"})
-
-
-#: a sign-off after the question ("... does thanks!", "..., thank you so much"): no part of what
-#: is asked, and it would hide a cue that closes the question ("what X does" asks its function)
-_SIGN_OFF = re.compile(r"[\s,;.!\-]*\b(?:thanks|thank you|thx|ty|cheers|please|pls|plz)"
-                       r"(?:\s+(?:a lot|so much|very much|in advance))?[\s.!]*$", re.I)
-
-
-def _clean(question: str) -> str:
-    text = _BOILERPLATE.sub("", question.translate(_QUOTES)).strip()
-    return _SIGN_OFF.sub("", text).strip() or text
-
-
-def _tokens(text: str) -> list[tuple[str, int]]:
-    """Candidate name tokens with their offsets: whitespace/slash separated, outer
-    punctuation and a possessive 's removed."""
-    out = []
-    for m in _TOKEN.finditer(text):
-        tok = m.group(0)
-        tok = _POSSESSIVE.sub("", tok).strip(".:?!'`\u2019\u2018*")
-        if tok:
-            out.append((tok, m.start() + m.group(0).find(tok[0])))
-    return out
-
-
-def _gene_like(tok: str, lower_question: bool) -> str | None:
-    """'any': may be any kind of gene name; 'symbol': only an official symbol (a lower-case
-    word in a lower-case question, or a title-case word, that is no ordinary English
-    word); None: not a gene name."""
-    low = tok.lower()
-    if len(tok) < 2 or low in _NOT_GENES or RSID.fullmatch(tok) or ENSEMBL.fullmatch(tok) or _BAND.match(tok):
-        return None
-    if tok.isdigit() or _NUMBER.fullmatch(tok) or not tok[0].isalnum():
-        return None
-    if "-" in tok and all(p.isalpha() and (p.istitle() or p.islower()) for p in tok.split("-")):
-        return None  # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth)
-    if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
-        return "any"
-    if (lower_question or tok.istitle()) and len(tok) >= 3 and tok.isalpha() and low not in english_words():
-        return "symbol"  # "fto" in a lower-case question, "Fto" (a mouse-style spelling) anywhere
-    return None
-
-
-def _variants(tok: str) -> list[str]:
-    out = [tok]
-    if "-" in tok:
-        out.append(tok.replace("-", ""))
-    if "." in tok and not _VERSION.search(tok):
-        out.append(tok.replace(".", ""))
-    return out
 
 
 _DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|on|has|have|had|about|from|by|to|behind|and)\s+", re.I)
@@ -197,7 +135,7 @@ def _pattern_disease(text: str) -> str | None:
 
 
 def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]:
-    text = _clean(question)
+    text = clean_question(question)
     found: list[Entity] = []
     seen: set[tuple[str, str]] = set()
 
@@ -231,19 +169,19 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     scan = rest.lower() if upper_share > 0.7 else rest
 
     # -- genes: dictionary first, patterns for what the dictionary does not know
-    toks = [(t, pos, kind) for t, pos in _tokens(scan) if (kind := _gene_like(t, lower_question))]
+    toks = [(t, pos, kind) for t, pos in name_tokens(scan) if (kind := gene_like(t, lower_question))]
     if upper_share > 0.7:
         # read lower-cased, a symbol that is also a word ("APP", "INS") is no gene, unless it
         # stands in a list with genes ("APP, NR3C1, TLR2": `_listed_with_genes`)
-        toks = sorted(toks + [(t, pos, "listed") for t, pos in _tokens(scan)
-                              if _gene_like(t, lower_question) is None and _gene_like(t.upper(), False)],
+        toks = sorted(toks + [(t, pos, "listed") for t, pos in name_tokens(scan)
+                              if gene_like(t, lower_question) is None and gene_like(t.upper(), False)],
                       key=lambda t: t[1])
     hits: dict[str, list[LexiconHit]] = {}
     if lexicon is not None and toks:
-        spans = [v for t, _, _ in toks for v in _variants(t)]
-        for h in _safe_lookup(lexicon, spans, ("gene",)):
+        spans = [v for t, _, _ in toks for v in spelling_variants(t)]
+        for h in safe_lookup(lexicon, spans, ("gene",)):
             hits.setdefault(h.span.lower(), []).append(h)
-    explicit = {m.group(1).strip(".-").lower() for f in _EXPLICIT_GENE for m in f.finditer(scan)}
+    explicit = {m.group(1).strip(".-").lower() for f in EXPLICIT_GENE for m in f.finditer(scan)}
     symbols = {span for span, hs in hits.items() if any(h.how in ("symbol", "previous") for h in hs)}
     disease = None if has_id else _disease(scan, lexicon, symbols)
     in_disease = disease.text.lower() if disease else ""
@@ -251,13 +189,13 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     for tok, pos, kind in toks:
         if tok.lower() in in_disease.split():
             continue
-        matched = [h for v in _variants(tok) for h in hits.get(v.lower(), [])]
+        matched = [h for v in spelling_variants(tok) for h in hits.get(v.lower(), [])]
         if kind in ("symbol", "listed"):
             matched = [h for h in matched if h.how == "symbol"]
         if matched and kind == "listed":
-            token_genes.append((pos, replace(_gene_entity(tok, matched), confident=False, how="pattern")))
+            token_genes.append((pos, replace(gene_entity(tok, matched), confident=False, how="pattern")))
         elif matched:
-            token_genes.append((pos, _gene_entity(tok, matched)))
+            token_genes.append((pos, gene_entity(tok, matched)))
         elif kind == "any":
             token_genes.append((pos, Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None)))
     # a gene written out by name ("the myoglobin gene") is the question's gene when
@@ -342,7 +280,7 @@ def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None
 
 
 def _subject_edge(word: str) -> bool:
-    return word in _FILLER or word in _NOT_GENES or word in _SUBJECT_FRAME or _POSSESSIVE.search(word) is not None
+    return word in _FILLER or word in NOT_GENES or word in _SUBJECT_FRAME or POSSESSIVE.search(word) is not None
 
 
 def _with_subject(scan: str, disease: Entity, token_genes: list[tuple[int, Entity]],
@@ -362,9 +300,9 @@ def _with_subject(scan: str, disease: Entity, token_genes: list[tuple[int, Entit
         out[inside[0]] = (out[inside[0]][0], replace(out[inside[0]][1], role="subject"))
         return out
     phrase = scan[start:end]
-    hits = _safe_lookup(lexicon, [phrase], ("gene", "gene_name"))
+    hits = safe_lookup(lexicon, [phrase], ("gene", "gene_name"))
     if hits:
-        gene = _gene_entity(phrase, hits)
+        gene = gene_entity(phrase, hits)
         if not gene.ambiguous:  # asked for by its symbol, whatever name the question used
             gene = replace(gene, text=gene.canonical[0], span=phrase)
         return sorted([*token_genes, (start, replace(gene, role="subject"))], key=lambda g: g[0])
@@ -383,7 +321,7 @@ def _phenotype_list(span: str, covered: set[str]) -> bool:
     phenotypes the dictionary found, framed by words that name nothing: every word is a
     phenotype's, a function word, or a word that joins or frames a list (`_LIST_FRAME`).
     A word that may be part of a name ("absence", "juvenile") keeps the phrase a name."""
-    return all(w in covered or w in _LIST_FRAME or w in _NOT_GENES or w in _FILLER
+    return all(w in covered or w in _LIST_FRAME or w in NOT_GENES or w in _FILLER
                for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
 
 
@@ -438,7 +376,7 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
             if last.group(0).lower() not in _NOT_NAME_EDGE:
                 spans.setdefault(text[first.start():last.end()].lower(), (i, n))
     found: dict[str, list[LexiconHit]] = {}
-    for h in _safe_lookup(lexicon, list(spans), ("gene_name",)):  # type: ignore[arg-type]
+    for h in safe_lookup(lexicon, list(spans), ("gene_name",)):  # type: ignore[arg-type]
         found.setdefault(h.span, []).append(h)
     taken: set[int] = set()
     out = []
@@ -451,7 +389,7 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
         symbols = tuple(dict.fromkeys(h.canonical for h in top))
         if n == 1:
             near = {w.group(0).lower() for w in words[max(0, i - 1):i + 2]}
-            if best > 0 or not near & {"gene", "genes"} or span in _NOT_GENES:
+            if best > 0 or not near & {"gene", "genes"} or span in NOT_GENES:
                 continue
         if len(symbols) > 1 and best > 0:
             continue
@@ -481,7 +419,7 @@ def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[tuple[Lexic
     words = [m.group(0) for m in found]
     spans = {" ".join(words[i:i + n]).lower(): (i, n) for n in range(6, 0, -1) for i in range(len(words) - n + 1)
              if not any(w.lower() in skip for w in words[i:i + n])}
-    hits = {h.span: h for h in _safe_lookup(lexicon, list(spans), ("phenotype",)) if h.kind == "phenotype"}
+    hits = {h.span: h for h in safe_lookup(lexicon, list(spans), ("phenotype",)) if h.kind == "phenotype"}
     taken: set[int] = set()
     out = []
     for span, (i, n) in sorted(spans.items(), key=lambda kv: (-kv[1][1], kv[1][0])):
@@ -493,27 +431,6 @@ def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[tuple[Lexic
     return [(h, excluded_at(text, found[i].start(), ends[n])) for n, (i, h) in enumerate(ordered)]
 
 
-def _safe_lookup(lexicon: Lexicon, spans: list[str], kinds: tuple[EntityKind, ...]) -> list[LexiconHit]:
-    try:
-        return lexicon.lookup_spans(list(dict.fromkeys(spans)), kinds)
-    except Exception:  # a broken dictionary degrades to patterns, it never stops a question
-        return []
-
-
-def _gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
-    """A dictionary-linked gene. The strongest kind of name decides (official symbol or
-    ID > previous symbol > alias); several genes at that strength make it ambiguous."""
-    strength = {"symbol": 0, "gene_id": 0, "ensembl": 0, "hgnc": 0, "previous": 1}
-    best = min(strength.get(h.how, 2) for h in hits)
-    top = [h for h in hits if strength.get(h.how, 2) == best]
-    canonical = tuple(dict.fromkeys(h.canonical for h in top))
-    kind: EntityKind = "ensembl" if all(h.kind == "ensembl" for h in top) else "gene"
-    # the dictionary's spelling is what sources are asked for (the question's when it is one)
-    name = next((h.name for h in top if h.name == tok), top[0].name)
-    ident = top[0].ident if len(canonical) == 1 else ""
-    return Entity(kind, name, True, canonical, top[0].how, span=tok if tok != name else "", ident=ident)
-
-
 def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()) -> Entity | None:
     """The disease a question names: what a question form ("genes related to X") puts
     where a disease goes, else the longest phrase the dictionary knows. The dictionary
@@ -523,7 +440,7 @@ def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()
         return Entity("disease", span) if span else None
     spans = ([span] if span else []) + _disease_spans(text)
     found: dict[str, list[LexiconHit]] = {}
-    for h in _safe_lookup(lexicon, spans, ("disease", "phenotype")):
+    for h in safe_lookup(lexicon, spans, ("disease", "phenotype")):
         found.setdefault(h.span.lower(), []).append(h)
     for candidate in spans:  # the form's phrase, then the longest first within each lead
         hits = found.get(candidate.lower())
@@ -555,13 +472,13 @@ def _eponym(text: str, spans: list[str], lexicon: Lexicon, symbols: set[str]) ->
     nothing) with every name it may mean, and nothing is guessed."""
     lower_question = not any(c.isupper() for c in text)
     words = [w for w in dict.fromkeys(spans) if re.fullmatch(r"[A-Za-z][a-z]{2,}", w)
-             and w.lower() not in _NOT_GENES and w.lower() not in symbols and not _filler(w.lower()) and w.lower() not in _LIST_FRAME
+             and w.lower() not in NOT_GENES and w.lower() not in symbols and not _filler(w.lower()) and w.lower() not in _LIST_FRAME
              and (w.lower() not in english_words() or (w.istitle() and not lower_question))]
     if not words:
         return None
     forms = {f"{w.lower()} {head}": w for w in words for head in _EPONYM_HEADS}
     found: dict[str, list[LexiconHit]] = {}
-    for h in _safe_lookup(lexicon, list(forms), ("disease",)):
+    for h in safe_lookup(lexicon, list(forms), ("disease",)):
         if h.kind == "disease" and not h.how.endswith(_NEAR_NAMES):  # an eponym's family, spelt as it is
             found.setdefault(h.span.lower(), []).append(h)
     for w in words:
@@ -895,7 +812,7 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
     """Entities, answer field and hops of a question, for the given sources' declarations
     (the enabled retrievers; without sources only entities are found). Multiple-choice
     options are split off first: the stem is what is understood."""
-    stem, options = split_options(_clean(question))
+    stem, options = split_options(clean_question(question))
     if options:
         options = [replace(o, names=tuple(n for e in find_entities(o.text, lexicon) if e.confident
                                           for n in e.canonical)) for o in options]
@@ -989,7 +906,7 @@ def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Sour
     if any(asked.kind == f.name for _s, f in declared_fields(sources) if f.default_for) and not (
             any(e.confident for e in genes) or re.search(r"\bgenes?\b", core, re.I)):
         return []  # "What is COVID-19?" names no gene; "What is the FLURBLE1 gene?" does
-    allowed = _field_vocabulary(sources) | _NOT_GENES | _FILLER | POLITE
+    allowed = _field_vocabulary(sources) | NOT_GENES | _FILLER | POLITE
     words = [w for w in _normalise(blanked).split() if w != "\u220e" and not w.isdigit()]
     return [e.text for e in genes] if all(w in allowed or _filler(w) for w in words) else []
 
