@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from biorag.disease_context import context_checks, with_subject
 from biorag.disease_names import find_disease
 from biorag.entity_patterns import (
     ACCESSION,
@@ -35,7 +36,6 @@ from biorag.entity_patterns import (
     ENSEMBL,
     ENTREZ,
     EXPLICIT_GENE,
-    POSSESSIVE,
     RSID,
     clean_question,
     gene_like,
@@ -68,7 +68,7 @@ _NOT_CUE_CHARS = re.compile(r"[^\w'\u220e ]")
 #: words that are never gene names in a question (checked case-insensitively)
 NOT_GENES = NOT_GENES
 #: words that leave a question "bare" (asking about the entity itself: "What is TP53?")
-_FILLER = FILLER
+FILLER = FILLER
 
 
 def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]:
@@ -150,7 +150,7 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         if disease and any(disease.text.lower() in e.span.lower() for _, _, e in named):
             disease = None  # a disease name inside a gene's name is part of that name
     if disease and lexicon is not None:
-        token_genes = _with_subject(scan, disease, token_genes, lexicon)
+        token_genes = with_subject(scan, disease, token_genes, lexicon)
     for _, e in _listed_with_genes(scan, token_genes):
         add(e)
     genes = [e for e in found if e.kind == "gene" and e.confident]
@@ -177,77 +177,6 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     return found
 
 
-#: what joins a question's subject to the disease it is asked in ("X do in D", "X
-#: contribute to D", "is X involved in D", "X and D"), read backwards from the disease
-_CONTEXT_JOINT = words("context_joint")
-_CONTEXT_VERBS = words("context_verbs")
-#: words before the subject that frame it: "role of X in D", "how does X ...", "is X ..."
-_SUBJECT_FRAME = words("subject_frame")
-_SUBJECT_WORDS = 4
-#: verbs that join a subject to the disease directly ("does FBN1 cause Marfan syndrome?")
-_CONTEXT_ACTS = words("context_acts")
-
-
-def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None:
-    """Where the subject of a question asked in the context of a disease stands, as (start,
-    end, framed): the words before the disease and the words joining them to it ("What does
-    huntingtin do in Huntington disease?", "role of APOE in Alzheimer disease", "FGFR3 and
-    achondroplasia"), up to an asking or framing word. `framed`: a verb or a frame word says
-    the subject acts in the disease (then even a phrase no dictionary knows is the subject)."""
-    low = scan.lower()
-    at = low.find((disease.span or disease.text).lower())
-    if at <= 0:
-        return None
-    words = list(re.finditer(r"[\w'&\-]+", scan[:at]))
-    if not words or words[-1].group(0).lower() not in _CONTEXT_JOINT | _CONTEXT_ACTS:
-        return None
-    i = len(words) - 1
-    while i >= 0 and words[i].group(0).lower() in _CONTEXT_JOINT | _CONTEXT_VERBS | _CONTEXT_ACTS | {"the", "a", "an", "any"}:
-        i -= 1
-    verbs = {w.group(0).lower() for w in words[i + 1:]} & (_CONTEXT_VERBS | _CONTEXT_ACTS)
-    j = i
-    while j >= 0 and i - j < _SUBJECT_WORDS and not _subject_edge(words[j].group(0).lower()):
-        j -= 1
-    if j == i:
-        return None
-    before = words[j].group(0).lower() if j >= 0 else ""
-    framed = bool(verbs) or before in _SUBJECT_FRAME or (before == "of" and j > 0
-                                                           and words[j - 1].group(0).lower() in _SUBJECT_FRAME)
-    return words[j + 1].start(), words[i].end(), framed
-
-
-def _subject_edge(word: str) -> bool:
-    return word in _FILLER or word in NOT_GENES or word in _SUBJECT_FRAME or POSSESSIVE.search(word) is not None
-
-
-def _with_subject(scan: str, disease: Entity, token_genes: list[tuple[int, Entity]],
-                  lexicon: Lexicon) -> list[tuple[int, Entity]]:
-    """The genes of a question asked in the context of a disease, its subject marked: a gene
-    found there already, else the subject's words as a gene's symbol, alias or name ("tau",
-    "huntingtin", "presenilin 1": words that count as gene names only there), else, when the
-    question says the subject acts in the disease, the phrase kept unsure ("amyloid beta"):
-    the question is about it, not about the disease's genes."""
-    where = _context_subject(scan, disease)
-    if where is None:
-        return token_genes
-    start, end, framed = where
-    inside = [i for i, (pos, e) in enumerate(token_genes) if start <= pos < end and e.confident]
-    if inside:
-        out = list(token_genes)
-        out[inside[0]] = (out[inside[0]][0], replace(out[inside[0]][1], role="subject"))
-        return out
-    phrase = scan[start:end]
-    hits = safe_lookup(lexicon, [phrase], ("gene", "gene_name"))
-    if hits:
-        gene = gene_entity(phrase, hits)
-        if not gene.ambiguous:  # asked for by its symbol, whatever name the question used
-            gene = replace(gene, text=gene.canonical[0], span=phrase)
-        return sorted([*token_genes, (start, replace(gene, role="subject"))], key=lambda g: g[0])
-    if framed:
-        return [*token_genes, (start, Entity("gene", phrase, False, how="subject", role="subject"))]
-    return token_genes
-
-
 #: words that only join or frame names of one list of phenotypes ("both A and B", "A together
 #: with B", "a phenotype of A as well as B"): no phenotype or disease is named by them
 _LIST_FRAME = words("list_frame")
@@ -258,7 +187,7 @@ def _phenotype_list(span: str, covered: set[str]) -> bool:
     phenotypes the dictionary found, framed by words that name nothing: every word is a
     phenotype's, a function word, or a word that joins or frames a list (`_LIST_FRAME`).
     A word that may be part of a name ("absence", "juvenile") keeps the phrase a name."""
-    return all(w in covered or w in _LIST_FRAME or w in NOT_GENES or w in _FILLER
+    return all(w in covered or w in _LIST_FRAME or w in NOT_GENES or w in FILLER
                for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
 
 
@@ -764,23 +693,8 @@ def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Sour
     if any(asked.kind == f.name for _s, f in declared_fields(sources) if f.default_for) and not (
             any(e.confident for e in genes) or re.search(r"\bgenes?\b", core, re.I)):
         return []  # "What is COVID-19?" names no gene; "What is the FLURBLE1 gene?" does
-    allowed = _field_vocabulary(sources) | NOT_GENES | _FILLER | POLITE
+    allowed = _field_vocabulary(sources) | NOT_GENES | FILLER | POLITE
     words = [w for w in _normalise(blanked).split() if w != "\u220e" and not w.isdigit()]
     return [e.text for e in genes] if all(w in allowed or filler(w) for w in words) else []
 
 
-def context_checks(entities: list[Entity], intent: Intent, sources: Mapping[str, Source]) -> tuple[Hop, ...]:
-    """A gene asked about in the context of a disease ("is tau involved in Alzheimer
-    disease?", "does FBN1 cause Marfan syndrome?"): every source's field that yields the
-    genes of a disease, asked for that disease, so the answer can say whether the records
-    link the two (biorag.links); then every field that lists the diseases of a gene, asked
-    for the gene, so an answer that finds no link can say what the gene is linked to
-    (planned only then: biorag.planner.pending_checks). Nothing for any other question, or
-    when the gene or the disease is not one record."""
-    subject = any(e.role == "subject" and e.kind == "gene" and e.confident and not e.ambiguous for e in entities)
-    disease = any(e.kind == "disease" and e.confident for e in entities)
-    if not (subject and disease and "gene" in intent.hops[0].takes):
-        return ()
-    fields = declared_fields(sources)
-    return (tuple(Hop(s, f, ("disease",)) for s, f in fields if f.yields == "gene" and "disease" in f.about)
-            + tuple(Hop(s, f, ("gene",)) for s, f in fields if f.lists == "disease" and "gene" in f.about))
