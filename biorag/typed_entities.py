@@ -5,16 +5,15 @@ question wrote: two orders of the same genes are the same entity. A symptom list
 of HPO terms (id and name), each observed or excluded ("no seizures"). Sources receive
 these members (biorag.models.SearchFilters), not words to re-split.
 
-The word lists live in resources/question_words.json.
+The word lists live in resources/question_words.json (biorag.question_words).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
+
+from biorag.question_words import words
 
 
 @dataclass(frozen=True)
@@ -29,13 +28,6 @@ class Member:
     @property
     def polarity(self) -> str:
         return "excluded" if self.excluded else "observed"
-
-
-@cache
-def words(kind: str) -> frozenset[str]:
-    """A word list of resources/question_words.json ("negations", "patients", ...)."""
-    path = Path(__file__).parent / "resources" / "question_words.json"
-    return frozenset(json.loads(path.read_text(encoding="utf-8"))[kind])
 
 
 def gene_members(genes) -> tuple[Member, ...]:

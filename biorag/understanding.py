@@ -1,993 +1,49 @@
-"""Question understanding: which entities a question names, which answer field it asks
-for, and the chain of sources (hops) that answers it.
+"""Question understanding: the entities a question names, the answer field it asks for, and
+the chain of sources (hops) that answers it (`analyse`), for the enabled sources'
+declarations. Nothing here is keyed to a phrasing or to a source.
 
-Nothing here is keyed to a phrasing or to a source:
+Entities first, then intent; the parts live in their own modules:
 
-- Entities are found by pattern (rsIDs, Ensembl/Entrez IDs, accessions, sequences) and
-  by dictionary: candidate spans of the question (tokens, their hyphen/case variants,
-  phrases after "related to", "associated with", ...) are looked up in a `Lexicon` built
-  from real data (the local gene store: symbols, aliases, previous symbols, IDs, clone
-  names; disease names). Without a lexicon, gene and disease names fall back to patterns.
-  A name that several genes share is kept with all its candidates (`Entity.canonical`):
-  the answer lists them, nothing picks one. A gene may also be named by its name written
-  out (HGNC name, gene_info designations: "the myoglobin gene", "tumour protein p53").
-  Typographic quotes are read as plain ones.
-- The answer field comes from the cue words the *sources* declare (biorag.sources): the
-  question is normalised (lower case, hyphens as spaces, entity names blanked out) and
-  the earliest cue wins, so a question, a cloze sentence ("The official symbol of gene
-  CARD15 is"), an imperative ("Tell me ...") and a fragment ("chromosome of TP53?") read
-  the same. A misspelt cue word ("chromsome") is read as the one cue word it is an edit
-  away from. Two questions in one sentence get the first one's field. A field that no source
-  answers for the question's entities is reached through a field that yields them (the
-  genes of a SNP, then the gene's function).
+- biorag.question_model: `Entity`, `Hop`, `Intent`, `Analysis`;
+- biorag.entity_linking: the entities (with biorag.entity_patterns, biorag.lexicon_lookup,
+  biorag.disease_names, and biorag.disease_context for a gene asked about in a disease);
+- biorag.intent: the answer field from the sources' cue words, and the hops;
+- biorag.question_words: the word lists of resources/question_words.json.
+
+This module puts them together: it drops a gene alias that is a field word when the rest
+reads clearly, takes an unsure gene-like name as the gene when a gene field is asked, gives
+gene lists and symptom lists their task, adds the context checks, and names the genes no
+dictionary holds. Other modules import the question model and `analyse` from here.
 """
 
 from __future__ import annotations
 
-import gzip
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cache
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import replace
 
-from biorag.names import deletions
-from biorag.options import Option, split_options
-from biorag.organisms import organism_named_in
-from biorag.sources import (
-    GENE_IDS,
-    NAME_STRENGTH,
-    AnswerField,
-    EntityKind,
-    Lexicon,
-    LexiconHit,
-    Source,
-    declared_fields,
+from biorag.disease_context import context_checks
+from biorag.entity_linking import find_entities
+from biorag.entity_patterns import ACCESSION, DNA, ENSEMBL, ENTREZ, RSID, clean_question
+from biorag.intent import (
+    PLACEHOLDER,
+    blank_entities,
+    detect_intent,
+    field_vocabulary,
+    gene_list_task,
+    normalise,
+    own_record,
+    plan,
 )
-from biorag.typed_entities import Member, excluded_at, gene_members, leftover_words, patient_framed
+from biorag.options import split_options
+from biorag.question_model import Analysis, Entity, Hop, Intent
+from biorag.question_words import FILLER, NOT_GENES, english_words, filler
+from biorag.sources import GENE_IDS, Lexicon, Source, declared_fields
 from biorag.unknown_names import POLITE, symbol_like, unknown_genes
 
-
-@dataclass(frozen=True)
-class Entity:
-    kind: EntityKind
-    text: str
-    confident: bool = True
-    #: what a dictionary says the name means (official symbols, disease names); several
-    #: entries mean the name is ambiguous
-    canonical: tuple[str, ...] = ()
-    #: "pattern", or the kind of dictionary name that matched ("symbol", "alias", ...)
-    how: str = "pattern"
-    #: the words of the question that name it, when they differ from `text` (a dictionary
-    #: name found through a case or hyphen variant: "card-15" for CARD15)
-    span: str = ""
-    #: "subject": the gene (or, unsure, the phrase) a question asks about in the context of a
-    #: disease it also names ("What does huntingtin do in Huntington disease?")
-    role: str = ""
-    #: the record's identifier when the name means one record (a gene's NCBI Gene ID)
-    ident: str = ""
-    #: a set-valued entity's members: a gene list's resolved genes, a symptom list's HPO
-    #: terms with their polarity (biorag.typed_entities)
-    members: tuple[Member, ...] = ()
-
-    @property
-    def ambiguous(self) -> bool:
-        return len(self.canonical) > 1
-
-
-@dataclass(frozen=True)
-class Hop:
-    """One lookup: `source` answers `field`; its query is an entity of kind `takes` from
-    the question, or (`from_previous`) a value the previous hop's field yielded."""
-
-    source: str
-    field: AnswerField
-    takes: tuple[EntityKind, ...] = ()
-    from_previous: bool = False
-
-
-@dataclass(frozen=True)
-class Intent:
-    kind: str  # the answer field's name
-    hops: tuple[Hop, ...]
-    description: str
-    #: records the answer is checked against, read after the hops: a gene asked about in the
-    #: context of a disease is checked against the disease's genes (checks taking the
-    #: disease) and, when they do not link it, against the gene's own diseases (checks
-    #: taking the gene) (`context_checks`)
-    checks: tuple[Hop, ...] = ()
-
-
-@dataclass
-class Analysis:
-    question: str
-    core: str  # the question without boilerplate such as "Let's decompose ..."
-    entities: list[Entity] = field(default_factory=list)
-    intent: Intent | None = None
-    #: multiple-choice options (biorag.options): the answer is one of them or insufficient
-    options: list[Option] = field(default_factory=list)
-    #: the question asks the literature, not a database: a relation between the genes it
-    #: names ("Does TP53 bind MDM2?")
-    free_text: bool = False
-    #: gene-like names asked about that no dictionary holds, with close symbols
-    #: (biorag.unknown_names): asked once, then refused
-    unknown: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-    def first(self, kind: EntityKind) -> Entity | None:
-        return next((e for e in self.entities if e.kind == kind), None)
-
-    def kinds(self, confident_only: bool = True) -> set[str]:
-        return {e.kind for e in self.entities if e.confident or not confident_only}
-
-    def texts(self, kinds: Sequence[str]) -> list[str]:
-        """Names of the entities of `kinds`, confident ones (all when none is confident)."""
-        of_kind = [e for e in self.entities if e.kind in kinds]
-        sure = [e.text for e in of_kind if e.confident]
-        return list(dict.fromkeys(sure or [e.text for e in of_kind]))
-
-
-# ---- entity patterns ----------------------------------------------------------------
-RSID = re.compile(r"\brs\d{1,12}\b", re.IGNORECASE)
-ENSEMBL = re.compile(r"\bENS[A-Z]*G\d{11}(?:\.\d+)?\b", re.IGNORECASE)
-ENTREZ = re.compile(
-    r"\b(?:ncbi\s+gene\s*id|gene\s*id|entrez(?:\s*gene)?(?:\s*id)?|ncbi\s+gene)\s*(?:number\s*)?[:#]?\s*(\d{1,9})\b",
-    re.IGNORECASE)
-ACCESSION = re.compile(r"\b(?:[ANXWY][MRPCGTWZ]_\d{5,9}(?:\.\d+)?)\b")
-DNA = re.compile(r"[ACGTUN]{20,}", re.IGNORECASE)
-#: a chromosome or band ("17", "chr17", "17p13.1", "chrX_...", "chrUn"), never a symbol that starts
-#: with "chr" (CHRNA2, CHRM1)
-_BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr(?:\d{1,2}|x|y|mt?|un)(?:[_:].*)?$", re.I)
-_TOKEN = re.compile(r"[^\s/,;()\[\]{}\"<>]+")
-_POSSESSIVE = re.compile(r"['\u2019]s$")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?%?")
-_VERSION = re.compile(r"\.\d+$")
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
-_BEFORE_GENES = re.compile(r"((?:[\w'\-]+\s+){1,6})genes?\b", re.I)
-_CLAUSE_END = re.compile(r"[?.!;()\[\]]")
-_JOINERS = re.compile(r"[-_/]")
-_NOT_CUE_CHARS = re.compile(r"[^\w'\u220e ]")
-_BOILERPLATE = re.compile(r"\s*let'?s decompose the question.*$", re.I | re.S)
-
-#: words that are never gene names in a question (checked case-insensitively)
-_NOT_GENES = frozenset("""
-a an the this that these those which what who whom whose where when why how is are was were be been
-being am do does did done of on in at to for from by with without about as into onto over under
-and or not no yes it its they them their there here me my i you your we our us he she his her
-can could would should will shall may might must please tell give show list name find get let
-gene genes protein proteins dna rna mrna mirna lncrna ncrna trna rrna snrna cdna snp snps
-chromosome chromosomes human humans genome genomic cell cells id ids ncbi hgnc omim blast mesh
-entrez ensembl refseq uniprot pubmed pcr usa who fda hiv aids covid icu mri ct atp gtp na true
-false ii iii iv vi vii viii ix xi xii official symbol symbols alias aliases function type
-sequence disease diseases syndrome located location organism species variant variants mutation
-mutations coding grch37 grch38 hg19 hg38 chr kb mb bp nm nt aa vs etc also known called go
-""".split())
-#: words that leave a question "bare" (asking about the entity itself: "What is TP53?")
-_FILLER = frozenset("""
-what whats is are was the a an tell me about gene genes describe please info information on of
-who explain give show do does you know can could i want to learn more this that it something
-some anything everything summary summarize summarise overview human
-""".split())
-#: a letter left out of a filler word of 4 letters or more ("wat", "abut")
-_LONG_FILLER_SHORT = frozenset(d for w in _FILLER if len(w) >= 4 for d in deletions(w))
-_FILLER_NEAR = {v: w for w in _FILLER if len(w) >= 3 for v in {w} | deletions(w)}
-_EXPLICIT_GENE = [  # forms that name a gene without a dictionary
-    re.compile(r"\bgenes?\s+(?:symbol\s+|named\s+|called\s+)?([A-Za-z0-9][\w@.\-]*)", re.I),
-    re.compile(r"([A-Za-z0-9][\w@.\-]*)\s+genes?\b", re.I),
-    re.compile(r"\b(?:symbol|aliases|alias|synonyms|name|chromosome|location|function|type) (?:of|for) (?:the )?([A-Za-z0-9][\w@.\-]*)", re.I),
-    re.compile(r"\b(?:is|convert) ([A-Za-z0-9][\w@.\-]*) (?:a|an|to|into)\b", re.I),
-]
-_DISEASE_LEAD = re.compile(
-    r"\b(?:(?:related|associated|linked|connected|relevant|attributed)\s+(?:to|with)|cause|causes|causing|caused"
-    r"|underlie|underlies|underlying|responsible\s+for|implicated\s+in|involved\s+in|mutated\s+in"
-    r"|basis\s+of|genes?\s+(?:of|for|in|behind)"
-    r"|(?:features?|symptoms?|signs?|phenotypes?|manifestations?|characteristics?|presentation)\s+(?:of|in))\s+", re.I)
-_DISEASE_FORMS = [
-    re.compile(r"genes? (?:that are |which are |are )?(?:related|associated|linked|connected) (?:to|with) (.+)$", re.I),
-    re.compile(r"genes? (?:that |which )?(?:(?:are|is|were|was|being|been) )?(?:cause|causes|underlie|underlying|responsible for|implicated in|involved in|mutated in|behind) (.+)$", re.I),
-    re.compile(r"genes? (?:of|for) (.+)$", re.I),
-]
-_CLOZE_TAIL = re.compile(
-    r"(?:\s+(?:is|are|was|were|would be|will be|equals?|include|includes|:|-|\?|\.|!))+\s*$", re.I)
-_SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|was|were|-|\u2013|\u2014)\s", re.I)
-
-
-#: typographic quotes as the plain ones tokens are split at ("\u201cTP53\u201d", "\u00abTP53\u00bb")
-_QUOTES = str.maketrans({c: '"' for c in "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u2033"} | {"\u2018": "'", "\u201a": "'"})
-
-
-#: a sign-off after the question ("... does thanks!", "..., thank you so much"): no part of what
-#: is asked, and it would hide a cue that closes the question ("what X does" asks its function)
-_SIGN_OFF = re.compile(r"[\s,;.!\-]*\b(?:thanks|thank you|thx|ty|cheers|please|pls|plz)"
-                       r"(?:\s+(?:a lot|so much|very much|in advance))?[\s.!]*$", re.I)
-
-
-def _clean(question: str) -> str:
-    text = _BOILERPLATE.sub("", question.translate(_QUOTES)).strip()
-    return _SIGN_OFF.sub("", text).strip() or text
-
-
-def _tokens(text: str) -> list[tuple[str, int]]:
-    """Candidate name tokens with their offsets: whitespace/slash separated, outer
-    punctuation and a possessive 's removed."""
-    out = []
-    for m in _TOKEN.finditer(text):
-        tok = m.group(0)
-        tok = _POSSESSIVE.sub("", tok).strip(".:?!'`\u2019\u2018*")
-        if tok:
-            out.append((tok, m.start() + m.group(0).find(tok[0])))
-    return out
-
-
-@cache
-def english_words() -> frozenset[str]:
-    """Ordinary English words (see resources/english_words.PROVENANCE.md)."""
-    with gzip.open(Path(__file__).parent / "resources" / "english_words.txt.gz", "rt", encoding="utf-8") as fh:
-        return frozenset(line.strip() for line in fh if line.strip())
-
-
-def _gene_like(tok: str, lower_question: bool) -> str | None:
-    """'any': may be any kind of gene name; 'symbol': only an official symbol (a lower-case
-    word in a lower-case question, or a title-case word, that is no ordinary English
-    word); None: not a gene name."""
-    low = tok.lower()
-    if len(tok) < 2 or low in _NOT_GENES or RSID.fullmatch(tok) or ENSEMBL.fullmatch(tok) or _BAND.match(tok):
-        return None
-    if tok.isdigit() or _NUMBER.fullmatch(tok) or not tok[0].isalnum():
-        return None
-    if "-" in tok and all(p.isalpha() and (p.istitle() or p.islower()) for p in tok.split("-")):
-        return None  # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth)
-    if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
-        return "any"
-    if (lower_question or tok.istitle()) and len(tok) >= 3 and tok.isalpha() and low not in english_words():
-        return "symbol"  # "fto" in a lower-case question, "Fto" (a mouse-style spelling) anywhere
-    return None
-
-
-def _variants(tok: str) -> list[str]:
-    out = [tok]
-    if "-" in tok:
-        out.append(tok.replace("-", ""))
-    if "." in tok and not _VERSION.search(tok):
-        out.append(tok.replace(".", ""))
-    return out
-
-
-_DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|on|has|have|had|about|from|by|to|behind|and)\s+", re.I)
-#: where a clause starts: a name may open it ("Currarino syndrome: which gene?")
-_CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
-#: a clause's asking words, after which its subject starts: "How does Marfan syndrome
-#: present?", "What does X look like?", "Is X inherited?", "Can X be treated?"
-_QUESTION_OPENING = re.compile(
-    r"(?:^|[:;?!]\s+)\s*(?:(?:how|what|which|when|why|where|who)\s+)?"
-    r"(?:does|do|did|is|are|was|were|can|could|would|will|should|may|might)\s+", re.I)
-
-
-def _disease_spans(text: str) -> list[str]:
-    """Phrases that may be disease names (a dictionary decides): what follows 'related
-    to', 'associated with', 'cause', 'with', 'of', ..., opens a clause, or follows a
-    clause's asking words ("how does", "is") (every prefix up to 10 words), and what
-    precedes 'gene(s)'."""
-    spans: list[str] = []
-    leads = sorted([*_DISEASE_LEAD.finditer(text), *_DICTIONARY_LEAD.finditer(text), *_CLAUSE_START.finditer(text),
-                    *_QUESTION_OPENING.finditer(text)], key=lambda m: m.start())
-    for m in leads:
-        tail = text[m.end():]
-        end = _SPAN_END.search(" " + tail + " ")
-        tail = tail[: max(0, end.start() - 1)] if end else tail
-        words = _ARTICLE.sub("", tail.strip()).split()[:10]
-        spans += [" ".join(words[:n]) for n in range(len(words), 0, -1)]
-        # a request opens the clause: its words are no part of the name ("explain cystic
-        # fibrosis", "what's marfan syndrome", "could you describe Tay-Sachs disease")
-        asking = next((i for i, w in enumerate(words) if not _filler(w.lower().replace("'", ""))), len(words))
-        if 0 < asking < len(words):
-            rest = _ARTICLE.sub("", " ".join(words[asking:])).split()
-            spans += [" ".join(rest[:n]) for n in range(len(rest), 0, -1)]
-    for m in _BEFORE_GENES.finditer(text):
-        words = m.group(1).split()
-        spans += [" ".join(words[i:]) for i in range(len(words))]
-    return [s.strip(" '\"") for s in dict.fromkeys(spans) if len(s) >= 3]
-
-
-def _pattern_disease(text: str) -> str | None:
-    for form in _DISEASE_FORMS:
-        m = form.search(text)
-        if m:
-            span = _CLAUSE_END.split(m.group(1))[0]
-            span = _CLOZE_TAIL.sub("", span).strip(" '\"")
-            span = _ARTICLE.sub("", span)
-            if len(span) >= 3 and not RSID.search(span) and not ENSEMBL.search(span):
-                return span
-    return None
-
-
-def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]:
-    text = _clean(question)
-    found: list[Entity] = []
-    seen: set[tuple[str, str]] = set()
-
-    def add(e: Entity) -> None:
-        key = (e.kind, e.text.lower())
-        if key not in seen:
-            seen.add(key)
-            found.append(e)
-
-    for m in DNA.finditer(text):
-        add(Entity("sequence", m.group(0).upper()))
-    rest = DNA.sub(" ", text)
-    for m in RSID.finditer(rest):
-        add(Entity("rsid", m.group(0).lower()))
-    for m in ENSEMBL.finditer(rest):
-        add(Entity("ensembl", m.group(0).upper()))
-    for m in ENTREZ.finditer(rest):
-        add(Entity("entrez", m.group(1)))
-    for m in ACCESSION.finditer(rest):
-        add(Entity("accession", m.group(0)))
-    if organism := organism_named_in(rest):
-        # context, not the subject: it never routes a question on its own; fields about
-        # an organism (biorag.sources.AnswerField.about) are read for it
-        add(Entity("organism", organism, confident=False))
-    rest = ACCESSION.sub(" ", ENTREZ.sub(" ", ENSEMBL.sub(" ", RSID.sub(" ", rest))))
-    has_id = any(e.kind in ("rsid", "ensembl", "entrez", "sequence", "accession") for e in found)
-
-    letters = [c for c in rest if c.isalpha()]
-    upper_share = sum(c.isupper() for c in letters) / max(1, len(letters))
-    lower_question = upper_share > 0.7 or not any(c.isupper() for c in rest[1:])
-    scan = rest.lower() if upper_share > 0.7 else rest
-
-    # -- genes: dictionary first, patterns for what the dictionary does not know
-    toks = [(t, pos, kind) for t, pos in _tokens(scan) if (kind := _gene_like(t, lower_question))]
-    if upper_share > 0.7:
-        # read lower-cased, a symbol that is also a word ("APP", "INS") is no gene, unless it
-        # stands in a list with genes ("APP, NR3C1, TLR2": `_listed_with_genes`)
-        toks = sorted(toks + [(t, pos, "listed") for t, pos in _tokens(scan)
-                              if _gene_like(t, lower_question) is None and _gene_like(t.upper(), False)],
-                      key=lambda t: t[1])
-    hits: dict[str, list[LexiconHit]] = {}
-    if lexicon is not None and toks:
-        spans = [v for t, _, _ in toks for v in _variants(t)]
-        for h in _safe_lookup(lexicon, spans, ("gene",)):
-            hits.setdefault(h.span.lower(), []).append(h)
-    explicit = {m.group(1).strip(".-").lower() for f in _EXPLICIT_GENE for m in f.finditer(scan)}
-    symbols = {span for span, hs in hits.items() if any(h.how in ("symbol", "previous") for h in hs)}
-    disease = None if has_id else _disease(scan, lexicon, symbols)
-    in_disease = disease.text.lower() if disease else ""
-    token_genes: list[tuple[int, Entity]] = []
-    for tok, pos, kind in toks:
-        if tok.lower() in in_disease.split():
-            continue
-        matched = [h for v in _variants(tok) for h in hits.get(v.lower(), [])]
-        if kind in ("symbol", "listed"):
-            matched = [h for h in matched if h.how == "symbol"]
-        if matched and kind == "listed":
-            token_genes.append((pos, replace(_gene_entity(tok, matched), confident=False, how="pattern")))
-        elif matched:
-            token_genes.append((pos, _gene_entity(tok, matched)))
-        elif kind == "any":
-            token_genes.append((pos, Entity("gene", tok, confident=tok.lower() in explicit and lexicon is None)))
-    # a gene written out by name ("the myoglobin gene") is the question's gene when
-    # no gene is named outside it; the symbols inside its words ("p53" in "tumor protein
-    # p53") are part of the name. A question naming a gene by its official symbol needs no
-    # look-up (nor the loading of the names at the first one)
-    by_symbol = any(e.confident and e.how in ("symbol", "gene_id", "ensembl", "hgnc") for _, e in token_genes)
-    named = _named_in_full(scan, lexicon) if lexicon is not None and not has_id and not by_symbol else []
-    if disease:  # a disease the dictionary knows is that disease, not a gene's old name for it
-        named = [n for n in named if n[2].span.lower() not in in_disease]
-    inside = {i for start, end, _ in named for i, (pos, _) in enumerate(token_genes) if start <= pos < end}
-    if named and not any(e.confident for i, (_, e) in enumerate(token_genes) if i not in inside):
-        token_genes = [(start, e) for start, _, e in named] + [g for i, g in enumerate(token_genes) if i not in inside]
-        token_genes.sort(key=lambda g: g[0])
-        if disease and any(disease.text.lower() in e.span.lower() for _, _, e in named):
-            disease = None  # a disease name inside a gene's name is part of that name
-    if disease and lexicon is not None:
-        token_genes = _with_subject(scan, disease, token_genes, lexicon)
-    for _, e in _listed_with_genes(scan, token_genes):
-        add(e)
-    genes = [e for e in found if e.kind == "gene" and e.confident]
-    loose = [e for e in found if e.kind == "gene"] if lexicon is None else []
-    if len(genes) >= 2 or len(loose) >= 3:  # several genes: the question may be about them as a set
-        add(_gene_list(genes if len(genes) >= 2 else loose))
-    polar = [] if lexicon is None or has_id else _phenotypes(scan, lexicon, {e.text.lower() for e in found})
-    phenotypes = [h for h, _ in polar]
-    if disease and phenotypes and disease.text.lower() in {h.span for h in phenotypes} and patient_framed(scan):
-        disease = None  # "child with aniridia": a person's feature, not the disease's record
-    if phenotypes:
-        observed = [h.span for h, excluded in polar if not excluded]
-        spans = [h.span for h in phenotypes]
-        covered = set(" ".join(spans).split()) | {"and", "or", "with", "plus"}
-        if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered:
-            disease = None  # the "disease" is the phenotypes read as one name
-        elif disease and disease.how == "pattern" and len(phenotypes) >= 2 and _phenotype_list(disease.text, covered):
-            disease = None  # a list of phenotypes in words around it ("both seizures and ataxia")
-        members = tuple(dict.fromkeys(Member(h.canonical, h.ident, excluded) for h, excluded in polar))
-        add(Entity("phenotype", ", ".join(observed or spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)),
-                   phenotypes[0].how, members=members))
-    if disease:
-        add(disease)
-    return found
-
-
-#: what joins a question's subject to the disease it is asked in ("X do in D", "X
-#: contribute to D", "is X involved in D", "X and D"), read backwards from the disease
-_CONTEXT_JOINT = frozenset("in to and with & for on within during".split())
-_CONTEXT_VERBS = frozenset("""
-do does doing did play plays played have has had got contribute contributes contributing lead leads
-involved implicated linked associated related connected relevant important matter matters act acts
-work works cause causes affect affects
-""".split())
-#: words before the subject that frame it: "role of X in D", "how does X ...", "is X ..."
-_SUBJECT_FRAME = frozenset("""
-role roles function functions involvement contribution part importance relevance relationship link
-association connection effect effects impact significance
-""".split())
-_SUBJECT_WORDS = 4
-#: verbs that join a subject to the disease directly ("does FBN1 cause Marfan syndrome?")
-_CONTEXT_ACTS = frozenset("cause causes underlie underlies".split())
-
-
-def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None:
-    """Where the subject of a question asked in the context of a disease stands, as (start,
-    end, framed): the words before the disease and the words joining them to it ("What does
-    huntingtin do in Huntington disease?", "role of APOE in Alzheimer disease", "FGFR3 and
-    achondroplasia"), up to an asking or framing word. `framed`: a verb or a frame word says
-    the subject acts in the disease (then even a phrase no dictionary knows is the subject)."""
-    low = scan.lower()
-    at = low.find((disease.span or disease.text).lower())
-    if at <= 0:
-        return None
-    words = list(re.finditer(r"[\w'&\-]+", scan[:at]))
-    if not words or words[-1].group(0).lower() not in _CONTEXT_JOINT | _CONTEXT_ACTS:
-        return None
-    i = len(words) - 1
-    while i >= 0 and words[i].group(0).lower() in _CONTEXT_JOINT | _CONTEXT_VERBS | _CONTEXT_ACTS | {"the", "a", "an", "any"}:
-        i -= 1
-    verbs = {w.group(0).lower() for w in words[i + 1:]} & (_CONTEXT_VERBS | _CONTEXT_ACTS)
-    j = i
-    while j >= 0 and i - j < _SUBJECT_WORDS and not _subject_edge(words[j].group(0).lower()):
-        j -= 1
-    if j == i:
-        return None
-    before = words[j].group(0).lower() if j >= 0 else ""
-    framed = bool(verbs) or before in _SUBJECT_FRAME or (before == "of" and j > 0
-                                                           and words[j - 1].group(0).lower() in _SUBJECT_FRAME)
-    return words[j + 1].start(), words[i].end(), framed
-
-
-def _subject_edge(word: str) -> bool:
-    return word in _FILLER or word in _NOT_GENES or word in _SUBJECT_FRAME or _POSSESSIVE.search(word) is not None
-
-
-def _with_subject(scan: str, disease: Entity, token_genes: list[tuple[int, Entity]],
-                  lexicon: Lexicon) -> list[tuple[int, Entity]]:
-    """The genes of a question asked in the context of a disease, its subject marked: a gene
-    found there already, else the subject's words as a gene's symbol, alias or name ("tau",
-    "huntingtin", "presenilin 1": words that count as gene names only there), else, when the
-    question says the subject acts in the disease, the phrase kept unsure ("amyloid beta"):
-    the question is about it, not about the disease's genes."""
-    where = _context_subject(scan, disease)
-    if where is None:
-        return token_genes
-    start, end, framed = where
-    inside = [i for i, (pos, e) in enumerate(token_genes) if start <= pos < end and e.confident]
-    if inside:
-        out = list(token_genes)
-        out[inside[0]] = (out[inside[0]][0], replace(out[inside[0]][1], role="subject"))
-        return out
-    phrase = scan[start:end]
-    hits = _safe_lookup(lexicon, [phrase], ("gene", "gene_name"))
-    if hits:
-        gene = _gene_entity(phrase, hits)
-        if not gene.ambiguous:  # asked for by its symbol, whatever name the question used
-            gene = replace(gene, text=gene.canonical[0], span=phrase)
-        return sorted([*token_genes, (start, replace(gene, role="subject"))], key=lambda g: g[0])
-    if framed:
-        return [*token_genes, (start, Entity("gene", phrase, False, how="subject", role="subject"))]
-    return token_genes
-
-
-#: words that only join or frame names of one list of phenotypes ("both A and B", "A together
-#: with B", "a phenotype of A as well as B"): no phenotype or disease is named by them
-_LIST_FRAME = frozenset("""
-both together along alongside well combination combined same time simultaneously either each all plus also
-concurrent coexisting co occurring phenotype phenotypes feature features symptom symptoms sign signs finding
-findings trait traits presentation patient patients one single person individual child children case cases
-""".split())
-
-
-def _phenotype_list(span: str, covered: set[str]) -> bool:
-    """Whether a phrase no dictionary knows (a question form's "disease") is a list of the
-    phenotypes the dictionary found, framed by words that name nothing: every word is a
-    phenotype's, a function word, or a word that joins or frames a list (`_LIST_FRAME`).
-    A word that may be part of a name ("absence", "juvenile") keeps the phrase a name."""
-    return all(w in covered or w in _LIST_FRAME or w in _NOT_GENES or w in _FILLER
-               for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
-
-
-#: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B", "A/B",
-#: "A; B", a line break or a space
-_LIST_JOINT = re.compile(r"\s*(?:[,;]\s*(?:and\s+|or\s+)?|[&/]\s*|(?:and|or)\s+)|\s+", re.I)
-
-
-def _listed_with_genes(scan: str, token_genes: list[tuple[int, Entity]]) -> list[tuple[int, Entity]]:
-    """Gene-like names no dictionary knows, listed with a gene it does know ("Where are
-    BRCA1 and ZQX99?"), are genes the question asks about too: confident, so that the
-    answer reads a value for each of them or says which one has none, and never answers
-    for the known gene alone."""
-    out = list(token_genes)
-    changed = True
-    while changed:
-        changed = False
-        for i, (pos, e) in enumerate(out):
-            if e.confident or e.how != "pattern":
-                continue
-            for j in (i - 1, i + 1):
-                if not 0 <= j < len(out) or not out[j][1].confident:
-                    continue
-                (p1, e1), (p2, _) = sorted([(pos, e), out[j]], key=lambda g: g[0])
-                if _LIST_JOINT.fullmatch(scan[p1 + len(e1.span or e1.text):p2]):
-                    out[i] = (pos, replace(e, confident=True, how="listed") if e.canonical
-                              else Entity("gene", e.text, True, how="unlisted"))
-                    changed = True
-                    break
-    return out
-
-
-_NAME_WORD = re.compile(r"[A-Za-z0-9]+")
-#: words a gene's written-out name never starts or ends with
-_NOT_NAME_EDGE = frozenset("the a an of is are was on in at for and or to by with what which where how its it "
-                           "this that gene genes".split())
-
-
-def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]:
-    """Genes the question names by their name written out ("the myoglobin gene", "fat mass
-    and obesity associated", "tumour protein p53"), as (start, end, entity): the longest phrases
-    of up to 10 words the gene-name dictionary knows, left to right, not overlapping. A one-
-    word name ("leptin") counts only as a current full name next to the word "gene". A name
-    several genes share is listed with all of them when it is their current full name, and
-    left out when it is only an old name or designation."""
-    words = list(_NAME_WORD.finditer(text))
-    spans: dict[str, tuple[int, int]] = {}
-    for i, first in enumerate(words):
-        if first.group(0).lower() in _NOT_NAME_EDGE:
-            continue
-        for n in range(1, min(10, len(words) - i) + 1):
-            last = words[i + n - 1]
-            if last.group(0).lower() not in _NOT_NAME_EDGE:
-                spans.setdefault(text[first.start():last.end()].lower(), (i, n))
-    found: dict[str, list[LexiconHit]] = {}
-    for h in _safe_lookup(lexicon, list(spans), ("gene_name",)):  # type: ignore[arg-type]
-        found.setdefault(h.span, []).append(h)
-    taken: set[int] = set()
-    out = []
-    for span, (i, n) in sorted(spans.items(), key=lambda kv: (-kv[1][1], kv[1][0])):
-        hits = found.get(span)
-        if not hits or taken.intersection(range(i, i + n)):
-            continue
-        best = min(NAME_STRENGTH.get(h.how, 3) for h in hits)
-        top = [h for h in hits if NAME_STRENGTH.get(h.how, 3) == best]
-        symbols = tuple(dict.fromkeys(h.canonical for h in top))
-        if n == 1:
-            near = {w.group(0).lower() for w in words[max(0, i - 1):i + 2]}
-            if best > 0 or not near & {"gene", "genes"} or span in _NOT_GENES:
-                continue
-        if len(symbols) > 1 and best > 0:
-            continue
-        if top[0].how == "designation head" and not any(c.isdigit() for c in words[i + n - 1].group(0)):
-            continue  # a head names one gene by its number ("breast cancer 2"), else it is a phrase
-        taken.update(range(i, i + n))
-        start, end = words[i].start(), words[i + n - 1].end()
-        out.append((start, end, Entity("gene", symbols[0] if len(symbols) == 1 else text[start:end], True,
-                                       symbols, top[0].how, span=text[start:end])))
-    return sorted(out, key=lambda t: t[0])
-
-
-def _gene_list(genes: list[Entity]) -> Entity:
-    """Several genes as one set: its members are the resolved genes, and its text lists them
-    in symbol order, so that no order the question wrote them in matters."""
-    members = gene_members(genes)
-    resolved = {m.name for m in members}
-    unresolved = sorted({e.text for e in genes if len(e.canonical) != 1 and e.text not in resolved})
-    return Entity("gene_list", " ".join([m.name for m in members] + unresolved), members=members)
-
-
-def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[tuple[LexiconHit, bool]]:
-    """Phenotype names (HPO terms) in the question: the longest phrases of up to six words
-    the dictionary knows, left to right, not overlapping, gene names left out; each with
-    whether the question says it is absent ("no seizures")."""
-    found = list(re.finditer(r"[A-Za-z0-9][\w'\-]*", text))
-    words = [m.group(0) for m in found]
-    spans = {" ".join(words[i:i + n]).lower(): (i, n) for n in range(6, 0, -1) for i in range(len(words) - n + 1)
-             if not any(w.lower() in skip for w in words[i:i + n])}
-    hits = {h.span: h for h in _safe_lookup(lexicon, list(spans), ("phenotype",)) if h.kind == "phenotype"}
-    taken: set[int] = set()
-    out = []
-    for span, (i, n) in sorted(spans.items(), key=lambda kv: (-kv[1][1], kv[1][0])):
-        if span in hits and not taken.intersection(range(i, i + n)):
-            taken.update(range(i, i + n))
-            out.append((i, hits[span]))
-    ordered = sorted(out, key=lambda t: t[0])
-    ends = [0] + [found[i + len(h.span.split()) - 1].end() for i, h in ordered]
-    return [(h, excluded_at(text, found[i].start(), ends[n])) for n, (i, h) in enumerate(ordered)]
-
-
-def _safe_lookup(lexicon: Lexicon, spans: list[str], kinds: tuple[EntityKind, ...]) -> list[LexiconHit]:
-    try:
-        return lexicon.lookup_spans(list(dict.fromkeys(spans)), kinds)
-    except Exception:  # a broken dictionary degrades to patterns, it never stops a question
-        return []
-
-
-def _gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
-    """A dictionary-linked gene. The strongest kind of name decides (official symbol or
-    ID > previous symbol > alias); several genes at that strength make it ambiguous."""
-    strength = {"symbol": 0, "gene_id": 0, "ensembl": 0, "hgnc": 0, "previous": 1}
-    best = min(strength.get(h.how, 2) for h in hits)
-    top = [h for h in hits if strength.get(h.how, 2) == best]
-    canonical = tuple(dict.fromkeys(h.canonical for h in top))
-    kind: EntityKind = "ensembl" if all(h.kind == "ensembl" for h in top) else "gene"
-    # the dictionary's spelling is what sources are asked for (the question's when it is one)
-    name = next((h.name for h in top if h.name == tok), top[0].name)
-    ident = top[0].ident if len(canonical) == 1 else ""
-    return Entity(kind, name, True, canonical, top[0].how, span=tok if tok != name else "", ident=ident)
-
-
-def _disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozenset()) -> Entity | None:
-    """The disease a question names: what a question form ("genes related to X") puts
-    where a disease goes, else the longest phrase the dictionary knows. The dictionary
-    also names what a form's phrase means when it knows it."""
-    span = _pattern_disease(text)
-    if lexicon is None:
-        return Entity("disease", span) if span else None
-    spans = ([span] if span else []) + _disease_spans(text)
-    found: dict[str, list[LexiconHit]] = {}
-    for h in _safe_lookup(lexicon, spans, ("disease", "phenotype")):
-        found.setdefault(h.span.lower(), []).append(h)
-    for candidate in spans:  # the form's phrase, then the longest first within each lead
-        hits = found.get(candidate.lower())
-        if hits:
-            names = {h.canonical.lower(): h.canonical for h in hits}
-            if len(names) == 1 and hits[0].how.endswith(_NEAR_NAMES):
-                # not the dictionary's name: sources are asked for its name, not the question's words
-                return Entity("disease", hits[0].canonical, True, tuple(names.values()), hits[0].how,
-                              span=candidate, ident=hits[0].ident)
-            return Entity("disease", candidate, True, tuple(names.values()), hits[0].how,
-                          ident=hits[0].ident if len(names) == 1 else "")
-        if candidate == span and not any(_extends(span, c) for c in found):
-            return _eponym(text, [span], lexicon, symbols) or Entity("disease", span)
-    return _eponym(text, spans, lexicon, symbols)
-
-
-#: how a dictionary says it matched a name the question did not write (retrievers/lexicon.py)
-_NEAR_NAMES = (" misspelt", " other head")
-#: what a disease named after a person is called after the name ("Marfan syndrome")
-_EPONYM_HEADS = ("syndrome", "disease")
-
-
-def _eponym(text: str, spans: list[str], lexicon: Lexicon, symbols: set[str]) -> Entity | None:
-    """A disease named by its eponym alone ("symptoms of marfan"): a one-word phrase that
-    may be a person's name (no ordinary English word unless capitalised, no gene symbol,
-    no asking word) names the disease when the dictionary holds exactly one family of
-    "<name> syndrome" or "<name> disease" (its catalogue forms included: "Alport syndrome
-    1"). When both exist the name is ambiguous: the entity is kept unsure (it routes
-    nothing) with every name it may mean, and nothing is guessed."""
-    lower_question = not any(c.isupper() for c in text)
-    words = [w for w in dict.fromkeys(spans) if re.fullmatch(r"[A-Za-z][a-z]{2,}", w)
-             and w.lower() not in _NOT_GENES and w.lower() not in symbols and not _filler(w.lower()) and w.lower() not in _LIST_FRAME
-             and (w.lower() not in english_words() or (w.istitle() and not lower_question))]
-    if not words:
-        return None
-    forms = {f"{w.lower()} {head}": w for w in words for head in _EPONYM_HEADS}
-    found: dict[str, list[LexiconHit]] = {}
-    for h in _safe_lookup(lexicon, list(forms), ("disease",)):
-        if h.kind == "disease" and not h.how.endswith(_NEAR_NAMES):  # an eponym's family, spelt as it is
-            found.setdefault(h.span.lower(), []).append(h)
-    for w in words:
-        families = {f: found[f] for f in (f"{w.lower()} {head}" for head in _EPONYM_HEADS) if f in found}
-        if not families:
-            continue
-        names = tuple({h.canonical.lower(): h.canonical for hits in families.values() for h in hits}.values())
-        if len(families) == 1:
-            [(form, hits)] = families.items()
-            return Entity("disease", form, True, names, "eponym", span=w)
-        return Entity("disease", w, False, names, "eponym")
-    return None
-
-
-#: words that start the next part of a sentence, not more of a name: a conjunction, an asking
-#: word, a verb saying where the genes are ("... for Wilson disease lie, at band level?"), or
-#: words around the question ("... for phenylketonuria, for my thesis")
-_NEXT_PART = frozenset("and or but so also plus which what where how when why who is are was were does do "
-                       "lie lies map maps mapped located reside resides sit sits "
-                       "for please thanks thank i i'm im my we our as because since asking need".split())
-
-
-def _extends(span: str, known: str) -> bool:
-    """Whether a question form's phrase is a known name plus at most one more word (the
-    form caught a word of the question: "Marfan syndrome map"), or plus the next part of
-    the sentence ("Meesmann corneal dystrophy and where is it"); then the name wins."""
-    s, k = span.lower(), known.lower()
-    if not s.startswith(k) or (len(s) > len(k) and s[len(k)].isalnum()):
-        return False
-    rest = re.findall(r"[\w'-]+", s[len(k):])
-    return len(rest) <= 1 or rest[0] in _NEXT_PART
-
-
-# ---- answer fields ------------------------------------------------------------------
-_PLACEHOLDER = " \u220e "
-
-
-@dataclass
-class _CueIndex:
-    pattern: re.Pattern
-    by_cue: dict[str, list[tuple[str, AnswerField, bool]]]  # cue -> (source, field, weak)
-    decls: list[tuple[str, AnswerField]]
-    #: a cue word (5 letters or more) and its one-letter deletions -> the cue words: how a
-    #: misspelt word of the question ("chromsome", "ensmbl", "protien") finds its cue word
-    near: dict[str, set[str]] = field(default_factory=dict)
-    #: the words of every cue (see `_field_vocabulary`), made at first use
-    vocabulary: frozenset[str] | None = None
-
-
-_INDEX_CACHE: dict[tuple, _CueIndex] = {}
-
-
-def _cue_index(decls: list[tuple[str, AnswerField]]) -> _CueIndex:
-    cache_key = tuple((s, id(f)) for s, f in decls)
-    idx = _INDEX_CACHE.get(cache_key)
-    if idx is None:
-        by_cue: dict[str, list[tuple[str, AnswerField, bool]]] = {}
-        for s, f in decls:
-            for cue, weak in [(c, False) for c in f.cues] + [(c, True) for c in f.weak_cues]:
-                body = _normalise(cue.removesuffix(" $")).strip()
-                # a cue matches its plural too; " $": only at the question's end
-                keys = [body + " $"] if cue.endswith(" $") else [body, body + "s", body + "es"]
-                for key in keys:
-                    if (s, f, weak) not in by_cue.setdefault(key, []):
-                        by_cue[key].append((s, f, weak))
-        for key in [k for k in by_cue if k.endswith(" $")]:  # at the end, a word is both cues
-            by_cue[key] += [e for e in by_cue.get(key[:-2], []) if e not in by_cue[key]]
-        cues = sorted((c for c in by_cue if c), key=len, reverse=True)
-        alternatives = [re.escape(c[:-2]) + r"(?=\s*$)" if c.endswith(" $") else re.escape(c) for c in cues]
-        pattern = re.compile(r"(?<![\w\u220e])(?:" + "|".join(alternatives) + r")(?![\w])") if cues else re.compile(r"(?!x)x")
-        vocabulary = {w for _s, f in decls for c in (*f.cues, *f.weak_cues) for w in _normalise(c).split()}
-        idx = _CueIndex(pattern, by_cue, decls, _near_words(vocabulary))
-        if len(_INDEX_CACHE) > 64:
-            _INDEX_CACHE.clear()
-        _INDEX_CACHE[cache_key] = idx
-    return idx
-
-
-#: words a question may use for a shorter cue word ("Ensembl gene identifier" asks for the
-#: "ensembl gene id"; "what sort of gene" for "what kind of gene"): both cues and questions
-#: are read through it
-_SAME_WORD = {"identifier": "id", "identifiers": "ids", "sort": "kind", "sorts": "kinds", "class": "kind",
-              "classes": "kinds"}
-_MIN_TYPO_WORD = 5
-
-
-def _near_words(vocabulary: set[str]) -> dict[str, set[str]]:
-    near: dict[str, set[str]] = {}
-    for w in vocabulary:
-        if len(w) >= _MIN_TYPO_WORD and w.isalpha():
-            for v in {w} | deletions(w):
-                near.setdefault(v, set()).add(w)
-    return near
-
-
-def _filler(word: str) -> bool:
-    """A word that leaves a question bare ("what", "tell", "about"), or a misspelling of one:
-    a letter left out of one of 4 letters or more ("wat"), or, for a word that is no English
-    word, one edit away ("teh", "whta")."""
-    if word in _FILLER:
-        return True
-    if len(word) < 3 or not word.isalpha():
-        return False
-    if word in _LONG_FILLER_SHORT:
-        return True
-    return word not in english_words() and bool(
-        _FILLER_NEAR.keys() & ({word} | deletions(word)))
-
-
-def _spelt_as_cues(norm: str, near: dict[str, set[str]]) -> str:
-    """The normalised question with each misspelt word read as the one cue word it is one
-    edit (a letter left out, added, changed, or two swapped) away from: only a word of 5
-    letters or more that is no cue word and no English word, and only when one cue word is
-    that near ("chromsome" -> "chromosome"; "genus" stays)."""
-    words = norm.split()
-    changed = False
-    for i, w in enumerate(words):
-        if len(w) < _MIN_TYPO_WORD or not w.isalpha() or w in near and w in near[w] or w in english_words():
-            continue
-        found = set().union(*(near.get(v, ()) for v in {w} | deletions(w)))
-        if len(found) == 1:
-            words[i] = found.pop()
-            changed = True
-    return " " + " ".join(words) + " " if changed else norm
-
-
-def _normalise(text: str) -> str:
-    t = text.lower().replace("\u2019", "'")
-    t = _NOT_CUE_CHARS.sub(" ", _JOINERS.sub(" ", t))
-    return " " + " ".join(_SAME_WORD.get(w, w) for w in t.split()) + " "
-
-
-def _blank_entities(text: str, entities: list[Entity]) -> str:
-    """The text with each whole occurrence of an entity's name (any case) replaced by a
-    placeholder (no regular expression per name: compiling one per question costs more
-    than understanding the question)."""
-    names = {n for e in entities for n in (e.text, e.span) if n}
-    for name in sorted(names, key=len, reverse=True):
-        low, n, out, i = text.lower(), name.lower(), [], 0
-        while (j := low.find(n, i)) >= 0:
-            before = text[j - 1] if j else " "
-            after = text[j + len(n)] if j + len(n) < len(text) else " "
-            if not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-"):
-                out += [text[i:j], _PLACEHOLDER]
-            else:
-                out.append(text[i:j + len(n)])
-            i = j + len(n)
-        text = "".join(out) + text[i:]
-    return text
-
-
-def plan(name: str, kinds: set[str], decls: list[tuple[str, AnswerField]],
-         cued: set[str] | None = None) -> Intent | None:
-    """Hops answering field `name` for a question naming entities of `kinds`: one source
-    that answers it for those kinds, else a field yielding an entity the answer is about
-    (cued fields preferred), then the field."""
-    for s, f in decls:
-        if f.name == name and kinds.intersection(f.about):
-            takes = tuple(k for k in f.about if k in kinds)
-            return Intent(name, (Hop(s, f, takes),), f.description)
-    links = [(s, f) for s, f in decls if f.yields and kinds.intersection(f.about)]
-    links.sort(key=lambda sf: 0 if cued and sf[1].name in cued else 1)
-    for s2, f2 in decls:
-        if f2.name != name or "free_text" in f2.about:
-            continue
-        for s1, f1 in links:
-            if f1.yields in f2.about and s1 != s2:
-                takes = tuple(k for k in f1.about if k in kinds)
-                return Intent(name, (Hop(s1, f1, takes), Hop(s2, f2, (f1.yields,), from_previous=True)),
-                              f"{f2.description} (via the {f1.description})")
-    return None
-
-
-#: words by which a question asks (a cue right after one of them is what is asked for)
-_ASKING = frozenset("what whats which where how tell give list show name find get is are does do did "
-                    "need want".split())
-
-
-def _ordered_matches(norm: str, idx: _CueIndex) -> list[str]:
-    """Cue matches in the order they are tried: asked-for cues (a wh-word or imperative in
-    the three words before, or in the cue) first; in a compound of two cues ("gene loci")
-    the head, the last one, before its modifier; otherwise left to right."""
-    found = []
-    for m in idx.pattern.finditer(norm):
-        at_end = m.group(0) + " $" in idx.by_cue and not norm[m.end():].strip()
-        key = m.group(0) + " $" if at_end or m.group(0) not in idx.by_cue else m.group(0)
-        before = norm[: m.start()].split()[-3:]
-        asked = bool(_ASKING.intersection(before) or _ASKING.intersection(key.split()[:1]))
-        found.append([m.start(), m.end(), key, asked])
-    for a, b in zip(found, found[1:], strict=False):
-        if norm[a[1]:b[0]].strip() == "":  # adjacent: a modifies b
-            a[0], b[0] = b[0], a[0] - 0.5
-            b[3] = b[3] or a[3]
-    found.sort(key=lambda f: (not f[3], f[0]))
-    return [f[2] for f in found]
-
-
-def _direct_within(cue: str, kinds: set[str], idx: _CueIndex, cued: set[str]) -> Intent | None:
-    """A one-hop answer through a cue written inside `cue` ("chromosome" or "location" in
-    "chromosome location", a weak cue too), for a question whose own entity answers that
-    field directly: asked about a SNP, "chromosome location" is the SNP's chromosome, not
-    the band of its gene."""
-    words = f" {cue.removesuffix(' $').strip()} "
-    inside = [c for c in idx.by_cue if c != cue and c.removesuffix(" $").strip()
-              and f" {c.removesuffix(' $').strip()} " in words]
-    # the head of the compound first ("position" in "chromosomal position"), then the longer
-    inside.sort(key=lambda c: (-words.rfind(f" {c.removesuffix(' $').strip()} "), -len(c)))
-    for want_weak in (False, True):  # strong cues first
-        for inner in inside:
-            for _s, f, weak in idx.by_cue[inner]:
-                intent = plan(f.name, kinds, idx.decls, cued) if weak == want_weak else None
-                if intent is not None and len(intent.hops) == 1:
-                    return intent
-    return None
-
-
-#: where a second question may start: "?", "!", ";", or "and"/"or"/"also" before an asking
-#: word, itself perhaps after a preposition (", and on which chromosome?")
-_NEXT_QUESTION = re.compile(
-    r"[?!;]+\s*|,?\s+(?:and|or|also|plus)\s+(?=(?:(?:on|in|at|to|for|from|of|with|by|into)\s+)?"
-    r"(?:what|whats|what's|which|where|how|is|are|does|do|its|it's)\b)", re.I)
-_LEADS_QUESTION = re.compile(r"^\W*(?:(?:and|or|also|plus|so|but)\W+)*(?:(?:on|in|at|to|for|from|of|with|by|into)\W+)?"
-                             r"(?:" + "|".join(sorted(_ASKING)) + r")\b", re.I)
-
-
-def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | None,
-                  strong_only: bool = False) -> Intent | None:
-    """The field the question asks for (see `_detect_intent`). Two questions in one sentence
-    ("Where is FTO, and is it protein coding?"): the first one's field, read from its own
-    words, so the answer is never the second question's value standing alone."""
-    parts = [p for p in _NEXT_QUESTION.split(text) if p.strip()]
-    if len(parts) > 1:
-        ends = [m.group(0) for m in _NEXT_QUESTION.finditer(text)]
-        asked = []
-        for i, part in enumerate(parts):
-            is_question = _LEADS_QUESTION.match(part) or (i < len(ends) and "?" in ends[i])
-            intent = _detect_intent(part, kinds, sources, strong_only) if is_question else None
-            if intent is not None:
-                asked.append(intent)
-        if len({i.kind for i in asked}) > 1:
-            return asked[0]
-        if len(asked) == 1 and not any(
-                _detect_intent(p, kinds, sources, True) for p in parts if not _LEADS_QUESTION.match(p)):
-            # one question and words around it that ask nothing ("... map? for my thesis")
-            return asked[0]
-    return _detect_intent(text, kinds, sources, strong_only)
-
-
-def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | None,
-                   strong_only: bool = False) -> Intent | None:
-    """The field the question asks for: the first strong cue (see `_ordered_matches`) whose
-    field can be answered for the question's entities, else the first weak cue, else a
-    field answered by default for a question that only names an entity."""
-    if not sources or not kinds:
-        return None
-    decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
-    idx = _cue_index(decls)
-    norm = _spelt_as_cues(_normalise(text), idx.near)
-    matches = _ordered_matches(norm, idx)
-    cued = {f.name for cue in matches for _, f, _ in idx.by_cue[cue]}
-    # "the <field> of the gene of <SNP>": a strong cue for a field about what a cued link
-    # yields is what is asked, wherever it stands; the link is the way there
-    yielded = {f.yields for cue in matches for _, f, _ in idx.by_cue[cue] if f.yields and kinds.intersection(f.about)}
-    # a weak cue counts there when it is the question's first word: "Where is the gene for X?",
-    # after every strong cue: "Where do the genes for X map?" asks for their bands
-    opening = norm.split()[:1]
-    for want_weak in (False, True):
-        for cue in matches:
-            for _s, f, weak in idx.by_cue[cue]:
-                if weak != want_weak or (weak and cue.split() != opening):
-                    continue
-                if not f.yields and yielded.intersection(f.about):
-                    intent = plan(f.name, kinds, decls, cued)
-                    if intent is not None:
-                        return intent
-    own = own_record(kinds, decls)
-    for want_weak in (False,) if strong_only else (False, True):
-        for cue in matches:
-            for _s, f, weak in idx.by_cue[cue]:
-                if weak == want_weak:
-                    intent = plan(f.name, kinds, decls, cued)
-                    if intent is not None and len(intent.hops) > 1:
-                        intent = _direct_within(cue, kinds, idx, cued) or intent
-                    if intent is not None and weak and own is not None and len(intent.hops) > 1 \
-                            and intent.hops[0].field.name not in cued:
-                        # a weak cue ("tell me about", "describe") about the entity itself:
-                        # its own record, not a field of things the question never named
-                        return own
-                    if intent is not None:
-                        return intent
-    # a contraction is read as its letters ("what's" as "whats")
-    words = [w for w in (w.replace("'", "") for w in norm.split()) if w and not _filler(w) and w != "\u220e"]
-    return own if not words and not strong_only else None
-
-
-def own_record(kinds: set[str], decls: list[tuple[str, AnswerField]]) -> Intent | None:
-    """The field answered by default for a question that only names an entity of `kinds`
-    ("What is TP53?": the gene's summary; "Marfan syndrome?": the disease's features)."""
-    return next((plan(f.name, kinds, [(s, f)]) for s, f in decls if kinds.intersection(f.default_for)), None)
-
-
-def _field_vocabulary(sources: Mapping[str, Source]) -> frozenset[str]:
-    """The words by which questions ask the sources for fields (their cue words) and name
-    them ("HPO", "OMIM")."""
-    decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
-    idx = _cue_index(decls)
-    if idx.vocabulary is None:
-        idx.vocabulary = frozenset(w for _s, f in decls for c in (*f.cues, *f.weak_cues)
-                                   for w in _normalise(c.removesuffix(" $")).split())
-    return idx.vocabulary | {w for name in sources for w in _normalise(name).split()}
+#: what other modules import from here (the parts live in the modules named above)
+__all__ = ["ACCESSION", "DNA", "ENSEMBL", "ENTREZ", "RSID", "Analysis", "Entity", "Hop", "Intent", "analyse",
+           "context_checks", "detect_intent", "english_words", "find_entities", "own_record", "plan"]
 
 
 def _field_words_not_genes(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[Entity]:
@@ -997,7 +53,7 @@ def _field_words_not_genes(core: str, entities: list[Entity], sources: Mapping[s
     and a field about it. Otherwise the alias stays a gene ("Where is HPO?")."""
     if not sources:
         return entities
-    vocabulary = _field_vocabulary(sources)
+    vocabulary = field_vocabulary(sources)
     words = [e for e in entities if e.kind == "gene" and e.how == "alias" and e.text.lower() in vocabulary]
     if not words:
         return entities
@@ -1008,7 +64,7 @@ def _field_words_not_genes(core: str, entities: list[Entity], sources: Mapping[s
     kinds = {e.kind for e in rest if e.confident}
     if not kinds - {"organism"}:
         return entities
-    blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), [e for e in rest if e.confident])
+    blanked = blank_entities(DNA.sub(PLACEHOLDER, core), [e for e in rest if e.confident])
     intent = detect_intent(blanked, kinds, sources, strong_only=True)
     if intent is None or "gene" in intent.hops[0].takes:
         return entities
@@ -1020,16 +76,16 @@ def _subject_not_field_words(entities: list[Entity], sources: Mapping[str, Sourc
     contribute to Marfan syndrome?": "genetic" asks for the disease's genes)."""
     if not sources:
         return entities
-    vocabulary = _field_vocabulary(sources)
+    vocabulary = field_vocabulary(sources)
     return [e for e in entities if not (e.role == "subject" and not e.confident
-                                        and vocabulary.intersection(_normalise(e.text).split()))]
+                                        and vocabulary.intersection(normalise(e.text).split()))]
 
 
 def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon: Lexicon | None = None) -> Analysis:
     """Entities, answer field and hops of a question, for the given sources' declarations
     (the enabled retrievers; without sources only entities are found). Multiple-choice
     options are split off first: the stem is what is understood."""
-    stem, options = split_options(_clean(question))
+    stem, options = split_options(clean_question(question))
     if options:
         options = [replace(o, names=tuple(n for e in find_entities(o.text, lexicon) if e.confident
                                           for n in e.canonical)) for o in options]
@@ -1043,7 +99,7 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     entities = _field_words_not_genes(core, find_entities(stem, lexicon), sources)
     entities = _subject_not_field_words(entities, sources)
     # names a dictionary or pattern is sure of are blanked out: their letters are no cue
-    blanked = _blank_entities(DNA.sub(_PLACEHOLDER, core), [e for e in entities if e.confident or e.role])
+    blanked = blank_entities(DNA.sub(PLACEHOLDER, core), [e for e in entities if e.confident or e.role])
     kinds = {e.kind for e in entities if e.confident}
     if any(e.role == "subject" for e in entities):
         # asked about a gene (or an unknown subject) in the context of a disease: the
@@ -1065,7 +121,7 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
             intent = None
     free_text = False
     if sources and "gene_list" in kinds:
-        intent, free_text = _gene_list_task(blanked, kinds, sources, intent)
+        intent, free_text = gene_list_task(blanked, kinds, sources, intent)
     if intent is None and sources and kinds - {"organism"} == {"phenotype"}:
         # symptoms and nothing else ("child with aniridia"): the phenotypes' default field
         intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
@@ -1076,36 +132,6 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
                     unknown=unknown)
 
 
-def _most_specific_set_field(blanked: str, kinds: set[str], sources: Mapping[str, Source]) -> Intent | None:
-    """Of the fields about a gene list that the question cues, the one with the longest cue:
-    "the enriched gene ontology term" asks for the GO term, not any enriched term."""
-    decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
-    idx = _cue_index(decls)
-    cued = [(len(cue.split()), f) for cue in _ordered_matches(_spelt_as_cues(_normalise(blanked), idx.near), idx)
-            for _s, f, weak in idx.by_cue[cue] if not weak and "gene_list" in f.about]
-    if not cued:
-        return None
-    longest = max(n for n, _ in cued)
-    return plan(next(f for n, f in cued if n == longest).name, kinds, decls)
-
-
-def _gene_list_task(blanked: str, kinds: set[str], sources: Mapping[str, Source],
-                    intent: Intent | None) -> tuple[Intent | None, bool]:
-    """(intent, free text) of a question naming several genes: what they share when it says
-    nothing else ("PMS2, MLH1, MSH2, MSH6", "genes: A B C"); the most specific gene-list
-    field it cues; a field it asks of each gene as cued; the literature when it says more
-    and cues nothing ("Does TP53 bind MDM2?")."""
-    rest = [w for w in leftover_words(_normalise(blanked), _PLACEHOLDER.strip()) if not _filler(w.replace("'", ""))]
-    decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
-    if not rest:
-        return own_record({"gene_list"}, decls), False
-    if intent is None:
-        return None, True
-    if "gene_list" in intent.hops[0].takes:
-        return _most_specific_set_field(blanked, kinds, sources) or intent, False
-    return intent, False
-
-
 def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[str]:
     """The question's gene-like names no dictionary holds, when it asks a gene's field of them
     and nothing else (see biorag.unknown_names)."""
@@ -1114,7 +140,7 @@ def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Sour
     genes = [e for e in entities if e.kind == "gene"]
     if not genes or any(e.how != "pattern" or not symbol_like(e.text) for e in genes):
         return []
-    blanked = _blank_entities(core, genes)
+    blanked = blank_entities(core, genes)
     # "..., thanks" / "hi, ..." wrap a question without asking anything: read it without them
     bare = " ".join(w for w in blanked.split() if re.sub(r"\W", "", w.lower()) not in POLITE)
     asked = detect_intent(bare, {"gene"}, sources)
@@ -1123,23 +149,8 @@ def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Sour
     if any(asked.kind == f.name for _s, f in declared_fields(sources) if f.default_for) and not (
             any(e.confident for e in genes) or re.search(r"\bgenes?\b", core, re.I)):
         return []  # "What is COVID-19?" names no gene; "What is the FLURBLE1 gene?" does
-    allowed = _field_vocabulary(sources) | _NOT_GENES | _FILLER | POLITE
-    words = [w for w in _normalise(blanked).split() if w != "\u220e" and not w.isdigit()]
-    return [e.text for e in genes] if all(w in allowed or _filler(w) for w in words) else []
+    allowed = field_vocabulary(sources) | NOT_GENES | FILLER | POLITE
+    words = [w for w in normalise(blanked).split() if w != "\u220e" and not w.isdigit()]
+    return [e.text for e in genes] if all(w in allowed or filler(w) for w in words) else []
 
 
-def context_checks(entities: list[Entity], intent: Intent, sources: Mapping[str, Source]) -> tuple[Hop, ...]:
-    """A gene asked about in the context of a disease ("is tau involved in Alzheimer
-    disease?", "does FBN1 cause Marfan syndrome?"): every source's field that yields the
-    genes of a disease, asked for that disease, so the answer can say whether the records
-    link the two (biorag.links); then every field that lists the diseases of a gene, asked
-    for the gene, so an answer that finds no link can say what the gene is linked to
-    (planned only then: biorag.planner.pending_checks). Nothing for any other question, or
-    when the gene or the disease is not one record."""
-    subject = any(e.role == "subject" and e.kind == "gene" and e.confident and not e.ambiguous for e in entities)
-    disease = any(e.kind == "disease" and e.confident for e in entities)
-    if not (subject and disease and "gene" in intent.hops[0].takes):
-        return ()
-    fields = declared_fields(sources)
-    return (tuple(Hop(s, f, ("disease",)) for s, f in fields if f.yields == "gene" and "disease" in f.about)
-            + tuple(Hop(s, f, ("gene",)) for s, f in fields if f.lists == "disease" and "gene" in f.about))

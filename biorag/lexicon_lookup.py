@@ -1,0 +1,31 @@
+"""Asking the dictionary (a `Lexicon`: the gene store's symbols, aliases, IDs and names,
+disease and phenotype names) about spans of a question, and a gene entity from its hits.
+A broken dictionary degrades to patterns: it never stops a question.
+"""
+
+from __future__ import annotations
+
+from biorag.question_model import Entity
+from biorag.sources import EntityKind, Lexicon, LexiconHit
+
+
+def safe_lookup(lexicon: Lexicon, spans: list[str], kinds: tuple[EntityKind, ...]) -> list[LexiconHit]:
+    """The dictionary's hits of `kinds` for `spans` (each asked once); none when it fails."""
+    try:
+        return lexicon.lookup_spans(list(dict.fromkeys(spans)), kinds)
+    except Exception:  # a broken dictionary degrades to patterns, it never stops a question
+        return []
+
+
+def gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
+    """A dictionary-linked gene. The strongest kind of name decides (official symbol or
+    ID > previous symbol > alias); several genes at that strength make it ambiguous."""
+    strength = {"symbol": 0, "gene_id": 0, "ensembl": 0, "hgnc": 0, "previous": 1}
+    best = min(strength.get(h.how, 2) for h in hits)
+    top = [h for h in hits if strength.get(h.how, 2) == best]
+    canonical = tuple(dict.fromkeys(h.canonical for h in top))
+    kind: EntityKind = "ensembl" if all(h.kind == "ensembl" for h in top) else "gene"
+    # the dictionary's spelling is what sources are asked for (the question's when it is one)
+    name = next((h.name for h in top if h.name == tok), top[0].name)
+    ident = top[0].ident if len(canonical) == 1 else ""
+    return Entity(kind, name, True, canonical, top[0].how, span=tok if tok != name else "", ident=ident)
