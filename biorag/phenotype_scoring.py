@@ -39,6 +39,8 @@ ONSET_YEARS = {"HP:0030674": (-1.0, 0.0), "HP:0011460": (-1.0, -0.6), "HP:001146
                "HP:0003581": (16.0, 120.0), "HP:0011462": (16.0, 40.0), "HP:0003596": (40.0, 60.0),
                "HP:0003584": (60.0, 120.0)}
 X_RECESSIVE, X_DOMINANT, X_LINKED, Y_LINKED = "HP:0001419", "HP:0001423", "HP:0001417", "HP:0001450"
+#: the catalogue named for HPO's own gene-disease links (genes_to_phenotype)
+HPO_LINK = "HPO annotations"
 
 
 def frequency_fraction(value: str) -> float | None:
@@ -127,6 +129,8 @@ class GeneScore:
     score: float
     best: DiseaseScore
     other_diseases: list[tuple[str, str, float]] = field(default_factory=list)  # (id, name, score)
+    #: the catalogues linking the gene to its best disease ("HPO annotations", "ClinVar", ...)
+    linked_by: list[str] = field(default_factory=list)
 
 
 class PhenotypeModel:
@@ -134,7 +138,8 @@ class PhenotypeModel:
 
     terms: (term number, HP id, name, IC over diseases); ancestors: (term, ancestor), with
     every term its own ancestor; annotations: (disease id, term number, frequency text) for
-    observed phenotypes; names: disease id -> name; genes: (gene id, symbol, disease id);
+    observed phenotypes; names: disease id -> name; genes: (gene id, symbol, disease id[,
+    catalogue]), HPO's own links first (their symbol is kept);
     modifiers: (disease id, HP id) of onset and inheritance annotations."""
 
     def __init__(self, terms: Iterable[tuple[int, str, str, float]], ancestors: Iterable[tuple[int, int]],
@@ -163,11 +168,17 @@ class PhenotypeModel:
         self.gene_links: dict[int, list[int]] = {}
         self.symbols: dict[int, str] = {}
         self.disease_genes: list[list[str]] = [[] for _ in self.disease_ids]
-        for gid, sym, did in sorted(genes):
-            if did in self.dindex:
-                self.gene_links.setdefault(gid, []).append(self.dindex[did])
-                self.symbols[gid] = sym
-                self.disease_genes[self.dindex[did]].append(sym)
+        #: (gene id, disease index) -> the catalogues linking them (HPO's own links: HPO)
+        self.link_sources: dict[tuple[int, int], list[str]] = {}
+        for gid, sym, did, *source in sorted(genes):
+            if did not in self.dindex:
+                continue
+            di = self.dindex[did]
+            if (gid, di) not in self.link_sources:
+                self.gene_links.setdefault(gid, []).append(di)
+                self.symbols.setdefault(gid, sym)
+                self.disease_genes[di].append(sym)
+            self.link_sources.setdefault((gid, di), []).extend(source or [HPO_LINK])
         self._log_size = np.log(np.array([max(len(a), 1) for a in self.annotated], dtype=float))
         self.onsets: list[list[tuple[float, float]]] = [[] for _ in self.disease_ids]
         self.inheritance: list[set[str]] = [set() for _ in self.disease_ids]
@@ -307,7 +318,7 @@ class PhenotypeModel:
             out.append(GeneScore(gid, self.symbols[gid], round(float(best_of[i]), 4),
                                  self.explain(ds[0], patient, params, scores, values),
                                  [(self.disease_ids[d], self.names[self.disease_ids[d]], round(float(scores[d]), 4))
-                                  for d in ds[1:5]]))
+                                  for d in ds[1:5]], list(self.link_sources[(gid, ds[0])])))
         return out
 
     def gene_ranks(self, patient: Patient, params: ScoringParams, leave_out: Sequence[str] = ()) -> dict[str, int]:

@@ -1,8 +1,8 @@
 """Phenotype-driven gene prioritisation of one case: the case's HPO ids checked against the
 store (or its words read into terms, negations as excluded features), genes ranked by their
 best disease (biorag.phenotype_scoring), and a report a clinician can check: per gene the
-disease with its id, which patient features matched which disease features, what the disease
-does not explain, and the score. Written as JSON (`as_dict`) or an Exomiser-like gene TSV."""
+disease with its id and the catalogues linking the gene to it, which patient features matched
+which disease features, what the disease does not explain, and the score. Written as JSON (`as_dict`) or an Exomiser-like gene TSV."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from retrievers.hpo import HpoStore
 
 DEFAULT_TOP_K, MAX_TOP_K = 10, 100
 TSV_COLUMNS = ("#RANK", "GENE_SYMBOL", "ENTREZ_GENE_ID", "PHENO_SCORE", "DISEASE_ID", "DISEASE_NAME",
-               "MATCHED_PHENOTYPES", "UNEXPLAINED_PHENOTYPES", "CONTRADICTED_EXCLUDED")
+               "MATCHED_PHENOTYPES", "UNEXPLAINED_PHENOTYPES", "CONTRADICTED_EXCLUDED", "LINKED_BY")
 
 
 @dataclass
@@ -51,6 +51,7 @@ class Prioritised:
         return {
             "rank": rank, "symbol": g.symbol, "gene_id": g.gene_id, "score": g.score,
             "disease": {"id": b.disease_id, "name": b.name},
+            "linked_by": list(g.linked_by),
             "matched": [{"patient": self._term(m.patient_term), "disease": self._term(m.disease_term),
                          "shared": self._term(m.via), "exact": m.exact, "frequency": m.frequency,
                          "log_lr": m.log_lr} for m in b.matched],
@@ -65,7 +66,7 @@ class Prioritised:
             b = g.best
             matched = "; ".join(f"{m.patient_term}->{m.disease_term}" for m in b.matched)
             rows.append([str(i), g.symbol, str(g.gene_id), f"{g.score:.4f}", b.disease_id, b.name, matched,
-                         ";".join(b.unexplained), ";".join(b.contradicted)])
+                         ";".join(b.unexplained), ";".join(b.contradicted), "; ".join(g.linked_by)])
         return rows
 
     def lines(self) -> list[str]:
@@ -77,7 +78,8 @@ class Prioritised:
                                 + ("" if m.patient_term == m.disease_term else
                                    f" ~ {self.names.get(m.disease_term, m.disease_term)}") for m in b.matched)
             unexplained = ", ".join(self.names.get(t, t) for t in b.unexplained) or "none"
-            out.append(f"{i}. {g.symbol} (Gene ID {g.gene_id}) score {g.score:.2f} via {b.name} ({b.disease_id}); "
+            linked = f", linked by {' and '.join(g.linked_by)}" if g.linked_by else ""
+            out.append(f"{i}. {g.symbol} (Gene ID {g.gene_id}) score {g.score:.2f} via {b.name} ({b.disease_id}{linked}); "
                        f"matches: {matched or 'none'}; not explained: {unexplained}")
         return out
 
