@@ -11,6 +11,7 @@ import pytest
 
 from biorag.phenopackets import Case
 from indexing.gene_store_build import snapshot_paths
+from retrievers.hpo import HpoRetriever, TermMatch
 from retrievers.prioritise import TSV_COLUMNS, prioritise
 
 
@@ -54,6 +55,19 @@ def test_a_gene_linked_only_by_a_catalogue_is_ranked_and_names_it(hpo_store, con
             alone_and_best += 1
             assert g["rank"] == 1, (symbol, disease_id, list(genes)[:5])
     assert alone_and_best >= 1
+
+
+def test_the_hpo_sources_gene_records_name_the_catalogue(hpo_store, con):
+    """What `biorag ask` cites for "which genes ..." questions: a gene record whose link is not
+    HPO's own names the catalogue (Evidence.linked_by and its text); HPO's own name none."""
+    gid, symbol, disease_id, source, others = next(x for x in _catalogue_only(con) if x[3] == "NCBI mim2gene_medgen")
+    terms = [TermMatch(p["id"], p["name"], p["name"], 0.0, p["ic"])
+             for p in hpo_store.disease_phenotypes(disease_id)][:8]
+    records = HpoRetriever(store=hpo_store).ranked_gene_records(terms, 100)
+    mine = next(r for r in records if r.metadata["symbol"] == symbol)
+    assert mine.linked_by == [source] and f"(linked by {source})" in mine.text
+    assert mine.metadata["diseases"][0] == disease_id
+    assert any(not r.linked_by and "linked by" not in r.text for r in records)
 
 
 def test_hpo_own_links_say_so(hpo_store):
