@@ -15,6 +15,7 @@ from biorag.phenotype_scoring import GeneScore, Patient, ScoringParams
 from retrievers.hpo import HpoStore
 
 DEFAULT_TOP_K, MAX_TOP_K = 10, 100
+LINKS_SCHEMA = 3  # the HPO store schema with linked_gene_diseases (indexing/hpo_store_build.py)
 TSV_COLUMNS = ("#RANK", "GENE_SYMBOL", "ENTREZ_GENE_ID", "PHENO_SCORE", "DISEASE_ID", "DISEASE_NAME",
                "MATCHED_PHENOTYPES", "UNEXPLAINED_PHENOTYPES", "CONTRADICTED_EXCLUDED", "LINKED_BY")
 
@@ -110,6 +111,9 @@ def prioritise(store: HpoStore, case: Case, top_k: int = DEFAULT_TOP_K, params: 
     if not obs.ids:
         raise InputError(f"{case.source}: none of the observed features is a term of HPO {store.release} "
                          f"({'; '.join(obs.warnings)})")
+    if store.info().get("schema", 0) < LINKS_SCHEMA:
+        warnings.append(f"the HPO store at {store.path} predates the mim2gene_medgen and ClinVar gene links "
+                        "(schema < 3): rebuild it with `biorag data hpo-store build`")
     model = store.model()
     patient = Patient(obs.ids, [t for t in exc.ids if t not in obs.ids], case.onset, case.onset_age_years,
                       case.age_years, case.sex)

@@ -5,13 +5,15 @@ is ranked for a patient with that disease's features, and says which catalogue l
 from __future__ import annotations
 
 import gzip
+import json
+import shutil
 import sqlite3
 
 import pytest
 
 from biorag.phenopackets import Case
 from indexing.gene_store_build import snapshot_paths
-from retrievers.hpo import HpoRetriever, TermMatch
+from retrievers.hpo import HpoRetriever, HpoStore, TermMatch
 from retrievers.prioritise import TSV_COLUMNS, prioritise
 
 
@@ -95,3 +97,22 @@ def test_catalogue_links_are_new_causal_and_to_annotated_diseases(hpo_store, con
     assert len(qualified) > 1000
     assert not {(g, d) for g, d, _ in rows} & qualified
     assert {s for _, _, s in rows} == {"NCBI mim2gene_medgen", "ClinVar"}
+
+
+def test_a_store_built_before_the_links_still_ranks_and_says_to_rebuild(hpo_store_path, tmp_path):
+    """A schema-2 store (no linked_gene_diseases) ranks with HPO's links and warns."""
+    old = tmp_path / "hpo_store.sqlite"
+    shutil.copy(hpo_store_path, old)
+    c = sqlite3.connect(old)
+    record = json.loads(c.execute("SELECT value FROM meta WHERE key='build'").fetchone()[0])
+    c.execute("DROP TABLE linked_gene_diseases")
+    c.execute("UPDATE meta SET value=? WHERE key='build'", (json.dumps({**record, "schema": 2}),))
+    c.commit()
+    c.close()
+    store = HpoStore(old)
+    try:
+        result = prioritise(store, Case(id="rp", observed=["HP:0000510", "HP:0000662"]), top_k=5)
+        assert result.genes and all(g.linked_by == ["HPO annotations"] for g in result.genes)
+        assert any("biorag data hpo-store build" in w for w in result.warnings)
+    finally:
+        store.close()
