@@ -35,7 +35,7 @@ TEMPLATES = (
     "Candidate genes for a patient with: {semi_list}",
 )
 #: the constants tried by cross-validation (the defaults of ScoringParams are among them)
-GRID = {"partial": (1.0, 0.5), "annotation_size": (0.0, 1.0), "excluded_weight": (0.05, 0.3), "support": (0.0, 0.25)}
+GRID = {"partial": (0.5, 0.3, 0.2), "annotation_size": (0.0, 1.0), "excluded_weight": (0.05, 0.3), "support": (0.0, 0.25)}
 
 
 @dataclass

@@ -19,8 +19,11 @@ What the store adds to the raw files, so that queries stay fast:
 Tables (schema 2): ``terms`` (term number, HP id, name, definition, disease and gene counts,
 ``ic_disease``, ``ic_gene``), ``term_names``, ``parents``, ``ancestors``, ``alt_ids``,
 ``obsolete_terms``, ``diseases``, ``disease_terms`` (aspect P/I/C/M, negated, frequency,
-onset, reference), ``gene_terms``, ``gene_diseases``. The phenotype ranking
-(retrievers/hpo_ranking.py) loads terms, ancestors, disease_terms and gene_diseases.
+onset, reference), ``gene_terms``, ``gene_diseases`` (HPO's own links), ``linked_gene_diseases`` (schema 3: links
+to HPO-annotated diseases that NCBI mim2gene_medgen or ClinVar give and HPO lacks, with the
+catalogue; `indexing/hpo_gene_links.py`). The phenotype ranking (retrievers/hpo_ranking.py)
+loads terms, ancestors, disease_terms and both link tables; the disease -> genes lookups read
+HPO's own links only.
 
 HPO's license asks every service using it to say so: see `hpo_notice`.
 """
@@ -48,8 +51,9 @@ from indexing.hpo_files import (
     read_obo,
     read_phenotype_annotations,
 )
+from indexing.hpo_gene_links import catalogue_links, link_inputs
 
-SCHEMA_VERSION = 2  # 2: obsolete_terms
+SCHEMA_VERSION = 3  # 2: obsolete_terms; 3: linked_gene_diseases
 #: synonym kinds kept for finding terms in free text (abbreviations like "ID" are left out:
 #: as words in a sentence they match far more than the phenotype)
 TEXT_SYNONYMS = {"EXACT", "layperson", "plural_form", "uk_spelling"}
@@ -71,6 +75,9 @@ CREATE TABLE disease_terms (
 );
 CREATE TABLE gene_terms (gene_id INTEGER NOT NULL, term INTEGER NOT NULL);
 CREATE TABLE gene_diseases (gene_id INTEGER NOT NULL, symbol TEXT NOT NULL, disease_id TEXT NOT NULL);
+CREATE TABLE linked_gene_diseases (
+    gene_id INTEGER NOT NULL, symbol TEXT NOT NULL, disease_id TEXT NOT NULL, source TEXT NOT NULL
+);
 """
 _INDEXES = """
 CREATE INDEX term_names_norm ON term_names(name_norm);
@@ -85,6 +92,7 @@ CREATE INDEX gene_terms_term ON gene_terms(term);
 CREATE INDEX gene_diseases_gene ON gene_diseases(gene_id);
 CREATE INDEX gene_diseases_symbol ON gene_diseases(symbol);
 CREATE INDEX gene_diseases_disease ON gene_diseases(disease_id);
+CREATE INDEX linked_gene_diseases_disease ON linked_gene_diseases(disease_id);
 """
 
 
@@ -124,8 +132,10 @@ def _information_content(annotations: dict[Any, set[int]], closure: dict[int, se
     return counts, len(annotations)
 
 
-def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
-    """Build the store at `out` atomically (a temp file renamed at the end)."""
+def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = True,
+                    links_dir: Path | None = None) -> dict[str, Any]:
+    """Build the store at `out` atomically (a temp file renamed at the end). `links_dir`:
+    a folder with the gene-link catalogues (default: the bundled snapshot)."""
     t0 = time.perf_counter()
     folder = hpo_data_dir(data_dir)
     release, obo_terms = read_obo(folder)
@@ -169,6 +179,9 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
             continue
         gene_annot[gid].add(term)
 
+    hpo_symbol = {gid: sym for gid, sym, _ in gene_disease}
+    extra, extra_counts = catalogue_links(set(disease_annot), {(g, d) for g, _, d in gene_disease}, links_dir)
+    extra = [(g, hpo_symbol.get(g, sym), d, src) for g, sym, d, src in extra]
     n_dis, total_dis = _information_content(disease_annot, closure)
     n_gene, total_gene = _information_content(gene_annot, closure)
 
@@ -200,18 +213,22 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
         con.executemany("INSERT INTO disease_terms VALUES (?,?,?,?,?,?,?)", disease_rows)
         con.executemany("INSERT INTO gene_terms VALUES (?,?)", ((g, t) for g, ts in gene_annot.items() for t in ts))
         con.executemany("INSERT INTO gene_diseases VALUES (?,?,?)", sorted(gene_disease))
+        con.executemany("INSERT INTO linked_gene_diseases VALUES (?,?,?,?)", extra)
         con.executescript(_INDEXES)
         summary = {
             "schema": SCHEMA_VERSION,
             "release": release,
             "notice": hpo_notice(folder),
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "inputs": {name: str(folder / name) for name in (HP_OBO, PHENOTYPE_HPOA, GENES_TO_PHENOTYPE)},
+            "inputs": {**{name: str(folder / name) for name in (HP_OBO, PHENOTYPE_HPOA, GENES_TO_PHENOTYPE)},
+                       **{name: str(path) for name, path in link_inputs(links_dir).items()}},
             "terms": len(live),
             "diseases": len(diseases),
             "annotated_diseases": total_dis,
             "genes": total_gene,
             "gene_disease_links": len(gene_disease),
+            "linked_gene_diseases": extra_counts,
+            "genes_linked_by_catalogues_only": len({g for g, *_ in extra} - {g for g, _, _ in gene_disease}),
             **counts,
         }
         write_build_record(con, summary)

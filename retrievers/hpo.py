@@ -43,6 +43,7 @@ from biorag.phenotype_names import name_words as words
 from biorag.phenotype_names import negation_pieces
 from biorag.phenotype_names import term_number as _term_number
 from biorag.phenotype_scoring import (
+    HPO_LINK,
     DiseaseScore,
     Patient,
     PhenotypeModel,
@@ -130,6 +131,7 @@ class Ranked:
     matched: list[dict[str, Any]] = field(default_factory=list)  # per query term
     tie_break: float = 0.0
     related: list[str] = field(default_factory=list)  # diseases of a gene / genes of a disease
+    linked_by: list[str] = field(default_factory=list)  # a gene: the catalogues linking it to related[0]
 
 
 class HpoStore:
@@ -230,6 +232,7 @@ class HpoStore:
         for g in self.model().rank_genes(Patient(list(terms), list(excluded)), params or ScoringParams(), limit):
             r = Ranked(str(g.gene_id), g.symbol, g.score, self._matched(g.best))
             r.related = [g.best.disease_id, *(d for d, _, _ in g.other_diseases)]
+            r.linked_by = list(g.linked_by)
             out.append(r)
         return out
 
@@ -623,11 +626,13 @@ class HpoRetriever(Retriever):
         observed, excluded = _split(terms)
         for r in self.store.rank_genes(observed, k, excluded):
             matched = _matched_text(r)
+            # a link HPO itself does not make names its catalogue (NCBI mim2gene_medgen, ClinVar)
+            other = [] if r.linked_by == [HPO_LINK] else r.linked_by
             out.append(Evidence(
                 source=SOURCE, id=r.id, title=r.label,
                 text=f"{r.label} (Gene ID {r.id}): score {r.score:.2f}; matches {matched}; diseases: "
-                     + ", ".join(r.related[:5]),
-                url=record_url(SOURCE, r.id), score=r.score,
+                     + ", ".join(r.related[:5]) + (f" (linked by {', '.join(other)})" if other else ""),
+                url=record_url(SOURCE, r.id), score=r.score, linked_by=other,
                 metadata={"kind": "gene", "symbol": r.label, "gene_id": int(r.id), "matched": r.matched,
                           "query_terms": [t.as_dict() for t in terms], "diseases": r.related,
                           **_release_note(self.store)}))

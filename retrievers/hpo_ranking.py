@@ -1,6 +1,7 @@
 """The phenotype model (biorag.phenotype_scoring) loaded from the HPO store, once per store
-file and process, and the store-side checks of a patient's HPO ids (obsolete ids mapped to
-their replacement, unknown ones reported)."""
+file and process (HPO's gene-disease links and, from schema 3, those NCBI mim2gene_medgen
+and ClinVar add, each with its catalogue), and the store-side checks of a patient's HPO ids
+(obsolete ids mapped to their replacement, unknown ones reported)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def _load(con: sqlite3.Connection) -> PhenotypeModel:
         "SELECT disease_id, term, frequency FROM disease_terms WHERE aspect='P' AND negated=0").fetchall()
     names = {d: n for d, n in con.execute("SELECT disease_id, name FROM diseases")}
     genes = con.execute("SELECT gene_id, symbol, disease_id FROM gene_diseases").fetchall()
+    if con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='linked_gene_diseases'").fetchone():
+        # schema 3: links other catalogues give (a store built before has HPO's only)
+        genes += con.execute("SELECT gene_id, symbol, disease_id, source FROM linked_gene_diseases").fetchall()
     modifiers = con.execute(
         "SELECT x.disease_id, t.id FROM disease_terms x JOIN terms t ON t.term=x.term "
         "WHERE x.aspect IN ('C','I') AND x.negated=0").fetchall()

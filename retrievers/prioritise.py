@@ -1,8 +1,8 @@
 """Phenotype-driven gene prioritisation of one case: the case's HPO ids checked against the
 store (or its words read into terms, negations as excluded features), genes ranked by their
 best disease (biorag.phenotype_scoring), and a report a clinician can check: per gene the
-disease with its id, which patient features matched which disease features, what the disease
-does not explain, and the score. Written as JSON (`as_dict`) or an Exomiser-like gene TSV."""
+disease with its id and the catalogues linking the gene to it, which patient features matched
+which disease features, what the disease does not explain, and the score. Written as JSON (`as_dict`) or an Exomiser-like gene TSV."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from biorag.phenotype_scoring import GeneScore, Patient, ScoringParams
 from retrievers.hpo import HpoStore
 
 DEFAULT_TOP_K, MAX_TOP_K = 10, 100
+LINKS_SCHEMA = 3  # the HPO store schema with linked_gene_diseases (indexing/hpo_store_build.py)
 TSV_COLUMNS = ("#RANK", "GENE_SYMBOL", "ENTREZ_GENE_ID", "PHENO_SCORE", "DISEASE_ID", "DISEASE_NAME",
-               "MATCHED_PHENOTYPES", "UNEXPLAINED_PHENOTYPES", "CONTRADICTED_EXCLUDED")
+               "MATCHED_PHENOTYPES", "UNEXPLAINED_PHENOTYPES", "CONTRADICTED_EXCLUDED", "LINKED_BY")
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Prioritised:
         return {
             "rank": rank, "symbol": g.symbol, "gene_id": g.gene_id, "score": g.score,
             "disease": {"id": b.disease_id, "name": b.name},
+            "linked_by": list(g.linked_by),
             "matched": [{"patient": self._term(m.patient_term), "disease": self._term(m.disease_term),
                          "shared": self._term(m.via), "exact": m.exact, "frequency": m.frequency,
                          "log_lr": m.log_lr} for m in b.matched],
@@ -65,7 +67,7 @@ class Prioritised:
             b = g.best
             matched = "; ".join(f"{m.patient_term}->{m.disease_term}" for m in b.matched)
             rows.append([str(i), g.symbol, str(g.gene_id), f"{g.score:.4f}", b.disease_id, b.name, matched,
-                         ";".join(b.unexplained), ";".join(b.contradicted)])
+                         ";".join(b.unexplained), ";".join(b.contradicted), "; ".join(g.linked_by)])
         return rows
 
     def lines(self) -> list[str]:
@@ -77,7 +79,8 @@ class Prioritised:
                                 + ("" if m.patient_term == m.disease_term else
                                    f" ~ {self.names.get(m.disease_term, m.disease_term)}") for m in b.matched)
             unexplained = ", ".join(self.names.get(t, t) for t in b.unexplained) or "none"
-            out.append(f"{i}. {g.symbol} (Gene ID {g.gene_id}) score {g.score:.2f} via {b.name} ({b.disease_id}); "
+            linked = f", linked by {' and '.join(g.linked_by)}" if g.linked_by else ""
+            out.append(f"{i}. {g.symbol} (Gene ID {g.gene_id}) score {g.score:.2f} via {b.name} ({b.disease_id}{linked}); "
                        f"matches: {matched or 'none'}; not explained: {unexplained}")
         return out
 
@@ -108,6 +111,9 @@ def prioritise(store: HpoStore, case: Case, top_k: int = DEFAULT_TOP_K, params: 
     if not obs.ids:
         raise InputError(f"{case.source}: none of the observed features is a term of HPO {store.release} "
                          f"({'; '.join(obs.warnings)})")
+    if store.info().get("schema", 0) < LINKS_SCHEMA:
+        warnings.append(f"the HPO store at {store.path} predates the mim2gene_medgen and ClinVar gene links "
+                        "(schema < 3): rebuild it with `biorag data hpo-store build`")
     model = store.model()
     patient = Patient(obs.ids, [t for t in exc.ids if t not in obs.ids], case.onset, case.onset_age_years,
                       case.age_years, case.sex)

@@ -105,7 +105,7 @@ def prioritise(
 
         def rank_with(c, params):
             leave = [c.disease_id] if leave_own and c.disease_id else []
-            return model.gene_ranks(index[id(c)], params, leave).get(c.gene)
+            return model.gene_rank(index[id(c)], params, c.gene, leave)
 
         shipped = [rank_with(c, ScoringParams()) for c in items]
         cv = cross_validate(items, rank_with, param_grid(), folds, _progress("grid"))

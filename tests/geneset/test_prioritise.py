@@ -167,3 +167,19 @@ def test_the_order_does_not_depend_on_top_k(hpo_store):
         assert [g.symbol for g in model.rank_genes(patient, ScoringParams(), top_k=k)] == long[:k]
     ranks = model.gene_ranks(patient, ScoringParams())
     assert [ranks[s] for s in long] == list(range(1, 61))
+
+
+def test_one_genes_rank_is_its_place_in_the_full_ranking(hpo_store):
+    """`gene_rank` (what cross-validation reads) agrees with `gene_ranks` and the order shown,
+    ties included, for the case's gold gene and for genes across the ranking."""
+    model = hpo_store.model()
+    for path in EXAMPLES[:4]:
+        case = read_case_file(path)
+        patient = Patient(hpo_store.resolve_terms(case.observed).ids, hpo_store.resolve_terms(case.excluded).ids)
+        for params in (ScoringParams(), ScoringParams().with_(partial=1.0, support=0.0)):
+            full = model.gene_ranks(patient, params)
+            shown = [g.symbol for g in model.rank_genes(patient, params, top_k=30)]
+            assert [s for s, _ in sorted(full.items(), key=lambda x: x[1])][:30] == shown
+            for symbol in {_gold(_doc(path)), *shown[:5], *list(full)[::500]}:
+                assert model.gene_rank(patient, params, symbol) == full.get(symbol), symbol
+    assert model.gene_rank(patient, ScoringParams(), "NOT-A-GENE") is None
