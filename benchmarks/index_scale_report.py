@@ -56,13 +56,42 @@ def table(figs: list[dict]) -> str:
 
 def production_recall(f: dict, exact_rows: int = 1024) -> str:
     """Filtered recall@10 as the retriever serves it: a filter matching at most
-    index.exact_filter_rows rows is scored exactly (recall 1), the rest by the index."""
-    per_q, matches = f["chosen"].get("recall10_filtered_per_query"), f.get("expected_matches_per_query")
+    index.exact_filter_rows rows is scored exactly (recall 1), the rest by the index; an IVF
+    sweep with per-query figures at every breadth is scored with the probe rule at the served
+    nprobe (`_served_rule`)."""
+    matches = f.get("expected_matches_per_query")
+    rule = _served_rule(f, exact_rows)
+    if rule:
+        return rule
+    per_q = f["chosen"].get("recall10_filtered_per_query")
     if not per_q or not matches:
         return "n/a"
     got = [1.0 if m <= exact_rows else r for r, m in zip(per_q, matches, strict=True)]
     exact = sum(m <= exact_rows for m in matches)
     return f"{sum(got) / len(got):.4f} ({exact} of {len(got)} exact)"
+
+
+SERVED_NPROBE, SERVED_PROBE_ROWS = 256, 16_384  # the paper preset and index.filtered_probe_rows
+
+
+def _served_rule(f: dict, exact_rows: int) -> str:
+    import math
+
+    sweep = {row["nprobe"]: row for row in f.get("sweep", []) if "ms_filtered_per_query" in row}
+    matches, nlist = f.get("expected_matches_per_query"), f["build_params"].get("nlist")
+    if SERVED_NPROBE not in sweep or not matches or not nlist:
+        return ""
+    widths = sorted(sweep)
+    got = []
+    for i, m in enumerate(matches):
+        if m <= exact_rows:
+            got.append(1.0)
+            continue
+        want = min(nlist, max(SERVED_NPROBE, math.ceil(SERVED_PROBE_ROWS * nlist / max(m, 1))))
+        got.append(sweep[next(w for w in widths if w >= want)]["recall10_filtered_per_query"][i])
+    exact = sum(m <= exact_rows for m in matches)
+    return (f"{sum(got) / len(got):.4f} ({exact} of {len(got)} exact; nprobe {SERVED_NPROBE}, "
+            f"filtered_probe_rows {SERVED_PROBE_ROWS:,})")
 
 
 def probe_rules(f: dict, exact_rows=(1024, 4096, 16000), probe_rows=(0, 4096, 16384, 65536)) -> str:
