@@ -56,9 +56,10 @@ from biorag.gene_sets import (
     term_parents,
     term_url,
 )
-from biorag.models import Evidence, Resolved, SearchFilters
+from biorag.models import Evidence
 from biorag.phenotype_names import name_words
 from biorag.retriever import Retriever
+from biorag.search_request import Gene, SearchRequest
 from biorag.sources import AnswerField, Reading
 
 if TYPE_CHECKING:
@@ -297,12 +298,12 @@ class GeneSetInterpreter:
                       | {f"#{i}" for i in universe_ids if i not in by_id}),
         )
 
-    def interpret(self, genes: list[str] | str | list[Resolved]) -> GeneSetReport:
+    def interpret(self, genes: list[str] | str | list[Gene]) -> GeneSetReport:
         """The report for `genes`: symbols to check against the gene store (a list, or a
         pasted string), or genes entity linking resolved already (taken as they are)."""
         t0 = time.perf_counter()
-        resolved = [g for g in genes if isinstance(g, Resolved)] if isinstance(genes, list) else []
-        listed = sorted({g.name for g in resolved}) if resolved else parse_gene_list(genes)
+        resolved = [g for g in genes if isinstance(g, Gene)] if isinstance(genes, list) else []
+        listed = sorted({g.symbol for g in resolved}) if resolved else parse_gene_list(genes)
         if len(listed) < 2:
             raise InputError("give at least 2 genes (symbols separated by spaces or commas), e.g. `biorag geneset TP53 MDM2 CDKN1A`")
         if len(listed) > self.cfg.max_genes:
@@ -311,8 +312,8 @@ class GeneSetInterpreter:
         if self.gene_store is None:
             notes.append("no gene store: symbols were checked against the GO BP and Reactome genes only, "
                          "without renaming (build it with `biorag data gene-store build`)")
-        checks = ([GeneCheck(g.name, g.name, int(g.ident) if g.ident.isdigit() else None, "ok")
-                   for g in sorted({g.name: g for g in resolved}.values(), key=lambda g: g.name)] if resolved
+        checks = ([GeneCheck(g.symbol, g.symbol, int(g.gene_id) if g.gene_id.isdigit() else None, "ok")
+                   for g in sorted({g.symbol: g for g in resolved}.values(), key=lambda g: g.symbol)] if resolved
                   else validate_genes(listed, self.gene_store, self._known_symbols()))
         used = {g.symbol for g in checks if g.symbol}
         if len(used) < 2:
@@ -616,15 +617,15 @@ class GeneSetRetriever(Retriever):
     def from_settings(cls, settings: Settings) -> GeneSetRetriever:
         return cls(GeneSetInterpreter.from_settings(settings))
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
-        """Enrichment of the request's resolved genes (`filters.genes`); without them, of the
-        gene symbols written in the query (a query typed by hand or by a model)."""
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        """Enrichment of the request's resolved genes (`request.entities.genes`, a set); with
+        fewer than two, of the gene symbols written in its text (a bare text request)."""
         it = self.interpreter
-        genes = list(filters.genes) if filters is not None and filters.genes else (
-            genes_in_question(query, it.gene_store, it._known_symbols()))
+        typed = request.entities.genes
+        genes = list(typed) if len(typed) >= 2 else genes_in_question(request.text, it.gene_store, it._known_symbols())
         if len(genes) < 2:
             raise QueryRejected(SOURCE, "name at least 2 gene symbols to interpret a gene set")
-        return self.search_genes(genes, k)
+        return self.search_genes(genes, request.k)
 
     def search_genes(self, genes: list[str], k: int) -> list[Evidence]:
         """The enriched terms of a gene list given as a list (the MCP tool's): every symbol is
