@@ -214,7 +214,8 @@ class Agent:
         retrievers = self.retrievers
         if not retrievers:
             raise ConfigError("every source is disabled: enable at least one (e.g. --enable pubmed)")
-        state = LoopState(question=question, analysis=analyse(question, retrievers, self.lexicon), retrievers=retrievers)
+        state = LoopState(question=question, analysis=analyse(question, retrievers, self.lexicon), retrievers=retrievers,
+                          lexicon=self.lexicon)
         return _Run(state, self._planner(), SentenceRanker(self.embedder), on_event)  # the model loads on first use
 
     def _select(self, run: _Run) -> Literal["ok", "stop", "failed"]:

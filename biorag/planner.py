@@ -32,8 +32,8 @@ from biorag.grounding import StructuredAnswer, hop_inputs, hop_reading, structur
 from biorag.links import gene_check_queries, gene_disease_link
 from biorag.llm.base import LLM, ChatMessage
 from biorag.models import Evidence, SearchFilters
-from biorag.search_request import SearchRequest, entities_of
-from biorag.sources import accepting
+from biorag.search_request import SearchRequest, entities_of, parse_request
+from biorag.sources import Lexicon, accepting
 from biorag.sufficiency import unsure_names
 from biorag.understanding import Analysis, Entity
 from biorag.unknown_names import refusal, still_unknown
@@ -68,6 +68,9 @@ class LoopState:
     #: query a rules decision planned together with the retriever choice
     planned_query: str | None = None
     planned_by: str | None = None
+    #: the entity-linking dictionaries the question was read with (a model-written query is
+    #: read with them too: `search_request`)
+    lexicon: Lexicon | None = None
     #: the reading of the evidence (`grounding.structured_answer`), kept from `read_evidence`
     #: with the (evidence, attempts) counts it was read at; no evidence reads as nothing
     _reading: StructuredAnswer | None = None
@@ -181,13 +184,15 @@ def search_request(state: LoopState, retriever: str, query: str, k: int, mesh: l
     (never by reading the query again): the MeSH filter; the field the hop run on this
     source with this query asks (`asked_field`); and, when the query is an entity of the
     question that the source accepts, that entity typed (a gene list's and a symptom list's
-    resolved members, a gene, a disease, a variant), so the source re-splits no words."""
+    resolved members, a gene, a disease, a variant), so the source re-splits no words. A
+    query the model wrote, which no hop plans, is read by the one parser (`parse_request`)."""
     accepts = getattr(state.retrievers.get(retriever), "accepts", ())
     entity = next((e for e in state.analysis.entities if e.kind in accepts and e.text == query), None)
     filters = SearchFilters(mesh=list(mesh), mesh_mode=mesh_mode) if mesh else SearchFilters()  # no terms: mode "off" too
-    return SearchRequest(text=query, k=k, filters=filters,
-                         asks=asked_field(state, retriever, query),
-                         entities=entities_of([entity] if entity else []))
+    asks = asked_field(state, retriever, query)
+    if entity is None and asks is None and state.planned_by == "llm":
+        return parse_request(query, k, source=retriever, sources=state.retrievers, lexicon=state.lexicon, filters=filters)
+    return SearchRequest(text=query, k=k, filters=filters, asks=asks, entities=entities_of([entity] if entity else []))
 
 
 def asked_field(state: LoopState, retriever: str, query: str) -> str | None:

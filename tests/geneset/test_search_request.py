@@ -187,3 +187,21 @@ def _always_fresh(monkeypatch, questions, agent) -> dict:
     with monkeypatch.context() as m:
         m.setattr(LoopState, "reading", property(lambda self: self.read_evidence()))
         return {q: agent.answer(q) for q in questions}
+
+
+def test_a_query_the_model_wrote_is_read_by_the_same_parser(agent):
+    """The LLM planner's query (no hop plans it) reaches the source typed: its phenotypes
+    resolved, with their polarity, as `parse_request` reads them."""
+    from biorag.agent import Agent
+    from tests.scripted_llm import ScriptedLLM
+
+    rec = {n: _Recording(r) for n, r in agent.retrievers.items()}
+    written = "seizures, but without ataxia"
+    llm = ScriptedLLM([{"retriever": "hpo", "reason": ""}, {"query": written, "mesh_terms": []},
+                       {"verdict": "YES", "missing": ""}])
+    settings = agent.settings.model_copy(update={"planner": "llm"})
+    Agent(settings, llm=llm, retrievers=rec, lexicon=agent.lexicon).answer("A child has seizures and ataxia: any idea?")
+    (sent,) = rec["hpo"].requests
+    assert sent.text == written
+    assert sent == parse_request(written, sent.k, source="hpo", sources=rec, lexicon=agent.lexicon)
+    assert {p.hpo_id: p.polarity for p in sent.entities.phenotypes} == {SEIZURE: "observed", ATAXIA: "excluded"}
