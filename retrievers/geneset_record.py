@@ -37,8 +37,8 @@ class EnrichedTermRecord(BaseModel):
     process_name: str | None = None
     #: the GO BP term ranked first by p-value (what a question naming GO asks)
     go_first: bool = False
-    #: each asked gene as it was checked (listed, symbol, Gene ID, status)
-    genes: list[dict[str, Any]]
+    #: the asked genes as they were checked: used, renamed, unknown, ambiguous
+    genes: dict[str, Any]
     hpo_notice: str | None = None
 
     @classmethod

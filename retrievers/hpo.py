@@ -577,9 +577,10 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
 
 
 class HpoRetriever(Retriever):
-    """`hpo` source: reads what the question names (phenotypes, a disease, a gene) and
-    answers from the HPO store; what it is asked for (genes, diseases, features) comes
-    from cue words, genes by default. The store opens at the first search, so a missing
+    """`hpo` source: reads what the request names (typed phenotypes, or a disease, a gene
+    or phenotypes in its text) and answers from the HPO store; what it is asked for (genes,
+    diseases, features) is the request's asked field, and only for a bare text request the
+    text's cue words, genes by default. The store opens at the first search, so a missing
     store only fails that search (with the command that builds it)."""
 
     name = SOURCE

@@ -142,12 +142,15 @@ def test_the_agent_sends_the_hops_field_and_the_typed_entities(agent, monkeypatc
     monkeypatch.setattr(agent, "retrievers", rec)
     agent.answer("What are the clinical features of Marfan syndrome?")
     assert rec["hpo"].requests and rec["hpo"].requests[0].asks == "disease_features", rec["hpo"].requests
-    sets = []
+    sets, firsts = [], []
     for q in ("Which process do MLH1, MSH2, MSH6 and PMS2 share?", "Which process do PMS2 MLH1 MSH6 and MSH2 share?"):
         rec["geneset"].requests.clear()
-        agent.answer(q)
+        ans = agent.answer(q)
         sets.append([g.symbol for g in rec["geneset"].requests[0].entities.genes])
+        assert ans.sufficient and any(e.step == "retrieve" and e.ok and e.retriever == "geneset" for e in ans.trace), ans
+        firsts.append(ans.answer.splitlines()[0])
     assert sets[0] == sets[1] == ["MLH1", "MSH2", "MSH6", "PMS2"], sets
+    assert firsts[0] == firsts[1] and "mismatch repair" in firsts[0].lower(), firsts
 
 
 # ---- the reading, once per retrieval --------------------------------------------------------
