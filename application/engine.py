@@ -32,8 +32,9 @@ from biorag.embedder import Embedder
 from biorag.errors import BioragError, SourceUnavailable, ToolError
 from biorag.llm import make_llm
 from biorag.llm.base import LLM
-from biorag.models import Answer, Evidence, SearchFilters
+from biorag.models import Answer, Evidence
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.settings import Settings
 from retrievers.gene_store import gene_store_path
 from retrievers.hpo import PhenotypeLexicon, hpo_store_path
@@ -75,7 +76,7 @@ class BrokenSource(Retriever):
     def from_settings(cls, settings: Settings) -> Retriever:  # pragma: no cover - never built this way
         raise NotImplementedError
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
         raise SourceUnavailable(self.name, self.error)
 
 

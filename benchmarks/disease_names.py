@@ -30,6 +30,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+from biorag.search_request import SearchRequest
 from indexing import hpo_files
 from indexing.disease_dictionary import add_disease_dictionary
 from indexing.gene_store_build import build_gene_store, snapshot_paths
@@ -86,7 +87,7 @@ def run(store: GeneStore, items: list[tuple[str, str, set[int]]], label: str) ->
         reached = [h for h in hits if did == h["disease_id"] or did in h["xrefs"]]
         counts["reached"] += bool(reached)
         counts["top"] += bool(hits) and hits[0] in reached
-        evs = omim.search(name, 10)
+        evs = omim.search(SearchRequest.of(name, 10))
         got = {g for ev in evs for g in ev.metadata.get("gene_ids") or []}
         ok = bool(got & genes)
         counts["gene" if ok else "wrong" if got else "none"] += 1

@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from biorag.search_request import SearchRequest
 from cli.commands.data import build_store
 from indexing.gene_store_build import snapshot_paths
 from retrievers.gene import LocalGeneRetriever
@@ -88,12 +89,12 @@ def main() -> None:
         inputs = names(args.n)
         disease_ids = [h["disease_id"] for d in inputs["disease"] for h in store.find_diseases(d)[:1]]
         report["lookup_ms"] = {
-            "gene source, symbol": percentiles(timed(lambda q: gene.search(q, 10), inputs["symbol"])),
-            "gene source, previous symbol": percentiles(timed(lambda q: gene.search(q, 10), inputs["previous"])),
-            "gene source, alias": percentiles(timed(lambda q: gene.search(q, 10), inputs["alias"])),
+            "gene source, symbol": percentiles(timed(lambda q: gene.search(SearchRequest.of(q, 10)), inputs["symbol"])),
+            "gene source, previous symbol": percentiles(timed(lambda q: gene.search(SearchRequest.of(q, 10)), inputs["previous"])),
+            "gene source, alias": percentiles(timed(lambda q: gene.search(SearchRequest.of(q, 10)), inputs["alias"])),
             "find_diseases": percentiles(timed(store.find_diseases, inputs["disease"])),
             "genes_for_disease": percentiles(timed(store.genes_for_disease, disease_ids)),
-            "omim source (local), disease name": percentiles(timed(lambda q: omim.search(q, 10), inputs["disease"])),
+            "omim source (local), disease name": percentiles(timed(lambda q: omim.search(SearchRequest.of(q, 10)), inputs["disease"])),
         }
         store.close()
     if args.json:

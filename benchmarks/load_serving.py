@@ -42,6 +42,8 @@ from pathlib import Path
 
 import httpx
 
+from biorag.search_request import SearchRequest
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
 TITLES = ROOT / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
@@ -145,14 +147,14 @@ def _raw(data_dir: str, n: int, concurrency: int, duration: float) -> dict:
 
     settings = load_settings("embedded", sets=[f"data_dir={data_dir}"])
     retriever = PubMedRetriever.from_settings(settings)
-    retriever.search("warm-up: amyloid", 4)  # open the store and load the model outside the timings
+    retriever.search(SearchRequest.of("warm-up: amyloid", 4))  # open the store and load the model outside the timings
     out = []
     for label, threads, qs in (("raw 1 thread", 1, search_queries(0)), (f"raw {concurrency} threads", concurrency, search_queries(1))):
         lat: list[float] = []
 
         def call(i: int, qs=qs, lat=lat) -> None:
             t = time.perf_counter()
-            retriever.search(qs[i % len(qs)], 4)
+            retriever.search(SearchRequest.of(qs[i % len(qs)], 4))
             lat.append((time.perf_counter() - t) * 1000)  # list.append is atomic
 
         wall = _closed_loop(n, threads, duration, call)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from application.catalog import retriever_class
 from biorag.errors import NotRecorded, ToolError
+from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
 
 SEQ = re.compile(r"[ACGTN]{20,}")
@@ -79,7 +80,7 @@ def main() -> None:
         s["calls"] += 1
         t0 = time.perf_counter()
         try:
-            hits = tools[tool].search(query, k)
+            hits = tools[tool].search(SearchRequest.of(query, k))
             s["hits"] += 1
             return hits
         except NotRecorded as e:

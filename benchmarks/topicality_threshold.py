@@ -32,6 +32,7 @@ from pathlib import Path
 from biorag.embedder import Embedder
 from biorag.extractive import SentenceRanker
 from biorag.models import Evidence
+from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
 from retrievers.pubmed import PubMedRetriever
 
@@ -86,12 +87,12 @@ def main() -> None:
         q = item["QUESTION"]
         own = Evidence(source="pubmed", id=pmid, text="\n".join(item["CONTEXTS"]))
         groups["on_topic"].append(best(ranker, q, [own]))
-        hits = [h for h in retriever.search(q, args.k) if h.id != pmid]
+        hits = [h for h in retriever.search(SearchRequest.of(q, args.k)) if h.id != pmid]
         related = any(RELATED.search(m) for m in item.get("MESHES", []))
         groups["related" if related else "off_topic"].append(best(ranker, q, hits))
     if args.mmlu:
         for stem in mmlu_stems(args.mmlu, args.n):
-            groups["mmlu_off_topic"].append(best(ranker, stem, retriever.search(stem, args.k)))
+            groups["mmlu_off_topic"].append(best(ranker, stem, retriever.search(SearchRequest.of(stem, args.k))))
     groups = {k: v for k, v in groups.items() if v}
 
     summary = {

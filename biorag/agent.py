@@ -39,7 +39,7 @@ from biorag.errors import (
     StructuredOutputError,
 )
 from biorag.extractive import SentenceRanker, best_sentences, extractive_text
-from biorag.grounding import structured_answer, verify_claims
+from biorag.grounding import verify_claims
 from biorag.llm import make_llm
 from biorag.llm.base import LLM, ChatMessage
 from biorag.llm.meter import metering
@@ -51,7 +51,7 @@ from biorag.planner import (
     Planner,
     evidence_block,
     make_planner,
-    request_filters,
+    search_request,
 )
 from biorag.sufficiency import EvidenceCheck, check_evidence, quotable_evidence
 from biorag.understanding import analyse
@@ -147,7 +147,7 @@ class Agent:
 
     def _check(self, state: LoopState, ranker: SentenceRanker) -> EvidenceCheck:
         g = self.settings.generation
-        return check_evidence(state.analysis, state.evidence, state.retrievers, ranker, g.min_similarity)
+        return check_evidence(state.analysis, state.evidence, state.retrievers, ranker, g.min_similarity, state.reading)
 
     def _planner(self) -> Planner:
         if self._planner_override is not None:
@@ -214,7 +214,8 @@ class Agent:
         retrievers = self.retrievers
         if not retrievers:
             raise ConfigError("every source is disabled: enable at least one (e.g. --enable pubmed)")
-        state = LoopState(question=question, analysis=analyse(question, retrievers, self.lexicon), retrievers=retrievers)
+        state = LoopState(question=question, analysis=analyse(question, retrievers, self.lexicon), retrievers=retrievers,
+                          lexicon=self.lexicon)
         return _Run(state, self._planner(), SentenceRanker(self.embedder), on_event)  # the model loads on first use
 
     def _select(self, run: _Run) -> Literal["ok", "stop", "failed"]:
@@ -280,7 +281,7 @@ class Agent:
         k, hits = s.sources[name].top_k, []
         with run.step(ev):
             try:
-                hits = state.retrievers[name].search(query, k, request_filters(state, name, query, mesh, s.mesh.mode))
+                hits = state.retrievers[name].search(search_request(state, name, query, k, mesh, s.mesh.mode))
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
                 if isinstance(e, SourceUnavailable):
@@ -298,6 +299,7 @@ class Agent:
         state.evidence.extend(h for h in hits if h.key not in known)
         state.attempts.append(Attempt(run.round, name, query, len(hits), ev.error))
         state.notes.append(_note(name, query, hits, ev.error))
+        state.read_evidence()  # what the evidence answers, read once: every later step reads it
 
     def _evaluate(self, run: _Run) -> bool:
         """(4) Is the evidence enough? Self-evaluation, under the evidence guard; with
@@ -373,8 +375,7 @@ class Agent:
             ev.decision = "no_evidence" if not state.evidence else "insufficient"
             ev.details = {"mode": "none", "reason": check.reason, **check.figures}
             return "", [], []
-        structured = (structured_answer(state.analysis, state.evidence, state.retrievers, state.tried)
-                      if self.settings.grounding else None)
+        structured = state.reading if self.settings.grounding else None
         if structured is not None:
             ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
             if structured.missing:  # a name the question asks about has no value: not the whole answer

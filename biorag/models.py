@@ -11,19 +11,10 @@ from biorag.redaction import scrub_obj
 Step = Literal["select", "rewrite", "retrieve", "evaluate", "generate"]
 
 
-class Resolved(BaseModel):
-    """An entity the question named, resolved by entity linking: a gene (official symbol,
-    NCBI Gene ID) or a phenotype (HPO term name, HP id, observed or excluded)."""
-
-    name: str
-    ident: str = ""
-    excluded: bool = False
-
-
 class SearchFilters(BaseModel):
-    """Optional constraints a retriever may honour (PubMed uses all; NCBI tools ignore),
-    and the typed entities of the query: a source that takes gene lists or phenotypes
-    reads these instead of re-reading the query's words."""
+    """Optional constraints a retriever may honour (PubMed uses all; NCBI tools ignore).
+    Part of a search request (biorag.search_request.SearchRequest), which carries the
+    query's typed entities beside them."""
 
     mesh: list[str] = Field(default_factory=list, description="MeSH descriptor names or UIs")
     #: how `mesh` is used: `filter` keeps only records carrying one of the descriptors (the
@@ -31,10 +22,6 @@ class SearchFilters(BaseModel):
     mesh_mode: Literal["filter", "boost"] = "filter"
     year_from: int | None = None
     year_to: int | None = None
-    #: the query's gene list as resolved genes, in no order
-    genes: list[Resolved] = Field(default_factory=list)
-    #: the query's phenotypes as HPO terms with their polarity
-    phenotypes: list[Resolved] = Field(default_factory=list)
 
 
 class SearchHits(list):

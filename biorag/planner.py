@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field, create_model
 
 from biorag import prompts
-from biorag.grounding import hop_inputs, hop_reading, structured_answer
+from biorag.grounding import StructuredAnswer, hop_inputs, hop_reading, structured_answer
 from biorag.links import gene_check_queries, gene_disease_link
 from biorag.llm.base import LLM, ChatMessage
-from biorag.models import Evidence, Resolved, SearchFilters
-from biorag.sources import accepting
+from biorag.models import Evidence, SearchFilters
+from biorag.search_request import SearchRequest, entities_of, parse_request
+from biorag.sources import Lexicon, accepting
 from biorag.sufficiency import unsure_names
 from biorag.understanding import Analysis, Entity
 from biorag.unknown_names import refusal, still_unknown
@@ -67,10 +68,33 @@ class LoopState:
     #: query a rules decision planned together with the retriever choice
     planned_query: str | None = None
     planned_by: str | None = None
+    #: the entity-linking dictionaries the question was read with (a model-written query is
+    #: read with them too: `search_request`)
+    lexicon: Lexicon | None = None
+    #: the reading of the evidence (`grounding.structured_answer`), kept from `read_evidence`
+    #: with the (evidence, attempts) counts it was read at; no evidence reads as nothing
+    _reading: StructuredAnswer | None = None
+    _read_at: tuple[int, int] | None = (0, 0)
 
     def tried(self, retriever: str, query: str) -> bool:
         q = query.strip().lower()
         return any(a.retriever == retriever and a.query.strip().lower() == q for a in self.attempts)
+
+    def read_evidence(self) -> StructuredAnswer | None:
+        """Read what the evidence answers (the asked field, the gene–disease link line) and
+        keep it: the agent calls this once after each retrieval."""
+        self._reading = structured_answer(self.analysis, self.evidence, self.retrievers, self.tried)
+        self._read_at = (len(self.evidence), len(self.attempts))
+        return self._reading
+
+    @property
+    def reading(self) -> StructuredAnswer | None:
+        """The kept reading, which the planner, the sufficiency check and the answer step
+        share; read again only when the evidence or the attempts changed since (a state
+        a test or a caller outside the loop filled by hand)."""
+        if self._read_at != (len(self.evidence), len(self.attempts)):
+            return self.read_evidence()
+        return self._reading
 
 
 @dataclass
@@ -132,7 +156,7 @@ def ambiguity(state: LoopState) -> str | None:
         return unsure
     if a.intent is None:
         return None
-    found = structured_answer(state.analysis, state.evidence, state.retrievers)
+    found = state.reading
     return found.text if found is not None and found.ambiguous else None
 
 
@@ -154,18 +178,38 @@ def pending_checks(state: LoopState) -> list[tuple[str, str]]:
     return [(h.source, q) for h, q in gene_checks.items() if h.source in state.retrievers and not state.tried(h.source, q)]
 
 
-def request_filters(state: LoopState, retriever: str, query: str, mesh: list[str] | None,
-                    mesh_mode: str) -> SearchFilters | None:
-    """What a search sends beside its query: the MeSH filter, and, when the query is a
-    set-valued entity of the question (a gene list, phenotypes) that the source accepts,
-    its resolved members, so the source never re-splits the words."""
+def search_request(state: LoopState, retriever: str, query: str, k: int, mesh: list[str] | None,
+                   mesh_mode: str) -> SearchRequest:
+    """The typed request of this round, built from the question's analysis and the plan
+    (never by reading the query again): the MeSH filter; the field the hop run on this
+    source with this query asks (`asked_field`); and, when the query is an entity of the
+    question that the source accepts, that entity typed (a gene list's and a symptom list's
+    resolved members, a gene, a disease, a variant), so the source re-splits no words. A
+    query the model wrote, which no hop plans, is read by the one parser (`parse_request`)."""
     accepts = getattr(state.retrievers.get(retriever), "accepts", ())
-    entity = next((e for e in state.analysis.entities if e.members and e.kind in accepts and e.text == query), None)
-    members = [Resolved(name=m.name, ident=m.ident, excluded=m.excluded) for m in entity.members] if entity else []
-    typed = {"genes": members} if entity and entity.kind == "gene_list" else {"phenotypes": members} if members else {}
-    if not mesh and not typed:
+    entity = next((e for e in state.analysis.entities if e.kind in accepts and e.text == query), None)
+    filters = SearchFilters(mesh=list(mesh), mesh_mode=mesh_mode) if mesh else SearchFilters()  # no terms: mode "off" too
+    asks = asked_field(state, retriever, query)
+    if entity is None and asks is None and state.planned_by == "llm":
+        return parse_request(query, k, source=retriever, sources=state.retrievers, lexicon=state.lexicon, filters=filters)
+    return SearchRequest(text=query, k=k, filters=filters, asks=asks, entities=entities_of([entity] if entity else []))
+
+
+def asked_field(state: LoopState, retriever: str, query: str) -> str | None:
+    """The answer field of the planned hop (or context check) that runs `query` on
+    `retriever`; None when no hop does (a query the LLM planner chose freely)."""
+    a = state.analysis
+    if a.intent is None:
         return None
-    return SearchFilters(mesh=list(mesh or []), mesh_mode=mesh_mode, **typed)
+    q = query.strip().lower()
+    for i, hop in enumerate(a.intent.hops):
+        if hop.source == retriever and q in (c.strip().lower() for c in hop_inputs(a, state.evidence, state.retrievers, i)):
+            return hop.field.name
+    for hop in a.intent.checks:
+        if hop.source == retriever and q in (c.strip().lower() for c in a.texts(hop.takes)):
+            return hop.field.name
+    return next((h.field.name for h, c in gene_check_queries(a).items()
+                 if h.source == retriever and c.strip().lower() == q), None)
 
 
 def unknown_name_step(state: LoopState) -> Selection | None:
@@ -245,7 +289,7 @@ class RulesPlanner(Planner):
         that is the LLM's job in hybrid)."""
         a = state.analysis
         if a.intent:
-            found = structured_answer(a, state.evidence, state.retrievers)
+            found = state.reading
             if found is not None and found.ambiguous:
                 return Verdict(False, found.text, "rules")
             if found is not None:

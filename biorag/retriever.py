@@ -1,6 +1,7 @@
 """The one interface every source implements.
 
-A retriever turns a (rewritten) query into `Evidence`. When it cannot answer it raises
+A retriever turns a search request (biorag.search_request.SearchRequest: the query's text,
+`k`, filters, the asked field and the typed entities) into `Evidence`. When it cannot answer it raises
 `ToolError` (or `SourceUnavailable` / `NotRecorded`), never returns invented records:
 the agent writes the error into the trace and carries on.
 
@@ -16,7 +17,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
+from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, EntityKind, Reading
 
 if TYPE_CHECKING:
@@ -30,7 +32,7 @@ class Retriever(ABC):
     manual: str = ""
     #: one line telling the rewrite step what input this source needs
     query_format: str = "a short search query"
-    #: whether the source honours SearchFilters.mesh (only the PubMed index does)
+    #: whether the source honours the request's MeSH filter (only the PubMed index does)
     supports_mesh: bool = False
     #: entity kinds a query to this source can be (biorag.sources.EntityKind)
     accepts: tuple[EntityKind, ...] = ()
@@ -51,8 +53,9 @@ class Retriever(ABC):
         """Build from the effective settings (URIs, keys, replay store, ...)."""
 
     @abstractmethod
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
-        """Return at most k evidence records, best first."""
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        """Return at most `request.k` evidence records, best first. Read the request's typed
+        entities and asked field where given; its text only where they are not."""
 
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biorag.extractive import ScoredSentence, SentenceRanker
-from biorag.grounding import structured_answer
+from biorag.grounding import StructuredAnswer
 from biorag.models import Evidence
 from biorag.names import disease_key
 from biorag.sources import Source
@@ -141,8 +141,10 @@ def check_evidence(
     sources: Mapping[str, Source],
     ranker: SentenceRanker | None,
     min_similarity: float,
+    reading: StructuredAnswer | None,
 ) -> EvidenceCheck:
-    """Whether `evidence` can support an answer to the analysed question, and why not."""
+    """Whether `evidence` can support an answer to the analysed question, and why not.
+    `reading`: what the evidence answers (`LoopState.reading`, read once per retrieval)."""
     if unknown := still_unknown(analysis.unknown, evidence):
         # a name no dictionary holds and no source knew: say so, with the close symbols
         return EvidenceCheck(False, refusal(unknown), figures={"unknown_names": list(unknown)})
@@ -158,7 +160,7 @@ def check_evidence(
         return EvidenceCheck(
             False, f"no evidence mentions {', '.join(missing)}", figures={"missing_entities": missing}
         )
-    if structured_answer(analysis, evidence, sources) is not None:
+    if reading is not None:
         return EvidenceCheck(True, "", structured=True)
     if analysis.options:
         return EvidenceCheck(False, "no record names one of the options for what the question asks")

@@ -127,6 +127,7 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     from biorag.embedder import Embedder
     from biorag.mesh_classifier import build_tagger
     from biorag.models import SearchFilters
+    from biorag.search_request import parse_request
     from indexing.build import build_index
     from indexing.clean import Cleaner
     from indexing.reader import expand_inputs, read_file
@@ -223,7 +224,8 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
                 elif mode in ("mesh_tagger", "mesh_boost"):
                     mesh = [vocabulary().resolve(t).ui for t in tagger.tag(q.text, settings.mesh.max_terms)]
                 filt = SearchFilters(mesh=mesh, mesh_mode="boost" if mode == "mesh_boost" else "filter")
-                hits = retriever.search(q.text, 10, filt)
+                hits = retriever.search(parse_request(q.text, 10, source="pubmed", sources={"pubmed": retriever},
+                                                      filters=filt))
                 ranked, info = [e.id for e in hits], hits.info
             lat[mode].append(time.perf_counter() - t0)
             rows.append({"qid": q.qid, "mode": mode, "mesh": ";".join(filt.mesh) if filt else "",

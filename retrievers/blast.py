@@ -30,10 +30,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import QueryRejected, ToolError
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.organisms import binomial_of, organism_named_in
 from biorag.prompts import MANUALS
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, Reading
 from retrievers.blast_reading import BLAST_FIELDS, SEQUENCE_TEXT, read_blast_field
 from retrievers.http_store import HttpStore, store_for
@@ -364,7 +365,8 @@ class BlastRetriever(Retriever):
     def from_settings(cls, settings: Settings) -> BlastRetriever:
         return cls(BlastClient(store_for(settings), settings.ncbi))
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         n = self.client.ncbi
         seq = validate_sequence(extract_sequence(query), n.blast_program, n.blast_min_length,
                                 n.blast_max_length, query)

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.catalogues import record_url
 from biorag.errors import QueryRejected
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, Reading
 from retrievers.dbsnp import MANUAL, SNP_FIELDS, read_snp_field, rs_ids
 from retrievers.gene_store import GeneStore, gene_store_path
@@ -75,7 +76,8 @@ class LocalVariantRetriever(Retriever):
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_snp_field(field, evidence, about)
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         ids = rs_ids(query)
         if not ids:
             # rejected, not failed: a layered dbsnp source then asks dbSNP itself, which also

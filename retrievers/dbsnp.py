@@ -20,8 +20,9 @@ from typing import Any
 
 from biorag.catalogues import record_url
 from biorag.errors import InputError
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.prompts import MANUALS
+from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, Reading
 from retrievers.eutils import EUtilsRetriever
 
@@ -140,7 +141,8 @@ class DbSnpRetriever(EUtilsRetriever):
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_snp_field(field, evidence, about)
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         if not query.strip():
             raise InputError("dbsnp: empty query; give an rsID such as rs1217074595")
         ids = rs_ids(query)

@@ -20,8 +20,9 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import NoRecord, ToolError
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from retrievers.eutils import EUtils
 from retrievers.gene_evidence import (
     MANUAL,
@@ -117,7 +118,8 @@ class GeneRetriever(GeneFields, Retriever):
         return cls(EUtils.from_settings(settings, "gene"), settings.ncbi.retmax,
                    settings.ncbi.prefer_taxid, local)
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         q = require_gene_query(query)
         partial = False
         if q.isdigit():
@@ -171,7 +173,7 @@ class GeneRetriever(GeneFields, Retriever):
         if not missing:
             return None
         try:
-            remote = self.search(query, max(len(hits), 1))
+            remote = self.search(SearchRequest.of(query, max(len(hits), 1)))
         except ToolError as e:
             return str(e)
         filled = 0
@@ -247,7 +249,8 @@ class LocalGeneRetriever(GeneFields, Retriever):
     def from_settings(cls, settings: Settings) -> LocalGeneRetriever:
         return cls(GeneStore(gene_store_path(settings)), settings.ncbi.prefer_taxid)
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         require_gene_query(query)
         return [store_evidence({**g, **self.store.annotations(g["gene_id"])}, how)
                 for g, how in self.store.lookup(query, self.prefer_taxid, limit=k)]

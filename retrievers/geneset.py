@@ -56,10 +56,12 @@ from biorag.gene_sets import (
     term_parents,
     term_url,
 )
-from biorag.models import Evidence, Resolved, SearchFilters
+from biorag.models import Evidence
 from biorag.phenotype_names import name_words
 from biorag.retriever import Retriever
+from biorag.search_request import Gene, SearchRequest
 from biorag.sources import AnswerField, Reading
+from retrievers.geneset_record import EnrichedTermRecord, enriched_terms
 
 if TYPE_CHECKING:
     from biorag.gene_mentions import GeneMeshCounts
@@ -297,12 +299,12 @@ class GeneSetInterpreter:
                       | {f"#{i}" for i in universe_ids if i not in by_id}),
         )
 
-    def interpret(self, genes: list[str] | str | list[Resolved]) -> GeneSetReport:
+    def interpret(self, genes: list[str] | str | list[Gene]) -> GeneSetReport:
         """The report for `genes`: symbols to check against the gene store (a list, or a
         pasted string), or genes entity linking resolved already (taken as they are)."""
         t0 = time.perf_counter()
-        resolved = [g for g in genes if isinstance(g, Resolved)] if isinstance(genes, list) else []
-        listed = sorted({g.name for g in resolved}) if resolved else parse_gene_list(genes)
+        resolved = [g for g in genes if isinstance(g, Gene)] if isinstance(genes, list) else []
+        listed = sorted({g.symbol for g in resolved}) if resolved else parse_gene_list(genes)
         if len(listed) < 2:
             raise InputError("give at least 2 genes (symbols separated by spaces or commas), e.g. `biorag geneset TP53 MDM2 CDKN1A`")
         if len(listed) > self.cfg.max_genes:
@@ -311,8 +313,8 @@ class GeneSetInterpreter:
         if self.gene_store is None:
             notes.append("no gene store: symbols were checked against the GO BP and Reactome genes only, "
                          "without renaming (build it with `biorag data gene-store build`)")
-        checks = ([GeneCheck(g.name, g.name, int(g.ident) if g.ident.isdigit() else None, "ok")
-                   for g in sorted({g.name: g for g in resolved}.values(), key=lambda g: g.name)] if resolved
+        checks = ([GeneCheck(g.symbol, g.symbol, int(g.gene_id) if g.gene_id.isdigit() else None, "ok")
+                   for g in sorted({g.symbol: g for g in resolved}.values(), key=lambda g: g.symbol)] if resolved
                   else validate_genes(listed, self.gene_store, self._known_symbols()))
         used = {g.symbol for g in checks if g.symbol}
         if len(used) < 2:
@@ -561,34 +563,32 @@ def read_geneset_field(field: AnswerField, evidence: list[Evidence], about: Sequ
     term field reads the record of the first-ranked GO BP term."""
     if field.name == "go_term":
         return _read_go_term(evidence)
-    named = [e for e in evidence if e.metadata.get("kind") == "enriched_term" and e.metadata.get("names_the_set")]
+    named = [(e, r) for e, r in enriched_terms(evidence) if r.names_the_set]
     if not named:
         return None
-    e = named[0]
-    md = e.metadata
-    stats = (f"{md['term']}, {LIBRARY_LABELS[md['library']]}, {len(md['supporting_genes'])}/{md['query_size']} genes, "
-             f"adjusted p {md['p_adj']:.2g}")
-    genes = md["supporting_genes"]
+    e, r = named[0]
+    stats = (f"{r.term}, {LIBRARY_LABELS[r.library]}, {len(r.supporting_genes)}/{r.query_size} genes, "
+             f"adjusted p {r.p_adj:.2g}")
+    genes = r.supporting_genes
     if field.name == "supporting_genes":
-        return Reading(genes, [e], f"genes of the set in {md['name']} ({stats})")
-    name = md["process_name"] or md["name"]
-    if not md["significant"]:
-        text = f"No term is significantly enriched; the closest is {md['name']} ({stats})."
+        return Reading(genes, [e], f"genes of the set in {r.name} ({stats})")
+    name = r.process_name or r.name
+    if not r.significant:
+        text = f"No term is significantly enriched; the closest is {r.name} ({stats})."
     else:
         text = f"{name} ({stats})\nsupporting genes: {', '.join(genes)}"
     return Reading([name], [e], "enrichment against the term libraries", text=text)
 
 
 def _read_go_term(evidence: list[Evidence]) -> Reading | None:
-    e = next((e for e in evidence if e.metadata.get("kind") == "enriched_term" and e.metadata.get("go_first")), None)
-    if e is None:
+    e, r = next(((e, r) for e, r in enriched_terms(evidence) if r.go_first), (None, None))
+    if e is None or r is None:
         return None
-    md = e.metadata
-    stats = (f"{md['term']}, GO Biological Process, {len(md['supporting_genes'])}/{md['query_size']} genes, "
-             f"p {md['p']:.2g}, adjusted p {md['p_adj']:.2g}")
-    lead = md["name"] if md["significant"] else f"{md['name']} (the first GO term, not significantly enriched)"
-    text = f"{lead} ({stats})\nsupporting genes: {', '.join(md['supporting_genes'])}"
-    return Reading([md["name"]], [e], "the GO Biological Process term ranked first by p-value", text=text)
+    stats = (f"{r.term}, GO Biological Process, {len(r.supporting_genes)}/{r.query_size} genes, "
+             f"p {r.p:.2g}, adjusted p {r.p_adj:.2g}")
+    lead = r.name if r.significant else f"{r.name} (the first GO term, not significantly enriched)"
+    text = f"{lead} ({stats})\nsupporting genes: {', '.join(r.supporting_genes)}"
+    return Reading([r.name], [e], "the GO Biological Process term ranked first by p-value", text=text)
 
 
 class GeneSetRetriever(Retriever):
@@ -616,15 +616,15 @@ class GeneSetRetriever(Retriever):
     def from_settings(cls, settings: Settings) -> GeneSetRetriever:
         return cls(GeneSetInterpreter.from_settings(settings))
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
-        """Enrichment of the request's resolved genes (`filters.genes`); without them, of the
-        gene symbols written in the query (a query typed by hand or by a model)."""
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        """Enrichment of the request's resolved genes (`request.entities.genes`, a set); with
+        fewer than two, of the gene symbols written in its text (a bare text request)."""
         it = self.interpreter
-        genes = list(filters.genes) if filters is not None and filters.genes else (
-            genes_in_question(query, it.gene_store, it._known_symbols()))
+        typed = request.entities.genes
+        genes = list(typed) if len(typed) >= 2 else genes_in_question(request.text, it.gene_store, it._known_symbols())
         if len(genes) < 2:
             raise QueryRejected(SOURCE, "name at least 2 gene symbols to interpret a gene set")
-        return self.search_genes(genes, k)
+        return self.search_genes(genes, request.k)
 
     def search_genes(self, genes: list[str], k: int) -> list[Evidence]:
         """The enriched terms of a gene list given as a list (the MCP tool's): every symbol is
@@ -643,11 +643,12 @@ class GeneSetRetriever(Retriever):
                 text=(f"{e.name} ({e.term}, {LIBRARY_LABELS[e.library]}): {e.k} of {e.n} genes "
                       f"({', '.join(e.overlap)}), term size {e.K}, adjusted p {e.p_adj:.2g}"),
                 score=e.p_adj,
-                metadata={"kind": "enriched_term", "library": e.library, "term": e.term, "name": e.name,
-                          "supporting_genes": e.overlap, "query_size": e.n, "p_adj": e.p_adj, "p": e.p,
-                          "significant": e.p_adj <= it.cfg.alpha, "names_the_set": rank == 0 and e is report.name_term,
-                          "process_name": report.name if rank == 0 else None, "go_first": e is go_first,
-                          "genes": report.as_dict()["genes"], "hpo_notice": report.hpo_notice}))
+                metadata=EnrichedTermRecord(
+                    library=e.library, term=e.term, name=e.name, supporting_genes=list(e.overlap), query_size=e.n,
+                    p_adj=e.p_adj, p=e.p, significant=e.p_adj <= it.cfg.alpha,
+                    names_the_set=rank == 0 and e is report.name_term,
+                    process_name=report.name if rank == 0 else None, go_first=e is go_first,
+                    genes=report.as_dict()["genes"], hpo_notice=report.hpo_notice).as_metadata()))
         if not out:
             raise NoRecord(SOURCE, "no term shares two or more of these genes")
         return out

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.catalogues import GENE_LINKERS, cited_as, record_url
 from biorag.errors import InputError, NoRecord
-from biorag.models import Evidence, Resolved, SearchFilters
+from biorag.models import Evidence
 from biorag.phenotype_names import name_words as words
 from biorag.phenotype_names import negation_pieces
 from biorag.phenotype_names import term_number as _term_number
@@ -51,6 +51,7 @@ from biorag.phenotype_scoring import (
     frequency_fraction,
 )
 from biorag.retriever import Retriever
+from biorag.search_request import Phenotype, SearchRequest
 from biorag.sources import AnswerField, LexiconHit, Reading
 from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.hpo_ranking import ResolvedTerms, phenotype_model, resolve_terms
@@ -95,6 +96,28 @@ _FEATURE_CUES = re.compile(
     r"\b(features?|phenotypes?|symptoms?|signs?|manifestations?|clinical|presentation|characteristics?|present with)\b",
     re.I,
 )
+
+
+#: what each HPO field asks for: (genes, diseases, features)
+_ASKS = {"disease_genes": (True, False, False), "phenotype_genes": (True, False, False),
+         "gene_diseases": (False, True, False), "phenotype_diseases": (False, True, False),
+         "disease_features": (False, False, True)}
+#: the fields asked of a disease: the request's phenotypes are not what is asked about
+_OF_DISEASE = frozenset({"disease_genes", "disease_features"})
+
+
+def _asked(request: SearchRequest) -> tuple[bool, bool, bool]:
+    """(genes, diseases, features): what the request asks for, from its asked field; a
+    request that names no HPO field (a bare text request: typed by hand, by a model, or
+    asked of HPO outside a plan) falls back to the text's own words (`_asked_in_text`)."""
+    if request.asks in _ASKS:
+        return _ASKS[request.asks]
+    return _asked_in_text(request.text)
+
+
+def _asked_in_text(query: str) -> tuple[bool, bool, bool]:
+    """The fallback for a bare text request only: cue words in the query itself."""
+    return bool(_GENE_CUES.search(query)), bool(_DISEASE_CUES.search(query)), bool(_FEATURE_CUES.search(query))
 
 
 def hpo_store_path(settings: Settings) -> Path:
@@ -557,9 +580,10 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
 
 
 class HpoRetriever(Retriever):
-    """`hpo` source: reads what the question names (phenotypes, a disease, a gene) and
-    answers from the HPO store; what it is asked for (genes, diseases, features) comes
-    from cue words, genes by default. The store opens at the first search, so a missing
+    """`hpo` source: reads what the request names (typed phenotypes, or a disease, a gene
+    or phenotypes in its text) and answers from the HPO store; what it is asked for (genes,
+    diseases, features) is the request's asked field, and only for a bare text request the
+    text's cue words, genes by default. The store opens at the first search, so a missing
     store only fails that search (with the command that builds it)."""
 
     name = SOURCE
@@ -586,19 +610,25 @@ class HpoRetriever(Retriever):
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_hpo_field(field, evidence, about)
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        """Records for what the request names. What is asked (genes, diseases or features)
+        is the request's asked field (`request.asks`, one of `HPO_FIELDS`); only a bare text
+        request, which does not say, has it read from the text's words (`_asked_in_text`).
+        Phenotypes entity linking resolved are ranked as they are, unless the request asks
+        about a disease."""
+        query, k = request.text, request.k
         if not query or not query.strip():
             raise InputError("hpo: empty query; give phenotype names, a disease name or a gene symbol")
-        if filters is not None and filters.phenotypes:
-            return self.phenotype_records(filters.phenotypes, k)
-        wants_diseases = bool(_DISEASE_CUES.search(query))
-        wants_genes = bool(_GENE_CUES.search(query))
+        wants_genes, wants_diseases, wants_features = _asked(request)
+        phenotypes = request.entities.phenotypes
+        if phenotypes and request.asks not in _OF_DISEASE:
+            return self.phenotype_records(phenotypes, k, diseases_first=wants_diseases and not wants_genes)
         genes = self.store.genes_in_text(query)
         if genes and wants_diseases:
             return self.gene_disease_records(genes[:k])
         diseases = self.store.find_diseases(query)
         out = self.disease_records(diseases[:k], with_genes_first=wants_genes) if diseases else []
-        asked_of_disease = diseases and (wants_genes or _FEATURE_CUES.search(query))
+        asked_of_disease = diseases and (wants_genes or wants_features)
         terms = [] if asked_of_disease else self.store.find_terms(query)
         if any(not t.excluded for t in terms):  # a phenotype query (or a disease name that also names a phenotype): both rankings
             genes_first = self.ranked_gene_records(terms, k)
@@ -611,12 +641,16 @@ class HpoRetriever(Retriever):
         raise NoRecord(SOURCE, f"no HPO phenotype, disease or gene found in '{query[:80]}'")
 
     # ---- evidence builders ----------------------------------------------------------------
-    def phenotype_records(self, phenotypes: Sequence[Resolved], k: int) -> list[Evidence]:
-        """Genes, then diseases, ranked for the phenotypes entity linking resolved (HP ids).
-        Only observed ones are scored; excluded ones ("no seizures") are left out here."""
+    def phenotype_records(self, phenotypes: Sequence[Phenotype], k: int, diseases_first: bool = False) -> list[Evidence]:
+        """Genes, then diseases (diseases first when they are asked), ranked for the
+        phenotypes entity linking resolved (HP ids). Only observed ones are scored; excluded
+        ones ("no seizures") are left out here."""
         terms = [self.store._match(t, p.name) for p in phenotypes
-                 if not p.excluded and (t := self.store.term(p.ident)) is not None]
-        out = self.ranked_gene_records(terms, k) + self.ranked_disease_records(terms, k) if terms else []
+                 if not p.excluded and (t := self.store.term(p.hpo_id)) is not None]
+        out = []
+        if terms:
+            genes, diseases = self.ranked_gene_records(terms, k), self.ranked_disease_records(terms, k)
+            out = diseases + genes if diseases_first else genes + diseases
         if not out:
             raise NoRecord(SOURCE, f"no gene or disease is annotated with {', '.join(p.name for p in phenotypes)}")
         return out

@@ -29,8 +29,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import ToolError
-from biorag.models import Evidence, SearchFilters, SearchHits
+from biorag.models import Evidence, SearchHits
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, Reading
 from retrievers import dbsnp, gene_evidence, omim
 from retrievers.gene_fields import GeneFields
@@ -49,13 +50,14 @@ class LayeredRetriever(Retriever):
         self.layers = layers
         self.missing = missing or {}  # layer label -> why it is not there (e.g. no store built)
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> SearchHits:
+    def search(self, request: SearchRequest) -> SearchHits:
+        query = request.text
         tried: list[dict[str, Any]] = [{"backend": label, "skipped": why} for label, why in self.missing.items()]
         info: dict[str, Any] = {"backend": None, "layers": tried}
         error: ToolError | None = None
         for label, layer in self.layers:
             try:
-                hits = layer.search(query, k, filters)
+                hits = layer.search(request)
             except ToolError as e:
                 tried.append({"backend": label, "hits": 0, "error": str(e)})
                 error = e

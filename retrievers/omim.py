@@ -47,9 +47,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from biorag.catalogues import GENE_LINKERS, catalogue_of, cited_as, record_url
 from biorag.errors import InputError
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.prompts import MANUALS
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, Reading
 from retrievers.eutils import EUtils, EUtilsRetriever
 
@@ -227,7 +228,8 @@ class OmimRetriever(EUtilsRetriever):
         store = GeneStore(path) if path.exists() else None
         return cls(EUtils.from_settings(settings, cls.name), settings.ncbi.retmax, store)
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         q = " ".join(query.strip().strip("\"'").split())
         if not q:
             raise InputError("omim: empty query; give a disease name")
@@ -379,7 +381,8 @@ class LocalOmimRetriever(Retriever):
 
         return cls(GeneStore(gene_store_path(settings)))
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         q = " ".join(query.strip().strip("\"'").split())
         if not q:
             raise InputError("omim: empty query; give a disease name")

@@ -49,6 +49,7 @@ from biorag.microbatch import MicroBatcher
 from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.prompts import MANUALS
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.sources import PASSAGES
 from biorag.vector_store import backend_of, index_token, open_store
 
@@ -276,13 +277,13 @@ class PubMedRetriever(Retriever):
             self._client, self._collection = None, None
 
     # ---- search ----------------------------------------------------------------------
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> SearchHits:
-        return self.submit(query, k, filters).result()
+    def search(self, request: SearchRequest) -> SearchHits:
+        return self.submit(request).result()
 
-    def submit(self, query: str, k: int, filters: SearchFilters | None = None) -> Future:
+    def submit(self, request: SearchRequest) -> Future:
         """Queue a search; the Future's result is `SearchHits`. Bad input and a missing
         index raise here, in the caller's thread."""
-        req = self._plan(query, k, filters or SearchFilters())
+        req = self._plan(request.text, request.k, request.filters)
         return self.batcher.submit(req)
 
     def search_vector(self, vec, k: int, filters: SearchFilters | None = None) -> SearchHits:

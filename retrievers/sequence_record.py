@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from biorag.errors import InputError
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.prompts import MANUALS
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, Reading
 from retrievers.eutils import EUtils
 
@@ -70,7 +71,8 @@ class SequenceRecordRetriever(Retriever):
     def from_settings(cls, settings: Settings) -> SequenceRecordRetriever:
         return cls(EUtils.from_settings(settings, "nucleotide"))
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         accs = list(dict.fromkeys(_ACC.findall(query.upper())))[:k]
         if not accs:
             raise InputError("nucleotide: no accession in the query (e.g. NM_002801.4, NP_002792.1)")

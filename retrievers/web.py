@@ -18,9 +18,10 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any
 
 from biorag.errors import InputError, SourceUnavailable, ToolError
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.prompts import MANUALS
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.sources import PASSAGES
 from retrievers.http_store import HttpStore, store_for
 
@@ -60,7 +61,8 @@ class _WebBase(Retriever):
     def from_settings(cls, settings: Settings) -> _WebBase:
         return cls(store_for(settings), settings.web)
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         q = " ".join(query.split())
         if not q:
             raise InputError("web: empty query")

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from application.engine import Engine
+from biorag.search_request import SearchRequest
 
 
 def _probe(fn: Callable[[], str | None]) -> dict:
@@ -58,7 +59,7 @@ def _check_source(engine: Engine, name: str) -> str:
     if callable(check):
         return check() or "ok"
     if name == "pubmed":  # the vector store: a real one-hit search is the honest probe
-        r.search("health check", 1)
+        r.search(SearchRequest.of("health check", 1))
         return "search ok"
     if name in _NCBI_TOOLS and engine.settings.sources[name].backend != "local":
         return _check_ncbi(engine, name)

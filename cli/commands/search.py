@@ -44,14 +44,16 @@ def pubmed(
     """
     from application.engine import Engine
     from biorag.models import SearchFilters
+    from biorag.search_request import parse_request
 
     settings = settings_from_options(preset, set_)
     query = check_user_text(query, settings, "query")  # the API's limit too
     top_k = k or settings.sources["pubmed"].top_k
     engine = Engine(settings)
     try:
-        hits = engine.retriever("pubmed").search(
-            query, top_k, SearchFilters(mesh=list(mesh or []), year_from=year_from, year_to=year_to))
+        retriever = engine.retriever("pubmed")
+        filters = SearchFilters(mesh=list(mesh or []), year_from=year_from, year_to=year_to)
+        hits = retriever.search(parse_request(query, top_k, source="pubmed", sources={"pubmed": retriever}, filters=filters))
         info = hits.info
     finally:
         engine.close()

@@ -40,6 +40,7 @@ def _run(source: str, query: str, k: int | None, backend: str | None, as_json: b
     src = settings.sources.get(source)
     query = check_user_text(query, settings, f"{source} query")
     from application.engine import Engine
+    from biorag.search_request import parse_request
 
     chosen = backend or (src.backend if src else None)
     engine = Engine(settings)
@@ -47,7 +48,8 @@ def _run(source: str, query: str, k: int | None, backend: str | None, as_json: b
         retriever = engine.retriever(source, backend=chosen)
         top_k = k or (src.top_k if src else 10)
         t0 = time.perf_counter()
-        hits = retriever.search(query, top_k)
+        request = parse_request(query, top_k, source=source, sources={source: retriever}, lexicon=engine.lexicon())
+        hits = retriever.search(request)
     finally:
         engine.close()
     ms = (time.perf_counter() - t0) * 1000

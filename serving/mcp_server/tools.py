@@ -26,6 +26,7 @@ from pydantic import Field
 from application.engine import Engine
 from biorag.errors import BioragError, ConfigError, InputError, SourceUnavailable
 from biorag.models import Evidence, SearchFilters, SearchHits
+from biorag.search_request import SearchRequest
 from biorag.settings import Settings
 from biorag.user_text import check_user_text
 from serving.errors import FieldError
@@ -107,7 +108,8 @@ class Backend:
         """(source, its retriever, hits) for `query`, checked like every user text."""
         query = check_user_text(query, self.settings, "query")
         name, retriever = await self.retriever(tool)
-        hits = await self.off_loop(retriever.search, query, k or self.settings.sources[name].top_k, filters)
+        request = SearchRequest.of(query, k or self.settings.sources[name].top_k, filters)  # each tool says what it asks
+        hits = await self.off_loop(retriever.search, request)
         return name, retriever, hits
 
 

@@ -21,6 +21,7 @@ from biorag.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
 from biorag.mesh import TERM_SCHEMA
 from biorag.models import Evidence, SearchFilters
 from biorag.prompts import MANUALS
+from biorag.search_request import SearchRequest, parse_request
 from biorag.settings import Components, Settings, SourceSettings
 from biorag.user_text import user_text_schema
 from serving.errors import FieldError, ScrubbedJSONResponse, error_json
@@ -101,6 +102,13 @@ def _source_entry(name: str, src: SourceSettings) -> dict[str, Any]:
     return entry
 
 
+def _parsed_search(engine: Any, retriever: Any, source: str, q: str, k: int, filters: SearchFilters) -> list[Evidence]:
+    """`q` parsed into a typed request (biorag.search_request.parse_request, with the
+    server's entity-linking dictionaries), then searched."""
+    return retriever.search(parse_request(q, k, source=source, sources={source: retriever}, lexicon=engine.lexicon(),
+                                          filters=filters))
+
+
 def search_router(settings: Settings, guard: Guard) -> APIRouter:
     router = APIRouter()
     timeout_s = settings.serve.request_timeout_s
@@ -118,12 +126,14 @@ def search_router(settings: Settings, guard: Guard) -> APIRouter:
             # bounded pool (sized to the cores), never one thread per request
             retriever = engine.opened(source) or await loop.run_in_executor(pool, engine.retriever, source)
             submit = getattr(retriever, "submit", None)
-            if submit is not None and getattr(retriever, "is_open", False):
-                pending = asyncio.wrap_future(submit(q, kk, filters))  # queues and returns at once
-            elif submit is not None:  # the first search opens the store and loads the model: off the loop
-                pending = asyncio.wrap_future(await loop.run_in_executor(pool, submit, q, kk, filters))
-            else:
-                pending = loop.run_in_executor(pool, retriever.search, q, kk, filters)
+            if submit is not None:  # a free-text source: nothing in the query to resolve
+                request = SearchRequest.of(q, kk, filters)
+                if getattr(retriever, "is_open", False):
+                    pending = asyncio.wrap_future(submit(request))  # queues and returns at once
+                else:  # the first search opens the store and loads the model: off the loop
+                    pending = asyncio.wrap_future(await loop.run_in_executor(pool, submit, request))
+            else:  # the query read as the agent reads it (entity linking), then searched, off the loop
+                pending = loop.run_in_executor(pool, _parsed_search, engine, retriever, source, q, kk, filters)
             hits: list[Evidence] = await asyncio.wait_for(pending, timeout_s)
         except BioragError as e:
             metrics.observe_source(source, time.perf_counter() - t, False, str(e), {"error_type": type(e).__name__})

@@ -25,8 +25,9 @@ DATA = Path(__file__).parents[1] / "data" / "evaluation"
 class ReplayedGenes(RecordRetriever):
     """Real gene records; anything else is 'not recorded', like the replay store."""
 
-    def search(self, query, k, filters=None):
-        hits = super().search(query, k, filters)
+    def search(self, request):
+        query, k, filters = request.text, request.k, request.filters  # noqa: F841 - a test double
+        hits = super().search(request)
         if not hits:
             raise NotRecorded("gene", f"esearch gene '{query}' not recorded in the cassette")
         return hits

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from biorag.models import Citation
+from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
 from indexing import hpo_files
 from retrievers.omim import LocalOmimRetriever
@@ -43,7 +44,7 @@ def test_a_medgen_concept_is_cited_as_medgen_and_linked_by_clinvar(local_omim):
     assert len(rows) == N
     medgen = 0
     for r in rows:
-        hits = local_omim.search(r["DiseaseName"], 5)
+        hits = local_omim.search(SearchRequest.of(r["DiseaseName"], 5))
         assert hits, r["DiseaseName"]
         top = hits[0]
         c = Citation.from_evidence(top)
@@ -64,7 +65,7 @@ def test_wooly_hair_names_its_medgen_concept_and_clinvar(local_omim):
     rows = [r for r in _gcs_rows() if r["DiseaseName"] == "Wooly hair"]
     assert {r["ConceptID"] for r in rows} == {"C0343073"}
     genes = {r["AssociatedGenes"] or r["RelatedGenes"] for r in rows}
-    [ev] = local_omim.search("wooly hair", 5)
+    [ev] = local_omim.search(SearchRequest.of("wooly hair", 5))
     assert ev.cited == "medgen:C0343073" and set(ev.metadata["genes"]) == genes
     # ClinVar lists both genes as "related" only: the citation says so
     assert ev.linked_by == ["ClinVar (related genes)"]
@@ -78,7 +79,7 @@ def test_an_orphanet_disease_is_cited_as_orphanet_and_linked_by_hpo(local_omim, 
     cases = [(d, n) for d, n in names.items() if d in with_genes][:N]
     seen = 0
     for disease_id, name in cases:
-        hits = [h for h in local_omim.search(name, 5) if h.metadata["disease_id"] == disease_id]
+        hits = [h for h in local_omim.search(SearchRequest.of(name, 5)) if h.metadata["disease_id"] == disease_id]
         if not hits:
             continue  # the name is also another catalogue's (OMIM first): its record cites that one
         seen += 1
@@ -91,7 +92,7 @@ def test_an_orphanet_disease_is_cited_as_orphanet_and_linked_by_hpo(local_omim, 
 
 
 def test_an_omim_phenotype_keeps_its_mim_number(local_omim):
-    [ev] = [h for h in local_omim.search("Marfan syndrome", 5) if h.metadata["form"] == "name"]
+    [ev] = [h for h in local_omim.search(SearchRequest.of("Marfan syndrome", 5)) if h.metadata["form"] == "name"]
     c = Citation.from_evidence(ev)
     assert (c.source, c.id, c.url) == ("omim", "154700", "https://omim.org/entry/154700")
     assert ev.cite_as is None and {"ClinVar", "NCBI mim2gene_medgen", "HPO annotations"} <= set(c.linked_by)

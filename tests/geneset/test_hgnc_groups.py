@@ -17,6 +17,7 @@ from biorag.gene_sets import (
     bundled_symbols,
     hgnc_groups_gmt,
 )
+from biorag.search_request import SearchRequest
 
 HGNC_TSV = Path(__file__).parents[2] / "indexing" / "resources" / "human_genes" / "hgnc_complete_set.txt.gz"
 # real HGNC groups (hgnc_complete_set, release of about 2024-10-18)
@@ -84,7 +85,7 @@ def test_interpreter_cites_the_group_and_links_its_page(tmp_path):
     assert len(member) == 6
     assert member["MCM2 takes part in minichromosome maintenance 2-7 complex (HGNC group 1998)"] == [
         "HGNC group 1998 (HGNC gene groups) lists MCM2"]
-    ev = GeneSetRetriever(it).search("what do MCM2 MCM3 MCM4 MCM5 MCM6 MCM7 do together", 3)
+    ev = GeneSetRetriever(it).search(SearchRequest.of("what do MCM2 MCM3 MCM4 MCM5 MCM6 MCM7 do together", 3))
     assert ev[0].id == "HGNC group 1998"
     assert ev[0].url == "https://www.genenames.org/data/genegroup/#!/group/1998"
 

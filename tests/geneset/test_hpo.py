@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from biorag.search_request import SearchRequest
 from retrievers.hpo import HpoRetriever
 
 SEIZURE, ATAXIA = "HP:0001250", "HP:0001251"
@@ -28,7 +29,7 @@ GENES_FOR_SEIZURES_AND_ATAXIA = [
 
 @pytest.mark.parametrize("question", GENES_FOR_SEIZURES_AND_ATAXIA)
 def test_genes_for_a_phenotype_set(hpo, question):
-    found = hpo.search(question, 10)
+    found = hpo.search(SearchRequest.of(question, 10))
     hits = [h for h in found if h.metadata["kind"] == "gene"]
     assert found[0].metadata["kind"] == "gene" and len(hits) == 10  # genes asked for: genes first
     assert {h.metadata["kind"] for h in found[10:]} == {"disease"}  # then the diseases, ranked the same way
@@ -39,7 +40,7 @@ def test_genes_for_a_phenotype_set(hpo, question):
     assert {m["query_term"] for m in top if m["exact"]} == {SEIZURE, ATAXIA}  # the best explain both
     assert hits[0].metadata["hpo_release"] == "2025-01-16"
     # same ranking whatever the wording
-    assert [h.id for h in hits] == [h.id for h in hpo.search(GENES_FOR_SEIZURES_AND_ATAXIA[0], 10)][:10]
+    assert [h.id for h in hits] == [h.id for h in hpo.search(SearchRequest.of(GENES_FOR_SEIZURES_AND_ATAXIA[0], 10))][:10]
 
 
 def test_gene_ranking_uses_information_content(hpo_store):
@@ -71,7 +72,7 @@ DISEASES_FOR_SEIZURES_AND_ATAXIA = [
 
 @pytest.mark.parametrize("question", DISEASES_FOR_SEIZURES_AND_ATAXIA)
 def test_diseases_for_a_phenotype_set(hpo, question):
-    found = hpo.search(question, 10)
+    found = hpo.search(SearchRequest.of(question, 10))
     hits = [h for h in found if h.metadata["kind"] == "disease"]
     assert found[0].metadata["kind"] == "disease" and hits == found[:len(hits)]  # diseases asked for: first
     assert {t["id"] for t in hits[0].metadata["query_terms"]} == {SEIZURE, ATAXIA}
@@ -91,7 +92,7 @@ MARFAN_FEATURES = [
 
 @pytest.mark.parametrize("question", MARFAN_FEATURES)
 def test_features_of_a_disease(hpo, question):
-    hits = hpo.search(question, 5)
+    hits = hpo.search(SearchRequest.of(question, 5))
     omim = next(h for h in hits if h.id == "OMIM:154700")
     assert omim.metadata["kind"] == "disease_phenotypes" and omim.title == "Marfan syndrome"
     ids = {p["id"] for p in omim.metadata["phenotypes"]}
@@ -104,11 +105,11 @@ def test_hpo_disease_records_are_cited_under_their_own_catalogue(hpo):
     from biorag.catalogues import cited_as
     from biorag.models import Citation
 
-    marfan = next(h for h in hpo.search("features of Marfan syndrome", 5) if h.id == "OMIM:154700")
+    marfan = next(h for h in hpo.search(SearchRequest.of("features of Marfan syndrome", 5)) if h.id == "OMIM:154700")
     c = Citation.from_evidence(marfan)
     assert (marfan.cited, c.source, c.id, c.found_by) == ("omim:154700", "omim", "154700", "hpo")
     assert "[omim:154700] Marfan syndrome" in marfan.render()
-    ranked = [h for h in hpo.search("Which diseases present with seizures and ataxia?", 10)
+    ranked = [h for h in hpo.search(SearchRequest.of("Which diseases present with seizures and ataxia?", 10))
               if h.metadata["kind"] == "disease"]
     disease_records = [marfan, *ranked]
     assert all(":" not in h.cited.split(":", 1)[1] and not h.cited.startswith("hpo:") for h in disease_records)
@@ -128,7 +129,7 @@ DISEASES_OF_FBN1 = [
 
 @pytest.mark.parametrize("question", DISEASES_OF_FBN1)
 def test_diseases_of_a_gene(hpo, question):
-    hits = hpo.search(question, 5)
+    hits = hpo.search(SearchRequest.of(question, 5))
     assert hits[0].metadata["kind"] == "gene_diseases" and hits[0].id == "2200"
     names = {d["disease_id"]: d["name"] for d in hits[0].metadata["diseases"]}
     assert names["OMIM:154700"] == "Marfan syndrome"
@@ -136,7 +137,7 @@ def test_diseases_of_a_gene(hpo, question):
 
 
 def test_genes_of_a_disease(hpo):
-    hits = hpo.search("Which genes cause Marfan syndrome?", 3)
+    hits = hpo.search(SearchRequest.of("Which genes cause Marfan syndrome?", 3))
     assert hits[0].metadata["kind"] == "disease_phenotypes"
     assert hits[0].text.split(": ", 1)[1].startswith("genes: FBN1")
 
@@ -145,9 +146,9 @@ def test_unknown_text_is_an_error_not_a_guess(hpo):
     from biorag.errors import InputError, ToolError
 
     with pytest.raises(ToolError, match="no HPO phenotype"):
-        hpo.search("what is the weather like tomorrow", 5)
+        hpo.search(SearchRequest.of("what is the weather like tomorrow", 5))
     with pytest.raises(InputError):
-        hpo.search("  ", 5)
+        hpo.search(SearchRequest.of("  ", 5))
 
 
 def test_store_notice_and_info(hpo_store):

@@ -25,6 +25,7 @@ from biorag import pubmed_schema as ps
 from biorag.embedder import Embedder
 from biorag.errors import InputError, SourceUnavailable
 from biorag.models import SearchFilters
+from biorag.search_request import SearchRequest
 from biorag.vector_store import open_store
 from indexing.build import build_index
 from retrievers.pubmed import PubMedRetriever
@@ -83,7 +84,7 @@ def test_search_returns_full_evidence(built, embedder):
     settings = built[0]
     r = PubMedRetriever.from_settings(settings)
     r._embedder = embedder
-    hits = r.search(sample_rows(1)[0]["title"], 4)
+    hits = r.search(SearchRequest.of(sample_rows(1)[0]["title"], 4))
     assert len(hits) == 4
     top = hits[0]
     assert top.source == "pubmed" and top.id == str(sample_rows(1)[0]["pmid"])
@@ -101,7 +102,7 @@ def test_mesh_filter_every_hit_carries_a_requested_descriptor(built, embedder):
     counts = mesh_counts(rows)
     mid = next(u for u, c in sorted(counts.items()) if 4 <= c < len(rows) and ps.vocabulary().by_ui.get(u))
     for terms in ([mid], [ps.vocabulary().by_ui[mid].name.lower()], [mid, AD]):
-        hits = r.search("memory decline and treatment", 4, SearchFilters(mesh=terms))
+        hits = r.search(SearchRequest.of("memory decline and treatment", 4, SearchFilters(mesh=terms)))
         wanted = {ps.vocabulary().resolve(t).ui for t in terms}
         assert len(hits) == 4
         assert all(wanted & set(h.metadata["mesh_ui"]) for h in hits), terms
@@ -119,13 +120,13 @@ def test_selective_filter_is_searched_exactly_and_agrees_with_hnsw(built, embedd
     r._embedder = embedder
     assert r.exact_filter_rows > 0  # automatic: on by default
     query = "memory decline and treatment"
-    exact = r.search(query, 4, SearchFilters(mesh=[mid]))
+    exact = r.search(SearchRequest.of(query, 4, SearchFilters(mesh=[mid])))
     assert r.mesh_counts is not None and r.mesh_counts[mid] == counts[mid]  # kept by the build
     assert exact.info["path"] == "exact" and "searched exactly" in exact.info["note"]
     assert exact.info["matching_rows"] == counts[mid]
     assert all(mid in h.metadata["mesh_ui"] for h in exact)
     r.exact_filter_rows = counts[mid] - 1  # more matching rows than the exact path takes
-    ann = r.search(query, 4, SearchFilters(mesh=[mid]))
+    ann = r.search(SearchRequest.of(query, 4, SearchFilters(mesh=[mid])))
     assert ann.info["path"] == "ann" and "HNSW" in ann.info["note"]
     # on a few rows HNSW is exact too: same records, same order, same cosine scores
     assert [h.id for h in exact] == [h.id for h in ann]
@@ -141,7 +142,7 @@ def test_widening_reported_when_filter_is_short(built, embedder):
     rare = next(u for u, c in sorted(counts.items()) if c == 1 and ps.vocabulary().by_ui.get(u))
     r = PubMedRetriever.from_settings(settings)
     r._embedder = embedder
-    hits = r.search("brain pathology", 4, SearchFilters(mesh=[rare]))
+    hits = r.search(SearchRequest.of("brain pathology", 4, SearchFilters(mesh=[rare])))
     assert len(hits) == 4
     matched = [h for h in hits if h.metadata["mesh_match"]]
     assert len(matched) == 1 and rare in matched[0].metadata["mesh_ui"] and not matched[0].metadata["widened"]
@@ -149,7 +150,7 @@ def test_widening_reported_when_filter_is_short(built, embedder):
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)  # one list, by similarity
     assert hits.info["widened"] and "filled 3 from unfiltered search" in hits.info["note"]
     r.widen = "none"
-    short = r.search("brain pathology", 4, SearchFilters(mesh=[rare]))
+    short = r.search(SearchRequest.of("brain pathology", 4, SearchFilters(mesh=[rare])))
     assert len(short) == 1 and "not widened" in short.info["note"]
     r.close()
 
@@ -159,7 +160,7 @@ def test_bad_mesh_terms_rejected_before_search(built, embedder, term):
     r = PubMedRetriever.from_settings(built[0])
     r._embedder = embedder
     with pytest.raises(InputError, match="MeSH term"):
-        r.search("anything", 4, SearchFilters(mesh=[term]))
+        r.search(SearchRequest.of("anything", 4, SearchFilters(mesh=[term])))
     r.close()
 
 
@@ -168,7 +169,7 @@ def test_year_filter(built, embedder):
     r._embedder = embedder
     years = sorted(int(row["year"]) for row in built[2])
     cut = years[len(years) // 2]
-    hits = r.search("Alzheimer disease", 10, SearchFilters(year_from=cut))
+    hits = r.search(SearchRequest.of("Alzheimer disease", 10, SearchFilters(year_from=cut)))
     assert hits and all(h.metadata["year"] >= cut for h in hits)
     r.close()
 
@@ -176,7 +177,7 @@ def test_year_filter(built, embedder):
 def test_missing_index_is_source_unavailable(tmp_path):
     r = PubMedRetriever.from_settings(settings_for(tmp_path))
     with pytest.raises(SourceUnavailable, match="biorag index build"):
-        r.search("anything", 4)
+        r.search(SearchRequest.of("anything", 4))
     assert not (tmp_path / "milvus").exists()  # the retriever never creates an empty store
 
 
@@ -219,7 +220,7 @@ def test_alias_switches_only_after_a_verified_rebuild(tmp_path, embedder):
     assert target == first.collection  # failed rebuild: the old index keeps serving
     r = PubMedRetriever.from_settings(settings)
     r._embedder = embedder
-    assert len(r.search("amyloid", 10)) == 6
+    assert len(r.search(SearchRequest.of("amyloid", 10))) == 6
     r.close()
 
     ok = build_index(settings, [bigger], rebuild=True, progress=False, embedder=embedder, batch_size=4)

@@ -15,6 +15,7 @@ from biorag.agent import Agent
 from biorag.embedder import Embedder
 from biorag.models import SearchFilters
 from biorag.planner import Rewrite, RulesPlanner
+from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
 from biorag.vector_store import open_store
 from indexing.build import build_index
@@ -83,7 +84,7 @@ def retriever(settings, embedder, keeper, **kw) -> PubMedRetriever:
 def test_concurrent_searches_share_embedding_and_milvus_calls(index, embedder):
     settings, _, keeper, _ = index
     one = retriever(settings, embedder, keeper)
-    alone = {q: [h.id for h in one.search(q, 4)] for q in QUERIES}
+    alone = {q: [h.id for h in one.search(SearchRequest.of(q, 4))] for q in QUERIES}
     one._batcher.close()  # keep the shared client open
 
     client = CountingClient(keeper)
@@ -96,7 +97,7 @@ def test_concurrent_searches_share_embedding_and_milvus_calls(index, embedder):
     gate = threading.Event()
     run = r._run_batch
     r._run_batch = lambda reqs: gate.wait(10) and run(reqs)
-    futures = [r.submit(q, 4) for q in QUERIES]
+    futures = [r.submit(SearchRequest.of(q, 4)) for q in QUERIES]
     gate.set()
     results = [f.result(30) for f in futures]
     del r.embedder._encode_queries
@@ -112,13 +113,13 @@ def test_threads_searching_at_once_get_the_same_hits_as_alone(index, embedder):
     r = retriever(settings, embedder, keeper)
     mid = _descriptor(rows, lambda c: 3 <= c <= 8)
     asks = [(q, SearchFilters(mesh=[mid]) if i % 2 else None) for i, q in enumerate(QUERIES)]
-    alone = [[h.id for h in r.search(q, 4, f)] for q, f in asks]
+    alone = [[h.id for h in r.search(SearchRequest.of(q, 4, f))] for q, f in asks]
     got: dict[int, list[str]] = {}
     barrier = threading.Barrier(len(asks))
 
     def one(i: int) -> None:
         barrier.wait()
-        got[i] = [h.id for h in r.search(asks[i][0], 4, asks[i][1])]
+        got[i] = [h.id for h in r.search(SearchRequest.of(asks[i][0], 4, asks[i][1]))]
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(len(asks))]
     for t in threads:
@@ -153,20 +154,20 @@ def test_rare_descriptor_searched_exactly_broad_one_by_hnsw(index, embedder):
     rare = _descriptor(rows, lambda c: c == 2)
     assert counts[AD] > 10  # the sample is about Alzheimer disease: a broad filter
     r = retriever(settings, embedder, keeper, exact_filter_rows=10)
-    exact = r.search("memory decline", 4, SearchFilters(mesh=[rare]))
+    exact = r.search(SearchRequest.of("memory decline", 4, SearchFilters(mesh=[rare])))
     assert exact.info["path"] == "exact" and exact.info["matching_rows"] == 2
     assert exact.info["exact_by"] == "pmid"  # Lite: the rows read by id from the kept postings
     assert len(exact) == 4 and sum(h.metadata["mesh_match"] for h in exact) == 2  # both matches, then filled
     assert exact.info["filtered_hits"] == 2 and exact.info["widened"] and "searched exactly" in exact.info["note"]
     years = sorted(int(row["year"]) for row in rows if rare in {m["ui"] for m in row["mesh"]})
-    late = r.search("memory decline", 4, SearchFilters(mesh=[rare], year_from=years[-1]))  # bounds apply too
+    late = r.search(SearchRequest.of("memory decline", 4, SearchFilters(mesh=[rare], year_from=years[-1])))  # bounds apply too
     assert late.info["path"] == "exact" and all(h.metadata["year"] >= years[-1] for h in late)
     assert late.info["filtered_hits"] == sum(1 for y in years if y >= years[-1])
-    broad = r.search("memory decline", 4, SearchFilters(mesh=[AD]))
+    broad = r.search(SearchRequest.of("memory decline", 4, SearchFilters(mesh=[AD])))
     assert broad.info["path"] == "ann" and broad.info["matching_rows"] == counts[AD]
     assert all(h.metadata["mesh_match"] for h in broad) and not broad.info["widened"]
     assert "D009369" not in counts
-    absent = r.search("memory decline", 4, SearchFilters(mesh=["Neoplasms"]))  # no record carries it
+    absent = r.search(SearchRequest.of("memory decline", 4, SearchFilters(mesh=["Neoplasms"])))  # no record carries it
     assert absent.info["path"] == "none" and absent.info["filtered_hits"] == 0 and len(absent) == 4
     r._batcher.close()
 
@@ -176,10 +177,10 @@ def test_boost_ranks_matching_records_up_without_excluding_others(index, embedde
     rare = _descriptor(rows, lambda c: c == 2)
     q = "memory decline"
     r = retriever(settings, embedder, keeper, boost_pool=10)  # every record is a candidate
-    dense = r.search(q, 40)
+    dense = r.search(SearchRequest.of(q, 40))
     # a strong boost: both records carrying the descriptor come first, the rest follow by similarity
     r.boost_weight = 1.0
-    boosted = r.search(q, 6, SearchFilters(mesh=[rare], mesh_mode="boost"))
+    boosted = r.search(SearchRequest.of(q, 6, SearchFilters(mesh=[rare], mesh_mode="boost")))
     assert boosted.info["mesh_mode"] == "boost" and boosted.info["path"] == "ann" and "MeSH boost" in boosted.info["note"]
     assert [h.metadata["mesh_match"] for h in boosted] == [True, True, False, False, False, False]
     assert not any(h.metadata["widened"] for h in boosted)  # nothing is outside a filter
@@ -188,7 +189,7 @@ def test_boost_ranks_matching_records_up_without_excluding_others(index, embedde
     assert all(h.metadata["similarity"] <= h.score for h in boosted)
     # no boost: the dense order
     r.boost_weight = 0.0
-    assert [h.id for h in r.search(q, 6, SearchFilters(mesh=[rare], mesh_mode="boost"))] == [h.id for h in dense[:6]]
+    assert [h.id for h in r.search(SearchRequest.of(q, 6, SearchFilters(mesh=[rare], mesh_mode="boost")))] == [h.id for h in dense[:6]]
     r._batcher.close()
 
 

@@ -4,8 +4,9 @@ as recorded in the GeneGPT dev cassette (chromosome 20, gene LINC01270)."""
 
 from __future__ import annotations
 
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 
 # tax_id, GeneID, Symbol, Synonyms, Ensembl, chromosome, map_location, description, type_of_gene
 GENE_INFO_ROWS = [
@@ -60,7 +61,8 @@ class RecordRetriever(Retriever):
     def from_settings(cls, settings):  # pragma: no cover - built directly in tests
         raise NotImplementedError
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query, k = request.text, request.k
         self.queries.append(query)
         q = query.strip().lower()
         out = []

@@ -34,12 +34,13 @@ class FailingOnce(RecordRetriever):
         super().__init__("gene", GENES)
         self.error = error
 
-    def search(self, query, k, filters=None):
+    def search(self, request):
+        query, k, filters = request.text, request.k, request.filters  # noqa: F841 - a test double
         if self.error is not None:
             self.queries.append(query)
             err, self.error = self.error, None
             raise err
-        return super().search(query, k, filters)
+        return super().search(request)
 
 
 def run(script, question=Q, *, disable=(), sets=(), gene=None):

@@ -137,7 +137,8 @@ class _MeshAware(RecordRetriever):
         super().__init__("pubmed", GENES)
         self.filters = []
 
-    def search(self, query, k, filters=None):
+    def search(self, request):
+        query, k, filters = request.text, request.k, request.filters  # noqa: F841 - a test double
         self.filters.append(filters)
         return GENES[:1]
 
@@ -152,9 +153,9 @@ def test_mesh_filter_switch(mesh_on):
     if mesh_on:
         # descriptors named in the question, validated against the MeSH vocabulary
         assert "Alzheimer Disease" in rewrite.mesh and retrieve.mesh == rewrite.mesh
-        assert src.filters[0] is not None and "Alzheimer Disease" in src.filters[0].mesh
+        assert "Alzheimer Disease" in src.filters[0].mesh
     else:
-        assert rewrite.mesh == [] and retrieve.mesh == [] and src.filters == [None]
+        assert rewrite.mesh == [] and retrieve.mesh == [] and [f.mesh for f in src.filters] == [[]]
 
 
 class _ProposingPlanner(RulesPlanner):

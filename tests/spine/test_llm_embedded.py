@@ -96,7 +96,8 @@ def test_free_text_answer_keeps_only_supported_claims(llm):
                                    "generation.min_similarity=0"], disable=["self_eval"])
 
     class All(RecordRetriever):
-        def search(self, query, k, filters=None):
+        def search(self, request):
+            query, k, filters = request.text, request.k, request.filters  # noqa: F841 - a test double
             self.queries.append(query)
             return ev
 
@@ -130,7 +131,8 @@ def test_the_written_answer_takes_the_generation_sampling_settings(llm):
             return llm._complete(messages, json_schema, max_tokens, temperature)
 
     class All(RecordRetriever):
-        def search(self, query, k, filters=None):
+        def search(self, request):
+            query, k, filters = request.text, request.k, request.filters  # noqa: F841 - a test double
             return ev
 
     for sets, want in ((["generation.max_tokens=24", "generation.temperature=0.5"], (24, 0.5)), ([], (120, 0.0))):

@@ -12,9 +12,10 @@ import pytest
 from application.catalog import SOURCES
 from application.engine import Engine
 from biorag.agent import Agent
-from biorag.models import Evidence, SearchFilters
+from biorag.models import Evidence
 from biorag.planner import LoopState, admissible
 from biorag.retriever import Retriever
+from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
 from biorag.sources import ENTITY_KINDS, GENE_IDS, AnswerField, Reading
 from biorag.understanding import analyse
@@ -40,7 +41,8 @@ class TinyProteinSource(Retriever):
     def from_settings(cls, settings):
         return cls()
 
-    def search(self, query: str, k: int, filters: SearchFilters | None = None) -> list[Evidence]:
+    def search(self, request: SearchRequest) -> list[Evidence]:
+        query = request.text
         TinyProteinSource.queries.append(query)
         acc = UNIPROT.get(query.strip().upper())
         return [Evidence(source="protein", id=acc, title=f"{query} protein", metadata={"gene": query})] if acc else []

@@ -13,6 +13,7 @@ from biorag.errors import InputError, NotRecorded
 from biorag.grounding import supported, verify_claims
 from biorag.models import Evidence
 from biorag.planner import Rewrite, RulesPlanner, Selection, Verdict
+from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
 from biorag.sufficiency import missing_entities
 from biorag.understanding import Analysis, Entity
@@ -30,7 +31,8 @@ class YesPlanner(RulesPlanner):
 class Unrecorded(RecordRetriever):
     """A tool whose every call fails the way a replay miss does."""
 
-    def search(self, query, k, filters=None):
+    def search(self, request):
+        query, k, filters = request.text, request.k, request.filters  # noqa: F841 - a test double
         self.queries.append(query)
         raise NotRecorded(self.name, f"no recorded response for '{query}'")
 
@@ -93,7 +95,8 @@ def test_evidence_that_never_names_the_asked_gene_is_not_sufficient():
     tp53 = [g for g in GENES if g.metadata["symbol"] == "TP53"]
 
     class Always(RecordRetriever):
-        def search(self, query, k, filters=None):
+        def search(self, request):
+            query, k, filters = request.text, request.k, request.filters  # noqa: F841 - a test double
             self.queries.append(query)
             return tp53
 
@@ -149,7 +152,7 @@ def test_a_source_rejecting_its_input_is_a_trace_event_not_a_traceback(caplog):
     settings = load_settings(sets=["tool_io.mode=replay"])
     blast = BlastRetriever.from_settings(settings)
     with pytest.raises(InputError) as refused:  # what the source itself says
-        blast.search("BRCA2", 5)
+        blast.search(SearchRequest.of("BRCA2", 5))
     reason = str(refused.value).removeprefix("blast: ")
     agent = Agent(settings, retrievers={"blast": blast}, planner=ToBlast())
     with caplog.at_level(logging.DEBUG):
@@ -163,7 +166,8 @@ def test_a_source_rejecting_its_input_is_a_trace_event_not_a_traceback(caplog):
 
 def test_an_unexpected_crash_is_one_warning_line_and_a_debug_traceback(caplog):
     class Broken(RecordRetriever):
-        def search(self, query, k, filters=None):
+        def search(self, request):
+            query, k, filters = request.text, request.k, request.filters  # noqa: F841 - a test double
             return {}["missing key"]  # a real bug in a tool
 
     agent = Agent(load_settings(sets=["planner=rules", "max_rounds=1"]), retrievers={"gene": Broken("gene", GENES)})

@@ -12,6 +12,7 @@ from collections import Counter
 import pytest
 
 from biorag.errors import InputError, QueryRejected, ToolError
+from biorag.search_request import SearchRequest
 from retrievers.blast import BlastRetriever, blast_evidence, chromosome_of, parse_report
 from retrievers.blast_reading import ALIGNMENT, SEQUENCE_ORGANISM, read_blast_field
 from retrievers.http_store import BUNDLED_CASSETTE
@@ -164,7 +165,7 @@ GENE_NAMES = ["BRCA2", "TP53", "Where is BRCA2 located?", "CARD15", "what is the
 def test_blast_never_receives_a_gene_name(query, server, live_settings):
     blast = BlastRetriever.from_settings(live_settings())
     with pytest.raises(QueryRejected) as err:
-        blast.search(query, 5)
+        blast.search(SearchRequest.of(query, 5))
     assert isinstance(err.value, ToolError) and isinstance(err.value, InputError)
     assert str(err.value).startswith("blast: ") and "sequence" in str(err.value)
     assert server.requests == []  # refused before anything was sent

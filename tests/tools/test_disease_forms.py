@@ -12,6 +12,7 @@ from collections import defaultdict
 import pytest
 
 from biorag.names import catalogue_form, disease_key, inverted_keys
+from biorag.search_request import SearchRequest
 from retrievers.omim import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
@@ -62,7 +63,7 @@ def test_a_family_name_gives_the_genes_of_its_numbered_subtypes(omim):
     families = _families()
     assert len(families) == N
     for family, subtypes in families.items():
-        hits = omim.search(family, 50)
+        hits = omim.search(SearchRequest.of(family, 50))
         genes = {g for ev in hits for g in ev.metadata["genes"]}
         # the family's own entry (HPO or MeSH may name it) first, then its catalogue forms
         forms = [ev.metadata["form"] for ev in hits]
@@ -73,14 +74,14 @@ def test_a_family_name_gives_the_genes_of_its_numbered_subtypes(omim):
 
 def test_a_name_of_its_own_comes_first_and_alone(omim, full_gene_store):
     # "Currarino syndrome" is an HPO/Orphanet name with genes: one record for the name
-    hits = omim.search("Currarino syndrome", 10)
+    hits = omim.search(SearchRequest.of("Currarino syndrome", 10))
     assert [ev.metadata["form"] for ev in hits][:1] == ["name"]
     assert sum(ev.metadata["form"] == "name" for ev in hits) == 1
     assert "MNX1" in hits[0].metadata["genes"]
 
 
 def test_a_catalogue_head_gives_the_qualified_entries(omim):
-    hits = omim.search("bile acid malabsorption", 10)
+    hits = omim.search(SearchRequest.of("bile acid malabsorption", 10))
     assert hits and {ev.metadata["form"] for ev in hits} == {"head"}
     assert all(ev.title.lower().startswith("bile acid malabsorption,") for ev in hits)
     assert len({g for ev in hits for g in ev.metadata["genes"]}) >= 2

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from biorag.search_request import SearchRequest
 from retrievers.omim import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
@@ -70,9 +71,9 @@ def test_what_names_no_gene(full_gene_store):
 def test_the_omim_backend_answers_from_the_name_only_when_no_catalogue_has_it(full_gene_store, product_deficiencies):
     omim = LocalOmimRetriever(full_gene_store)
     product, gene_id = product_deficiencies[0]
-    catalogued = omim.search(f"{product} deficiency", 5)  # ClinVar's own name: the catalogue answers
+    catalogued = omim.search(SearchRequest.of(f"{product} deficiency", 5))  # ClinVar's own name: the catalogue answers
     assert catalogued[0].metadata["match"] == "name" and catalogued[0].metadata["disease_id"]
-    unseen = omim.search(f"Hereditary anemia due to {product} deficiency", 5)
+    unseen = omim.search(SearchRequest.of(f"Hereditary anemia due to {product} deficiency", 5))
     assert unseen and all(ev.metadata["match"] == "gene_name" for ev in unseen)
     ev = next(ev for ev in unseen if ev.metadata["gene_ids"] == [gene_id])
     assert "no offline disease catalogue" in ev.text and ev.metadata["genes_source"].startswith("local: gene store names")

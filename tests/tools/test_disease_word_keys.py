@@ -10,6 +10,7 @@ import re
 import pytest
 
 from biorag.names import inheritance_words, name_keys, same_inheritance, word_keys
+from biorag.search_request import SearchRequest
 from indexing import hpo_files
 from retrievers.omim import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
@@ -56,12 +57,12 @@ def test_a_catalogue_name_written_eight_ways_gives_the_same_genes(omim, catalogu
     for did, parts in catalogue_names:
         texts = phrasings(*parts)
         assert len(texts) >= 8
-        first = omim.search(texts[0], 10)[0]
+        first = omim.search(SearchRequest.of(texts[0], 10))[0]
         assert first.metadata["disease_id"] == did and first.metadata["match"] == "name"
         want = set(first.metadata["genes"])
         assert want
         for text in texts[1:]:
-            hits = omim.search(text, 10)
+            hits = omim.search(SearchRequest.of(text, 10))
             assert hits, text
             assert set(hits[0].metadata["genes"]) == want, (text, hits[0].title, hits[0].metadata["genes"], want)
             if hits[0].metadata["match"] != "name":  # found by its words: says so, and what was asked
@@ -116,13 +117,13 @@ def test_a_misspelt_word_is_corrected_from_the_names_own_words(omim, catalogue_n
     """One letter dropped, doubled or swapped in the longest word of each name (as people
     mistype "Campomelic", "Woolly"): the same disease and genes, the match saying "spelling"."""
     for _, (head, qualifier, number, letter) in catalogue_names:
-        want = set(omim.search(f"{head}, {qualifier}, {number}{letter}", 10)[0].metadata["genes"])
+        want = set(omim.search(SearchRequest.of(f"{head}, {qualifier}, {number}{letter}", 10))[0].metadata["genes"])
         text = f"{qualifier} {head.lower()} {number}{letter}"
         long = max(re.findall(r"[a-z]{8,}", text), key=len, default=None)
         if long is None:
             continue
         for typo in (long[:3] + long[4:], long[:3] + long[3] + long[3:], long[:3] + long[4] + long[3] + long[5:]):
-            hits = omim.search(text.replace(long, typo), 10)
+            hits = omim.search(SearchRequest.of(text.replace(long, typo), 10))
             assert hits and set(hits[0].metadata["genes"]) == want, (typo, [h.title for h in hits[:2]])
             assert hits[0].metadata["match"] == "spelling"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from biorag.errors import InputError, SourceUnavailable
+from biorag.search_request import SearchRequest
 from indexing.gene_store_build import SAMPLE_DIR, build_gene_store
 from retrievers.gene import LocalGeneRetriever
 from retrievers.gene_store import GeneStore
@@ -23,7 +24,7 @@ def store(tmp_path_factory):
 
 
 def search(store, q, k=10):
-    return LocalGeneRetriever(store).search(q, k)
+    return LocalGeneRetriever(store).search(SearchRequest.of(q, k))
 
 
 def test_alias_resolves_to_official_symbol(store):

@@ -9,6 +9,7 @@ import pytest
 
 from application.engine import build_agent
 from biorag.errors import ToolError
+from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
 from retrievers.layered import LayeredGeneRetriever, LayeredOmimRetriever
 
@@ -21,7 +22,7 @@ def test_embedded_preset_layers_gene_and_omim():
 def test_gene_answered_by_the_store_then_summary_filled_from_eutils(server, live_settings, full_gene_store_path):
     gene = LayeredGeneRetriever.from_settings(live_settings(gene_store=str(full_gene_store_path)))
     try:
-        hits = gene.search("LMP10", 5)
+        hits = gene.search(SearchRequest.of("LMP10", 5))
     finally:
         gene.close()
     top = hits[0].metadata
@@ -40,7 +41,7 @@ def test_store_miss_falls_through_to_eutils_which_refuses_a_partial_match(server
     gene = LayeredGeneRetriever.from_settings(live_settings(gene_store=str(full_gene_store_path)))
     try:
         with pytest.raises(ToolError, match="no record for 'RP11-17A4.3'.*only part") as failed:
-            gene.search("RP11-17A4.3", 5)
+            gene.search(SearchRequest.of("RP11-17A4.3", 5))
     finally:
         gene.close()
     layers = failed.value.info["layers"]  # what each layer did travels with the failure
@@ -51,7 +52,7 @@ def test_store_miss_falls_through_to_eutils_which_refuses_a_partial_match(server
 def test_without_a_store_the_layered_source_is_eutils_and_says_why(server, live_settings, tmp_path):
     gene = LayeredGeneRetriever.from_settings(live_settings(gene_store=str(tmp_path / "none.sqlite")))
     try:
-        hits = gene.search("LMP10", 5)
+        hits = gene.search(SearchRequest.of("LMP10", 5))
     finally:
         gene.close()
     assert hits and all(h.metadata["backend"] == "eutils" for h in hits)
@@ -62,8 +63,8 @@ def test_without_a_store_the_layered_source_is_eutils_and_says_why(server, live_
 def test_disease_genes_offline_no_request_made(server, live_settings, full_gene_store_path):
     omim = LayeredOmimRetriever.from_settings(live_settings(gene_store=str(full_gene_store_path)))
     try:
-        hits = omim.search("Meesmann corneal dystrophy", 10)
-        blau = omim.search("blau syndrome", 10)[0]
+        hits = omim.search(SearchRequest.of("Meesmann corneal dystrophy", 10))
+        blau = omim.search(SearchRequest.of("blau syndrome", 10))[0]
     finally:
         omim.close()
     assert server.requests == []  # answered offline
@@ -80,7 +81,7 @@ def test_disease_missing_from_the_dictionary_goes_to_omim(server, live_settings,
     try:
         # no catalogue has this name (nor a form of it: "Bile acid malabsorption" is now
         # answered offline by its entries "Bile acid malabsorption, primary, 1/2")
-        hits = omim.search("Sensorineural deafness with mild renal dysfunction", 20)
+        hits = omim.search(SearchRequest.of("Sensorineural deafness with mild renal dysfunction", 20))
     finally:
         omim.close()
     assert hits and all(h.metadata["backend"] == "eutils" for h in hits)
@@ -97,7 +98,7 @@ def test_a_name_no_catalogue_holds_asks_omim_before_the_genes_it_names(server, l
     product, gene_id = product_deficiency_names(full_gene_store)[0]
     omim = LayeredOmimRetriever.from_settings(live_settings(gene_store=str(full_gene_store_path)))
     try:
-        hits = omim.search(f"Hereditary anemia due to {product} deficiency", 10)
+        hits = omim.search(SearchRequest.of(f"Hereditary anemia due to {product} deficiency", 10))
     finally:
         omim.close()
     assert [x["backend"] for x in hits.info["layers"]] == ["local", "eutils", "local-names"]

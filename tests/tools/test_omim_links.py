@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from biorag.errors import InputError
+from biorag.search_request import SearchRequest
 from indexing.gene_store_build import SAMPLE_DIR, build_gene_store
 from retrievers.gene_store import GeneStore
 from retrievers.omim import OmimRetriever, link_genes, omim_evidence, omim_metadata
@@ -105,7 +106,7 @@ def _by_id(hits):
 def _search(omim: OmimRetriever, query: str, k: int) -> dict:
     """Hits by MIM number; the retriever (and its gene store) is closed afterwards."""
     try:
-        return _by_id(omim.search(query, k))
+        return _by_id(omim.search(SearchRequest.of(query, k)))
     finally:
         omim.close()
 

@@ -16,6 +16,7 @@ from collections import defaultdict
 
 import pytest
 
+from biorag.search_request import SearchRequest
 from indexing.gene_store_build import snapshot_paths
 from retrievers.gene import GeneRetriever, LocalGeneRetriever
 from tests.registered import analyse, structured_answer
@@ -68,7 +69,7 @@ def _first(data, kind: str, pattern: re.Pattern | None = None) -> list[tuple[str
 def _check(store, examples, matched: str):
     local = LocalGeneRetriever(store)
     for name, gene_id, current in examples:
-        hits = local.search(name, 10)
+        hits = local.search(SearchRequest.of(name, 10))
         assert (hits[0].id, hits[0].metadata["symbol"], hits[0].metadata["matched"]) == (gene_id, current, matched), name
         for question in (f"What is the official gene symbol of {name}?", f"What is the official symbol of {name}?"):
             answer = structured_answer(analyse(question), hits)
@@ -105,7 +106,7 @@ def test_clone_based_names_resolve_to_their_own_record(full_gene_store, data):
     assert len(examples) >= N
     local = LocalGeneRetriever(full_gene_store)
     for name, gene_id, current in examples:
-        hits = local.search(name, 10)
+        hits = local.search(SearchRequest.of(name, 10))
         assert [h.id for h in hits] == [gene_id], name  # its own record, nothing else
         assert hits[0].metadata["symbol"] == current
         answer = structured_answer(analyse(f"Which chromosome is {name} gene located on human genome?"), hits)
@@ -148,7 +149,7 @@ def test_human_record_first_when_ncbi_lists_another_organism_first(server, live_
                   (200, summary("5699"), "application/json", 0))
     gene = GeneRetriever.from_settings(live_settings())
     try:
-        hits = gene.search("LMP10", 5)
+        hits = gene.search(SearchRequest.of("LMP10", 5))
     finally:
         gene.close()
     assert [(h.metadata["symbol"], h.metadata["tax_id"]) for h in hits] == [("PSMB10", 9606), ("Psmb10", 10090)]

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from biorag.errors import InputError, ToolError
+from biorag.search_request import SearchRequest
 from retrievers.blast import BlastRetriever, extract_sequence, parse_text_report
 from retrievers.dbsnp import DbSnpRetriever
 from retrievers.gene import GeneRetriever
@@ -23,7 +24,7 @@ GENE_KEYS = {"symbol", "name", "aliases", "organism", "tax_id", "chromosome", "m
 
 
 def test_gene_alias_returns_human_psmb10_first(server, live_settings):
-    hits = GeneRetriever.from_settings(live_settings()).search("LMP10", 10)
+    hits = GeneRetriever.from_settings(live_settings()).search(SearchRequest.of("LMP10", 10))
     top = hits[0]
     assert (top.source, top.id, top.metadata["symbol"], top.metadata["tax_id"]) == ("gene", "5699", "PSMB10", 9606)
     assert GENE_KEYS <= set(top.metadata)
@@ -38,18 +39,18 @@ def test_gene_alias_returns_human_psmb10_first(server, live_settings):
 
 def test_gene_ensembl_id_and_truncated_summaries(server, live_settings):
     gene = GeneRetriever.from_settings(live_settings())
-    assert gene.search("ENSG00000215251", 5)[0].metadata["symbol"] == "FASTKD5"
-    hits = gene.search("AF10", 10)  # its 20-id esummary was cut at 10,000 bytes
+    assert gene.search(SearchRequest.of("ENSG00000215251", 5))[0].metadata["symbol"] == "FASTKD5"
+    hits = gene.search(SearchRequest.of("AF10", 10))  # its 20-id esummary was cut at 10,000 bytes
     assert hits[0].metadata["symbol"] == "MLLT10" and hits[0].metadata.get("partial_response")
 
 
 def test_gene_phrase_not_found_is_a_tool_error(server, live_settings):
     with pytest.raises(ToolError, match="no record for 'AC018712.2'"):
-        GeneRetriever.from_settings(live_settings()).search("AC018712.2", 5)
+        GeneRetriever.from_settings(live_settings()).search(SearchRequest.of("AC018712.2", 5))
 
 
 def test_dbsnp_record(server, live_settings):
-    (ev,) = DbSnpRetriever.from_settings(live_settings()).search("rs1217074595", 10)
+    (ev,) = DbSnpRetriever.from_settings(live_settings()).search(SearchRequest.of("rs1217074595", 10))
     md = ev.metadata
     assert ev.id == "rs1217074595"
     assert md["chromosome"] == "20" and md["position"] == 50298395 and md["genes"] == ["LINC01270"]
@@ -58,7 +59,7 @@ def test_dbsnp_record(server, live_settings):
 
 
 def test_omim_disease_entries_with_genes_and_loci(server, live_settings):
-    hits = OmimRetriever.from_settings(live_settings()).search("Meesmann corneal dystrophy", 10)
+    hits = OmimRetriever.from_settings(live_settings()).search(SearchRequest.of("Meesmann corneal dystrophy", 10))
     by_gene = {g: h.metadata["locations"] for h in hits for g in h.metadata["genes"]}
     assert by_gene == {"KRT12": ["17q21.2"], "KRT3": ["12q13.13"]}
     assert hits[0].id == "122100" and hits[0].metadata["entry_type"] == "phenotype"
@@ -75,7 +76,7 @@ def test_blast_polls_waiting_then_ready(server, live_settings, recorded_store):
     server.script(BLAST, (200, _put_page("RIDTEST", 0), "text/html", 0),
                   (200, waiting, "text/html", 0), (200, waiting, "text/html", 0),
                   (200, report, "text/html", 0))
-    hits = BlastRetriever.from_settings(live_settings()).search(SEQ15, 5)
+    hits = BlastRetriever.from_settings(live_settings()).search(SearchRequest.of(SEQ15, 5))
     cmds = [r["params"]["CMD"] for r in server.requests]
     assert cmds == ["Put", "Get", "Get", "Get"]
     assert server.requests[0]["params"]["QUERY"] == SEQ15 and server.requests[0]["params"]["MEGABLAST"] == "on"
@@ -92,20 +93,20 @@ def test_blast_deadline_and_unknown_status(server, live_settings):
     server.script(BLAST, (200, _put_page("R1"), "text/html", 0), *[(200, waiting, "text/html", 0)] * 50)
     settings = live_settings(ncbi={"blast_deadline_s": 0.2, "blast_poll_s": 0.05})
     with pytest.raises(ToolError, match="not ready after 0.2s"):
-        BlastRetriever.from_settings(settings).search(SEQ15, 5)
+        BlastRetriever.from_settings(settings).search(SearchRequest.of(SEQ15, 5))
     server.reset()
     unknown = "<!--\nQBlastInfoBegin\n\tStatus=UNKNOWN\nQBlastInfoEnd\n-->"
     server.script(BLAST, (200, _put_page("R2"), "text/html", 0), (200, unknown, "text/html", 0))
     with pytest.raises(ToolError, match="status UNKNOWN"):
-        BlastRetriever.from_settings(live_settings()).search(SEQ15, 5)
+        BlastRetriever.from_settings(live_settings()).search(SearchRequest.of(SEQ15, 5))
 
 
 def test_blast_validates_sequences(live_settings):
     blast = BlastRetriever.from_settings(live_settings())
     with pytest.raises(InputError, match="at least 20"):
-        blast.search("ACGTACGT", 5)
+        blast.search(SearchRequest.of("ACGTACGT", 5))
     with pytest.raises(InputError, match="not DNA"):
-        blast.search("ACGTACGTACGTACGTACGTQQQQ", 5)
+        blast.search(SearchRequest.of("ACGTACGTACGTACGTACGTQQQQ", 5))
     assert extract_sequence("Align the DNA sequence to the human genome:" + SEQ15) == SEQ15
     assert extract_sequence(">q1\nACGT ACGT\n10 ACGTACGT") == "ACGTACGTACGTACGT"
 
@@ -132,9 +133,9 @@ def test_wikipedia_crossref_arxiv_share_one_interface(server, live_settings):
             '<author><name>C D</name></author></entry></feed>')
     server.script("/api/query", (200, atom, "application/atom+xml", 0))
     s = live_settings()
-    (w,) = WikipediaRetriever.from_settings(s).search("PSMB10", 3)
-    (c,) = CrossrefRetriever.from_settings(s).search("a paper", 3)
-    (a,) = ArxivRetriever.from_settings(s).search("gene rag", 3)
+    (w,) = WikipediaRetriever.from_settings(s).search(SearchRequest.of("PSMB10", 3))
+    (c,) = CrossrefRetriever.from_settings(s).search(SearchRequest.of("a paper", 3))
+    (a,) = ArxivRetriever.from_settings(s).search(SearchRequest.of("gene rag", 3))
     for ev in (w, c, a):
         assert ev.source == "web" and ev.metadata["untrusted"] is True and ev.url == ev.id
     assert w.text.startswith("Proteasome subunit beta type-10") and w.metadata["date"] == "2024-01-02"
@@ -150,7 +151,7 @@ def test_ddgs_results_replay_from_a_recording(tmp_path, live_settings):
                                     "body": "Proteasome subunit beta type-10 is a protein..."}])}
     cassette.write_text(json.dumps(row) + "\n")
     s = live_settings(tool_io={"mode": "replay", "cassette": str(cassette)})
-    (ev,) = DdgsWebRetriever.from_settings(s).search("PSMB10", 3)
+    (ev,) = DdgsWebRetriever.from_settings(s).search(SearchRequest.of("PSMB10", 3))
     assert ev.url == "https://en.wikipedia.org/wiki/PSMB10" and ev.metadata["engine"] == "ddgs"
 
 
@@ -166,9 +167,9 @@ def test_nucleotide_and_protein_summaries(server, live_settings):
         "organism": "Homo sapiens", "taxid": 9606, "slen": 273, "moltype": "aa"}}}
     server.script("/entrez/eutils/esummary.fcgi", (200, json.dumps(nuc), "application/json", 0),
                   (200, json.dumps(prot), "application/json", 0))
-    hits = SequenceRecordRetriever.from_settings(live_settings()).search("NM_002801.4 and NP_002792.1", 5)
+    hits = SequenceRecordRetriever.from_settings(live_settings()).search(SearchRequest.of("NM_002801.4 and NP_002792.1", 5))
     assert [(h.id, h.metadata["db"], h.metadata["length"]) for h in hits] == \
         [("NM_002801.4", "nuccore", 1037), ("NP_002792.1", "protein", 273)]
     assert [r["params"]["db"] for r in server.requests] == ["nuccore", "protein"]
     with pytest.raises(InputError, match="no accession"):
-        SequenceRecordRetriever.from_settings(live_settings()).search("PSMB10", 5)
+        SequenceRecordRetriever.from_settings(live_settings()).search(SearchRequest.of("PSMB10", 5))
