@@ -12,6 +12,7 @@ from index_helpers import sample_rows, settings_for, write_jsonl
 
 from biorag.embedder import Embedder
 from biorag.models import SearchFilters
+from biorag.search_request import SearchRequest
 from indexing.build import build_index
 from retrievers.pubmed import PubMedRetriever
 
@@ -44,11 +45,11 @@ def _common_and_rare(r: PubMedRetriever) -> tuple[str, str]:
 def test_a_filtered_search_probes_more_lists_the_fewer_rows_match(built):
     tmp, rows = built
     r = _retriever(tmp, probe_rows=40)
-    r.search("warm-up", 1)
+    r.search(SearchRequest.of("warm-up", 1))
     common, rare = _common_and_rare(r)
     seen = {}
     for ui in (common, rare):
-        hits = r.search(rows[3]["title"], 5, SearchFilters(mesh=[ui]))
+        hits = r.search(SearchRequest.of(rows[3]["title"], 5, SearchFilters(mesh=[ui])))
         matching = hits.info["matching_rows"]
         want = min(NLIST, max(1, math.ceil(40 * NLIST / matching)))
         assert hits.info["path"] == "ann" and hits.info["nprobe"] == want, hits.info
@@ -56,12 +57,12 @@ def test_a_filtered_search_probes_more_lists_the_fewer_rows_match(built):
         assert all(ui in h.metadata["mesh_ui"] for h in hits if not h.metadata.get("widened"))
         seen[ui] = want
     assert seen[rare] >= seen[common] and seen[rare] > 1
-    assert r.search(rows[3]["title"], 5).info.get("nprobe") == 1  # unfiltered: the base nprobe
+    assert r.search(SearchRequest.of(rows[3]["title"], 5)).info.get("nprobe") == 1  # unfiltered: the base nprobe
 
 
 def test_zero_probe_rows_keeps_the_base_nprobe_for_filtered_searches(built):
     tmp, rows = built
     r = _retriever(tmp, probe_rows=0)
-    r.search("warm-up", 1)
+    r.search(SearchRequest.of("warm-up", 1))
     _, rare = _common_and_rare(r)
-    assert r.search(rows[3]["title"], 5, SearchFilters(mesh=[rare])).info["nprobe"] == 1
+    assert r.search(SearchRequest.of(rows[3]["title"], 5, SearchFilters(mesh=[rare]))).info["nprobe"] == 1
