@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from biorag.names import american_spelling, deletions, disease_key, one_edit
+from biorag.question_words import english_words
 from biorag.sources import NAME_STRENGTH, EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
 from retrievers.gene_store import build_command_hint, catalogue_forms, gene_designations
@@ -168,31 +169,48 @@ class StoreLexicon:
     def _misspelt_diseases(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
         """A name of two words or more with one misspelt word ("hereditary hemochromatossis"):
         a word of 5 letters or more that no disease name holds, read as the one word of the
-        names it is one edit away from, and the whole name then matched exactly."""
+        names it is one edit away from, and the whole name then matched exactly. A misspelling
+        that some catalogue name also holds ("marfan syndrom": one name is written with
+        "syndrom") is read the same way, but only when the names it then matches are all one
+        disease: a word the names hold is changed only where nothing else is read."""
         vocabulary = self._disease_vocabulary()
         fixed: dict[str, list[str]] = {}
+        unsure: dict[str, list[str]] = {}  # fixed keys whose word the names also hold
         for key in keys:
             words = key.split()
-            odd = [i for i, w in enumerate(words)  # a word of the names is listed under itself
-                   if len(w) >= 5 and w.isalpha() and w not in vocabulary.get(w, ())]
-            if len(odd) != 1:
+            long = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha()]
+            # a word of the names is listed under itself
+            odd = [i for i in long if words[i] not in vocabulary.get(words[i], ())]
+            if len(odd) > 1:
                 continue
-            w = words[odd[0]]
-            near = set().union(*(vocabulary.get(v, frozenset()) for v in {w} | deletions(w)))
-            near = {n for n in near if n != w and (len(n) == len(w) or w in deletions(n) or n in deletions(w)
-                                                   or deletions(n) & deletions(w))}
-            if len(near) == 1:
-                words[odd[0]] = near.pop()
-                fixed.setdefault(" ".join(words), []).extend(by_key[key])
-        if not fixed:
+            for i in odd or [i for i in long if words[i] not in english_words()]:
+                w = words[i]
+                near = set().union(*(vocabulary.get(v, frozenset()) for v in {w} | deletions(w)))
+                near = {n for n in near if n != w and (len(n) == len(w) or w in deletions(n) or n in deletions(w)
+                                                       or deletions(n) & deletions(w))}
+                if len(near) == 1 or (not odd and near):
+                    for n in near:
+                        into = fixed if odd else unsure
+                        into.setdefault(" ".join([*words[:i], n, *words[i + 1:]]), []).extend(by_key[key])
+        if not fixed and not unsure:
             return []
         with self._lock:
             rows = self._con.execute(
                 "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
                 "JOIN diseases d ON d.disease_id = n.disease_id "
-                f"WHERE n.name_key IN ({','.join('?' * len(fixed))})", list(fixed)).fetchall()
-        return [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} misspelt")
-                for key, did, source, name in rows for span in fixed[key]]
+                f"WHERE n.name_key IN ({','.join('?' * (len(fixed) + len(unsure)))})",
+                [*fixed, *unsure]).fetchall()
+        out = [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} misspelt")
+               for key, did, source, name in rows if key in fixed for span in fixed[key]]
+        spans: dict[str, list[tuple[str, str, str]]] = {}
+        for key, did, source, name in rows:
+            for span in unsure.get(key, ()):
+                spans.setdefault(span, []).append((str(did), str(source), name))
+        for span, found in spans.items():
+            if len({name.lower() for _d, _s, name in found}) == 1:
+                out += [LexiconHit(span.lower(), "disease", name, name, did, f"{source} misspelt")
+                        for did, source, name in found]
+        return out
 
     def _disease_vocabulary(self) -> dict[str, frozenset[str]]:
         """The words of 5 letters or more of the disease names, under themselves and each of
