@@ -34,7 +34,7 @@ from biorag.entity_patterns import (
 from biorag.lexicon_lookup import gene_entity, safe_lookup
 from biorag.organisms import organism_named_in
 from biorag.question_model import Entity
-from biorag.question_words import FILLER, NOT_GENES, words
+from biorag.question_words import FILLER, NOT_GENES, english_words, words
 from biorag.sources import NAME_STRENGTH, Lexicon, LexiconHit
 from biorag.typed_entities import Member, excluded_at, gene_members, patient_framed
 
@@ -200,7 +200,8 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
     """Genes the question names by their name written out ("the myoglobin gene", "fat mass
     and obesity associated", "tumour protein p53"), as (start, end, entity): the longest phrases
     of up to 10 words the gene-name dictionary knows, left to right, not overlapping. A one-
-    word name ("leptin") counts only as a current full name next to the word "gene". A name
+    word name ("leptin") counts only as a current full name, and next to the word "gene"
+    when it is also an English word ("insulin"). A name
     several genes share is listed with all of them when it is their current full name, and
     left out when it is only an old name or designation."""
     words = list(_NAME_WORD.finditer(text))
@@ -225,8 +226,10 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
         top = [h for h in hits if NAME_STRENGTH.get(h.how, 3) == best]
         symbols = tuple(dict.fromkeys(h.canonical for h in top))
         if n == 1:
+            # a one-word current full name ("huntingtin", "frataxin") is the gene; one that is
+            # also an English word ("insulin") only next to the word "gene"
             near = {w.group(0).lower() for w in words[max(0, i - 1):i + 2]}
-            if best > 0 or not near & {"gene", "genes"} or span in NOT_GENES:
+            if best > 0 or span in NOT_GENES or (not near & {"gene", "genes"} and span in english_words()):
                 continue
         if len(symbols) > 1 and best > 0:
             continue

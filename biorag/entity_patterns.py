@@ -67,7 +67,9 @@ def gene_like(tok: str, lower_question: bool) -> str | None:
     if tok.isdigit() or _NUMBER.fullmatch(tok) or not tok[0].isalnum():
         return None
     if "-" in tok and all(p.isalpha() and (p.istitle() or p.islower()) for p in tok.split("-")):
-        return None  # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth)
+        # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth); in a lower-case question an
+        # official symbol may be written so ("hla-doa"): only a symbol then
+        return "symbol" if lower_question and tok.islower() and len(tok) >= 4 else None
     if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
         return "any"
     if (lower_question or tok.istitle()) and len(tok) >= 3 and tok.isalpha() and low not in english_words():
