@@ -78,9 +78,9 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
 
     # -- genes: dictionary first, patterns for what the dictionary does not know
     toks = [(t, pos, kind) for t, pos in name_tokens(scan) if (kind := gene_like(t, lower_question))]
-    if upper_share > 0.7:
+    if lower_question:
         # read lower-cased, a symbol that is also a word ("APP", "INS") is no gene, unless it
-        # stands in a list with genes ("APP, NR3C1, TLR2": `_listed_with_genes`)
+        # stands in a list with genes ("APP, NR3C1, TLR2", "nr3c1, app, tlr2": `_listed_with_genes`)
         toks = sorted(toks + [(t, pos, "listed") for t, pos in name_tokens(scan)
                               if gene_like(t, lower_question) is None and gene_like(t.upper(), False)],
                       key=lambda t: t[1])
@@ -122,7 +122,15 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             disease = None  # a disease name inside a gene's name is part of that name
     if disease and lexicon is not None:
         token_genes = with_subject(scan, disease, token_genes, lexicon)
-    for _, e in _listed_with_genes(scan, token_genes):
+    listed = _listed_with_genes(scan, token_genes)
+    if upper_share <= 0.7:
+        # in a lower-case question a word ("app", "was") is a gene only in a list of genes
+        # (two or more the dictionary is sure of); elsewhere it stays a word
+        sure = sum(e.confident and e.how != "listed" for _, e in listed)
+        words_at = {pos for _, pos, kind in toks if kind == "listed"}
+        listed = [(pos, e) for pos, e in listed
+                  if pos not in words_at or (e.how == "listed" and sure >= 2)]
+    for _, e in listed:
         add(e)
     genes = [e for e in found if e.kind == "gene" and e.confident]
     loose = [e for e in found if e.kind == "gene"] if lexicon is None else []

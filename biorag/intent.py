@@ -309,14 +309,14 @@ def gene_list_task(blanked: str, kinds: set[str], sources: Mapping[str, Source],
                     intent: Intent | None) -> tuple[Intent | None, bool]:
     """(intent, free text) of a question naming several genes: what they share when it says
     nothing else ("PMS2, MLH1, MSH2, MSH6", "genes: A B C"); the most specific gene-list
-    field it cues; a field it asks of each gene as cued; the literature when it says more
-    and cues nothing ("Does TP53 bind MDM2?")."""
+    field it cues, also beside a field of a single gene; a field it asks of each gene as
+    cued; the literature when it says more and cues nothing ("Does TP53 bind MDM2?")."""
     rest = [w for w in leftover_words(normalise(blanked), PLACEHOLDER.strip()) if not filler(w.replace("'", ""))]
     decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
     if not rest:
         return own_record({"gene_list"}, decls), False
     if intent is None:
         return None, True
-    if "gene_list" in intent.hops[0].takes:
-        return _most_specific_set_field(blanked, kinds, sources) or intent, False
-    return intent, False
+    # a field of each gene only when no set field is cued ("A, B and C are together involved
+    # in": "together" asks for the set, "involved in" is its verb)
+    return _most_specific_set_field(blanked, kinds, sources) or intent, False

@@ -167,15 +167,14 @@ class StoreLexicon:
         return out
 
     def _misspelt_diseases(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
-        """A name of two words or more with one misspelt word ("hereditary hemochromatossis"):
-        a word of 5 letters or more that no disease name holds, read as the one word of the
-        names it is one edit away from, and the whole name then matched exactly. A misspelling
-        that some catalogue name also holds ("marfan syndrom": one name is written with
-        "syndrom") is read the same way, but only when the names it then matches are all one
-        disease: a word the names hold is changed only where nothing else is read."""
+        """A name of two words or more with one misspelt word ("hereditary hemochromatossis",
+        "sliver-russell syndrome"): a word of 5 letters or more that no disease name holds,
+        read as each word of the names it is one edit away from; the name is the one
+        correction that matches a name whole (none when several do). A misspelling that some
+        catalogue name also holds ("marfan syndrom": one name is written with "syndrom") is
+        read so too when it is no English word."""
         vocabulary = self._disease_vocabulary()
-        fixed: dict[str, list[str]] = {}
-        unsure: dict[str, list[str]] = {}  # fixed keys whose word the names also hold
+        fixed: dict[str, set[str]] = {}  # a corrected key -> the keys it corrects
         for key in keys:
             words = key.split()
             long = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha()]
@@ -186,31 +185,24 @@ class StoreLexicon:
             for i in odd or [i for i in long if words[i] not in english_words()]:
                 w = words[i]
                 near = set().union(*(vocabulary.get(v, frozenset()) for v in {w} | deletions(w)))
-                near = {n for n in near if n != w and (len(n) == len(w) or w in deletions(n) or n in deletions(w)
-                                                       or deletions(n) & deletions(w))}
-                if len(near) == 1 or (not odd and near):
-                    for n in near:
-                        into = fixed if odd else unsure
-                        into.setdefault(" ".join([*words[:i], n, *words[i + 1:]]), []).extend(by_key[key])
-        if not fixed and not unsure:
+                for n in near:
+                    if n != w and (len(n) == len(w) or w in deletions(n) or n in deletions(w)
+                                   or deletions(n) & deletions(w)):
+                        fixed.setdefault(" ".join([*words[:i], n, *words[i + 1:]]), set()).add(key)
+        if not fixed:
             return []
         with self._lock:
             rows = self._con.execute(
                 "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
                 "JOIN diseases d ON d.disease_id = n.disease_id "
-                f"WHERE n.name_key IN ({','.join('?' * (len(fixed) + len(unsure)))})",
-                [*fixed, *unsure]).fetchall()
-        out = [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} misspelt")
-               for key, did, source, name in rows if key in fixed for span in fixed[key]]
-        spans: dict[str, list[tuple[str, str, str]]] = {}
-        for key, did, source, name in rows:
-            for span in unsure.get(key, ()):
-                spans.setdefault(span, []).append((str(did), str(source), name))
-        for span, found in spans.items():
-            if len({name.lower() for _d, _s, name in found}) == 1:
-                out += [LexiconHit(span.lower(), "disease", name, name, did, f"{source} misspelt")
-                        for did, source, name in found]
-        return out
+                f"WHERE n.name_key IN ({','.join('?' * len(fixed))})", list(fixed)).fetchall()
+        corrections: dict[str, set[str]] = {}
+        for name_key, *_ in rows:
+            for key in fixed[name_key]:
+                corrections.setdefault(key, set()).add(name_key)
+        return [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} misspelt")
+                for name_key, did, source, name in rows for key in fixed[name_key]
+                if len(corrections[key]) == 1 for span in by_key[key]]
 
     def _disease_vocabulary(self) -> dict[str, frozenset[str]]:
         """The words of 5 letters or more of the disease names, under themselves and each of
