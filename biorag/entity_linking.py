@@ -138,6 +138,13 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         add(_gene_list(genes if len(genes) >= 2 else loose))
     polar = [] if lexicon is None or has_id else _phenotypes(scan, lexicon, {e.text.lower() for e in found})
     phenotypes = [h for h, _ in polar]
+    if named_inside := [e for e in found if e.kind == "gene" and e.how in _WRITTEN_OUT and e.span
+                        and any(f" {e.span.lower()} " in f" {h.span} " != f" {e.span.lower()} " for h in phenotypes)]:
+        # a gene's name written out inside a phenotype's ("alanine aminotransferase" in "elevated
+        # circulating alanine aminotransferase concentration") is part of that name
+        found = [e for e in found if e not in named_inside and e.kind != "gene_list"]
+        if len(genes := [e for e in found if e.kind == "gene" and e.confident]) >= 2:
+            found.append(_gene_list(genes))
     if disease and phenotypes and disease.text.lower() in {h.span for h in phenotypes} and patient_framed(scan):
         disease = None  # "child with aniridia": a person's feature, not the disease's record
     if phenotypes:
@@ -148,6 +155,10 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             disease = None  # the "disease" is the phenotypes read as one name
         elif disease and disease.how == "pattern" and len(phenotypes) >= 2 and _phenotype_list(disease.text, covered):
             disease = None  # a list of phenotypes in words around it ("both seizures and ataxia")
+        elif disease and disease.how == "pattern" and _listed_phenotypes(disease.text, spans) >= 2:
+            # a phrase no dictionary knows that lists two phenotypes or more, perhaps with items
+            # no dictionary knows either ("genes for A, B and C", "... for a child with A, B")
+            disease = None
         members = tuple(dict.fromkeys(Member(h.canonical, h.ident, excluded) for h, excluded in polar))
         add(Entity("phenotype", ", ".join(observed or spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)),
                    phenotypes[0].how, members=members))
@@ -168,6 +179,17 @@ def _phenotype_list(span: str, covered: set[str]) -> bool:
     A word that may be part of a name ("absence", "juvenile") keeps the phrase a name."""
     return all(w in covered or w in _LIST_FRAME or w in NOT_GENES or w in FILLER
                for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
+
+
+#: how a gene named by its name written out is found (`_named_in_full`)
+_WRITTEN_OUT = ("full_name", "designation", "designation head")
+
+
+def _listed_phenotypes(span: str, phenotypes: list[str]) -> int:
+    """How many items of a list ("A, B and C") in `span` hold a phenotype name whole."""
+    items = [f" {' '.join(re.findall(r'[a-z0-9]+', i.lower()))} " for i in re.split(r",|;|\band\b|\bor\b", span)]
+    names = [f" {' '.join(re.findall(r'[a-z0-9]+', p.lower()))} " for p in phenotypes]
+    return sum(any(n in i for n in names) for i in items)
 
 
 #: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B", "A/B",
@@ -259,13 +281,19 @@ def _gene_list(genes: list[Entity]) -> Entity:
     return Entity("gene_list", " ".join([m.name for m in members] + unresolved), members=members)
 
 
+#: the most words of a phenotype name looked up ("shortening of all distal phalanges of the fingers")
+_PHENOTYPE_WORDS = 8
+
+
 def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[tuple[LexiconHit, bool]]:
-    """Phenotype names (HPO terms) in the question: the longest phrases of up to six words
-    the dictionary knows, left to right, not overlapping, gene names left out; each with
+    """Phenotype names (HPO terms) in the question: the longest phrases
+    the dictionary knows (up to `_PHENOTYPE_WORDS`), left to right, not overlapping, gene
+    names left out; each with
     whether the question says it is absent ("no seizures")."""
     found = list(re.finditer(r"[A-Za-z0-9][\w'\-]*", text))
     words = [m.group(0) for m in found]
-    spans = {" ".join(words[i:i + n]).lower(): (i, n) for n in range(6, 0, -1) for i in range(len(words) - n + 1)
+    spans = {" ".join(words[i:i + n]).lower(): (i, n) for n in range(_PHENOTYPE_WORDS, 0, -1)
+             for i in range(len(words) - n + 1)
              if not any(w.lower() in skip for w in words[i:i + n])}
     hits = {h.span: h for h in safe_lookup(lexicon, list(spans), ("phenotype",)) if h.kind == "phenotype"}
     taken: set[int] = set()

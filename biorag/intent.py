@@ -258,7 +258,7 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
     own = own_record(kinds, decls)
     for want_weak in (False,) if strong_only else (False, True):
         for cue in matches:
-            for _s, f, weak in idx.by_cue[cue]:
+            for _s, f, weak in _direct_first(idx.by_cue[cue], kinds, decls):
                 if weak == want_weak:
                     intent = plan(f.name, kinds, decls, cued)
                     if intent is not None and len(intent.hops) > 1:
@@ -273,6 +273,15 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
     # a contraction is read as its letters ("what's" as "whats")
     words = [w for w in (w.replace("'", "") for w in norm.split()) if w and not filler(w) and w != "\u220e"]
     return own if not words and not strong_only else None
+
+
+def _direct_first(entries: list[tuple[str, AnswerField, bool]], kinds: set[str],
+                  decls: list[tuple[str, AnswerField]]) -> list[tuple[str, AnswerField, bool]]:
+    """A cue's fields, those a source answers directly for the question's entities first:
+    "what could explain <symptoms>?" asks for the symptoms' genes, not for a gene's card
+    reached through them."""
+    return sorted(entries, key=lambda e: not any(f.name == e[1].name and kinds.intersection(f.about)
+                                                 for _s, f in decls))
 
 
 def own_record(kinds: set[str], decls: list[tuple[str, AnswerField]]) -> Intent | None:
