@@ -151,8 +151,12 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         observed = [h.span for h, excluded in polar if not excluded]
         spans = [h.span for h in phenotypes]
         covered = set(" ".join(spans).split()) | {"and", "or", "with", "plus"}
-        if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered:
-            disease = None  # the "disease" is the phenotypes read as one name
+        if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered \
+                and not (_catalogue_name(disease) and _names_all(disease.text, spans) and not patient_framed(scan)):
+            # the "disease" is the phenotypes read as one name; a name a catalogue holds whole
+            # that holds every phenotype ("Developmental delay with dysmorphic facies and dental
+            # anomalies") stays that disease unless a person is said to have it ("a child with")
+            disease = None
         elif disease and disease.how == "pattern" and len(phenotypes) >= 2 and _phenotype_list(disease.text, covered):
             disease = None  # a list of phenotypes in words around it ("both seizures and ataxia")
         elif disease and disease.how == "pattern" and _listed_phenotypes(disease.text, spans) >= 2:
@@ -183,6 +187,18 @@ def _phenotype_list(span: str, covered: set[str]) -> bool:
 
 #: how a gene named by its name written out is found (`_named_in_full`)
 _WRITTEN_OUT = ("full_name", "designation", "designation head")
+
+
+def _catalogue_name(disease: Entity) -> bool:
+    """A disease the dictionary holds under the words the question wrote (no question form's
+    phrase, no catalogue head, eponym or corrected spelling)."""
+    return disease.how not in ("pattern", "eponym") and not disease.how.endswith((" head", " misspelt"))
+
+
+def _names_all(name: str, phenotypes: list[str]) -> bool:
+    """Whether a name holds two phenotype names or more, and every one the question names."""
+    text = f" {' '.join(re.findall(r'[a-z0-9]+', name.lower()))} "
+    return len(phenotypes) >= 2 and all(f" {' '.join(re.findall(r'[a-z0-9]+', p.lower()))} " in text for p in phenotypes)
 
 
 def _listed_phenotypes(span: str, phenotypes: list[str]) -> int:
