@@ -129,7 +129,7 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         sure = sum(e.confident and e.how != "listed" for _, e in listed)
         words_at = {pos for _, pos, kind in toks if kind == "listed"}
         listed = [(pos, e) for pos, e in listed
-                  if pos not in words_at or (e.how == "listed" and sure >= 2)]
+                  if pos not in words_at or e.how not in ("pattern", "listed") or (e.how == "listed" and sure >= 2)]
     for _, e in listed:
         add(e)
     genes = [e for e in found if e.kind == "gene" and e.confident]
