@@ -202,7 +202,10 @@ def _names_all(name: str, phenotypes: list[str]) -> bool:
 
 
 def _listed_phenotypes(span: str, phenotypes: list[str]) -> int:
-    """How many items of a list ("A, B and C") in `span` hold a phenotype name whole."""
+    """How many items of a list with commas ("A, B and C") in `span` hold a phenotype name
+    whole (none without a comma: "juvenile seizures and ataxia" may be one name)."""
+    if not re.search(r"[,;]", span):
+        return 0
     items = [f" {' '.join(re.findall(r'[a-z0-9]+', i.lower()))} " for i in re.split(r",|;|\band\b|\bor\b", span)]
     names = [f" {' '.join(re.findall(r'[a-z0-9]+', p.lower()))} " for p in phenotypes]
     return sum(any(n in i for n in names) for i in items)
