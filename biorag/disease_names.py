@@ -33,6 +33,9 @@ _DISEASE_FORMS = [
 _CLOZE_TAIL = re.compile(
     r"(?:\s+(?:is|are|was|were|would be|will be|equals?|include|includes|:|-|\?|\.|!))+\s*$", re.I)
 _SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|was|were|-|\u2013|\u2014)\s", re.I)
+#: where a name ends when it may hold "and"/"or" ("Developmental and epileptic encephalopathy")
+_NAME_END = re.compile(r"[?.!,;:()\[\]]|\s(?:in humans|in human|is|are|was|were|-|\u2013|\u2014)\s", re.I)
+_NAME_WORDS = 12
 _DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|on|has|have|had|about|from|by|to|behind|and)\s+", re.I)
 #: where a clause starts: a name may open it ("Currarino syndrome: which gene?")
 _CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
@@ -53,9 +56,14 @@ def _disease_spans(text: str) -> list[str]:
                     *_QUESTION_OPENING.finditer(text)], key=lambda m: m.start())
     for m in leads:
         tail = text[m.end():]
+        # a name may hold "and"/"or" ("Developmental and epileptic encephalopathy 102"): the
+        # phrase up to the clause's end is tried first, its longer prefixes only
+        whole = _NAME_END.search(" " + tail + " ")
+        whole_words = _ARTICLE.sub("", (tail[: max(0, whole.start() - 1)] if whole else tail).strip()).split()
         end = _SPAN_END.search(" " + tail + " ")
         tail = tail[: max(0, end.start() - 1)] if end else tail
         words = _ARTICLE.sub("", tail.strip()).split()[:10]
+        spans += [" ".join(whole_words[:n]) for n in range(min(len(whole_words), _NAME_WORDS), len(words), -1)]
         spans += [" ".join(words[:n]) for n in range(len(words), 0, -1)]
         # a request opens the clause: its words are no part of the name ("explain cystic
         # fibrosis", "what's marfan syndrome", "could you describe Tay-Sachs disease")

@@ -34,7 +34,7 @@ from biorag.entity_patterns import (
 from biorag.lexicon_lookup import gene_entity, safe_lookup
 from biorag.organisms import organism_named_in
 from biorag.question_model import Entity
-from biorag.question_words import FILLER, NOT_GENES, words
+from biorag.question_words import FILLER, NOT_GENES, english_words, words
 from biorag.sources import NAME_STRENGTH, Lexicon, LexiconHit
 from biorag.typed_entities import Member, excluded_at, gene_members, patient_framed
 
@@ -78,9 +78,9 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
 
     # -- genes: dictionary first, patterns for what the dictionary does not know
     toks = [(t, pos, kind) for t, pos in name_tokens(scan) if (kind := gene_like(t, lower_question))]
-    if upper_share > 0.7:
+    if lower_question:
         # read lower-cased, a symbol that is also a word ("APP", "INS") is no gene, unless it
-        # stands in a list with genes ("APP, NR3C1, TLR2": `_listed_with_genes`)
+        # stands in a list with genes ("APP, NR3C1, TLR2", "nr3c1, app, tlr2": `_listed_with_genes`)
         toks = sorted(toks + [(t, pos, "listed") for t, pos in name_tokens(scan)
                               if gene_like(t, lower_question) is None and gene_like(t.upper(), False)],
                       key=lambda t: t[1])
@@ -122,7 +122,15 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             disease = None  # a disease name inside a gene's name is part of that name
     if disease and lexicon is not None:
         token_genes = with_subject(scan, disease, token_genes, lexicon)
-    for _, e in _listed_with_genes(scan, token_genes):
+    listed = _listed_with_genes(scan, token_genes)
+    if upper_share <= 0.7:
+        # in a lower-case question a word ("app", "was") is a gene only in a list of genes
+        # (two or more the dictionary is sure of); elsewhere it stays a word
+        sure = sum(e.confident and e.how != "listed" for _, e in listed)
+        words_at = {pos for _, pos, kind in toks if kind == "listed"}
+        listed = [(pos, e) for pos, e in listed
+                  if pos not in words_at or e.how not in ("pattern", "listed") or (e.how == "listed" and sure >= 2)]
+    for _, e in listed:
         add(e)
     genes = [e for e in found if e.kind == "gene" and e.confident]
     loose = [e for e in found if e.kind == "gene"] if lexicon is None else []
@@ -130,16 +138,31 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         add(_gene_list(genes if len(genes) >= 2 else loose))
     polar = [] if lexicon is None or has_id else _phenotypes(scan, lexicon, {e.text.lower() for e in found})
     phenotypes = [h for h, _ in polar]
+    if named_inside := [e for e in found if e.kind == "gene" and e.how in _WRITTEN_OUT and e.span
+                        and any(f" {e.span.lower()} " in f" {h.span} " != f" {e.span.lower()} " for h in phenotypes)]:
+        # a gene's name written out inside a phenotype's ("alanine aminotransferase" in "elevated
+        # circulating alanine aminotransferase concentration") is part of that name
+        found = [e for e in found if e not in named_inside and e.kind != "gene_list"]
+        if len(genes := [e for e in found if e.kind == "gene" and e.confident]) >= 2:
+            found.append(_gene_list(genes))
     if disease and phenotypes and disease.text.lower() in {h.span for h in phenotypes} and patient_framed(scan):
         disease = None  # "child with aniridia": a person's feature, not the disease's record
     if phenotypes:
         observed = [h.span for h, excluded in polar if not excluded]
         spans = [h.span for h in phenotypes]
         covered = set(" ".join(spans).split()) | {"and", "or", "with", "plus"}
-        if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered:
-            disease = None  # the "disease" is the phenotypes read as one name
+        if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered \
+                and not (_catalogue_name(disease) and _names_all(disease.text, spans) and not patient_framed(scan)):
+            # the "disease" is the phenotypes read as one name; a name a catalogue holds whole
+            # that holds every phenotype ("Developmental delay with dysmorphic facies and dental
+            # anomalies") stays that disease unless a person is said to have it ("a child with")
+            disease = None
         elif disease and disease.how == "pattern" and len(phenotypes) >= 2 and _phenotype_list(disease.text, covered):
             disease = None  # a list of phenotypes in words around it ("both seizures and ataxia")
+        elif disease and disease.how == "pattern" and _listed_phenotypes(disease.text, spans) >= 2:
+            # a phrase no dictionary knows that lists two phenotypes or more, perhaps with items
+            # no dictionary knows either ("genes for A, B and C", "... for a child with A, B")
+            disease = None
         members = tuple(dict.fromkeys(Member(h.canonical, h.ident, excluded) for h, excluded in polar))
         add(Entity("phenotype", ", ".join(observed or spans), True, tuple(dict.fromkeys(h.canonical for h in phenotypes)),
                    phenotypes[0].how, members=members))
@@ -160,6 +183,32 @@ def _phenotype_list(span: str, covered: set[str]) -> bool:
     A word that may be part of a name ("absence", "juvenile") keeps the phrase a name."""
     return all(w in covered or w in _LIST_FRAME or w in NOT_GENES or w in FILLER
                for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
+
+
+#: how a gene named by its name written out is found (`_named_in_full`)
+_WRITTEN_OUT = ("full_name", "designation", "designation head")
+
+
+def _catalogue_name(disease: Entity) -> bool:
+    """A disease the dictionary holds under the words the question wrote (no question form's
+    phrase, no catalogue head, eponym or corrected spelling)."""
+    return disease.how not in ("pattern", "eponym") and not disease.how.endswith((" head", " misspelt"))
+
+
+def _names_all(name: str, phenotypes: list[str]) -> bool:
+    """Whether a name holds two phenotype names or more, and every one the question names."""
+    text = f" {' '.join(re.findall(r'[a-z0-9]+', name.lower()))} "
+    return len(phenotypes) >= 2 and all(f" {' '.join(re.findall(r'[a-z0-9]+', p.lower()))} " in text for p in phenotypes)
+
+
+def _listed_phenotypes(span: str, phenotypes: list[str]) -> int:
+    """How many items of a list with commas ("A, B and C") in `span` hold a phenotype name
+    whole (none without a comma: "juvenile seizures and ataxia" may be one name)."""
+    if not re.search(r"[,;]", span):
+        return 0
+    items = [f" {' '.join(re.findall(r'[a-z0-9]+', i.lower()))} " for i in re.split(r",|;|\band\b|\bor\b", span)]
+    names = [f" {' '.join(re.findall(r'[a-z0-9]+', p.lower()))} " for p in phenotypes]
+    return sum(any(n in i for n in names) for i in items)
 
 
 #: what stands between two names of one list: "KRAS and NRAS", "A, B or C", "A & B", "A/B",
@@ -200,7 +249,8 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
     """Genes the question names by their name written out ("the myoglobin gene", "fat mass
     and obesity associated", "tumour protein p53"), as (start, end, entity): the longest phrases
     of up to 10 words the gene-name dictionary knows, left to right, not overlapping. A one-
-    word name ("leptin") counts only as a current full name next to the word "gene". A name
+    word name ("leptin") counts only as a current full name, and next to the word "gene"
+    when it is also an English word ("insulin"). A name
     several genes share is listed with all of them when it is their current full name, and
     left out when it is only an old name or designation."""
     words = list(_NAME_WORD.finditer(text))
@@ -225,8 +275,10 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
         top = [h for h in hits if NAME_STRENGTH.get(h.how, 3) == best]
         symbols = tuple(dict.fromkeys(h.canonical for h in top))
         if n == 1:
+            # a one-word current full name ("huntingtin", "frataxin") is the gene; one that is
+            # also an English word ("insulin") only next to the word "gene"
             near = {w.group(0).lower() for w in words[max(0, i - 1):i + 2]}
-            if best > 0 or not near & {"gene", "genes"} or span in NOT_GENES:
+            if best > 0 or span in NOT_GENES or (not near & {"gene", "genes"} and span in english_words()):
                 continue
         if len(symbols) > 1 and best > 0:
             continue
@@ -248,13 +300,19 @@ def _gene_list(genes: list[Entity]) -> Entity:
     return Entity("gene_list", " ".join([m.name for m in members] + unresolved), members=members)
 
 
+#: the most words of a phenotype name looked up ("shortening of all distal phalanges of the fingers")
+_PHENOTYPE_WORDS = 8
+
+
 def _phenotypes(text: str, lexicon: Lexicon, skip: set[str]) -> list[tuple[LexiconHit, bool]]:
-    """Phenotype names (HPO terms) in the question: the longest phrases of up to six words
-    the dictionary knows, left to right, not overlapping, gene names left out; each with
+    """Phenotype names (HPO terms) in the question: the longest phrases
+    the dictionary knows (up to `_PHENOTYPE_WORDS`), left to right, not overlapping, gene
+    names left out; each with
     whether the question says it is absent ("no seizures")."""
     found = list(re.finditer(r"[A-Za-z0-9][\w'\-]*", text))
     words = [m.group(0) for m in found]
-    spans = {" ".join(words[i:i + n]).lower(): (i, n) for n in range(6, 0, -1) for i in range(len(words) - n + 1)
+    spans = {" ".join(words[i:i + n]).lower(): (i, n) for n in range(_PHENOTYPE_WORDS, 0, -1)
+             for i in range(len(words) - n + 1)
              if not any(w.lower() in skip for w in words[i:i + n])}
     hits = {h.span: h for h in safe_lookup(lexicon, list(spans), ("phenotype",)) if h.kind == "phenotype"}
     taken: set[int] = set()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from biorag.question_words import NOT_GENES, english_words
+from biorag.question_words import NOT_GENES, english_words, words
 
 RSID = re.compile(r"\brs\d{1,12}\b", re.IGNORECASE)
 ENSEMBL = re.compile(r"\bENS[A-Z]*G\d{11}(?:\.\d+)?\b", re.IGNORECASE)
@@ -38,10 +38,18 @@ _SIGN_OFF = re.compile(r"[\s,;.!\-]*\b(?:thanks|thank you|thx|ty|cheers|please|p
                        r"(?:\s+(?:a lot|so much|very much|in advance))?[\s.!]*$", re.I)
 
 
+#: an opening clause ended by punctuation ("Quick question. ", "please, ", "Could you tell me: ")
+_LEAD = re.compile(r"^\s*([A-Za-z' ]+?)\s*(?:[.,:;!]+|\s[-\u2013\u2014])\s+(?=\S)")
+_POLITE_LEADS = words("polite_leads")
+
+
 def clean_question(question: str) -> str:
     """The question with typographic quotes read as plain ones, without the "Let's
-    decompose the question" boilerplate and without a sign-off ("thanks!")."""
+    decompose the question" boilerplate, without an opening clause that asks nothing
+    ("Quick question.", "please,": `polite_leads`) and without a sign-off ("thanks!")."""
     text = _BOILERPLATE.sub("", question.translate(_QUOTES)).strip()
+    if (lead := _LEAD.match(text)) and all(w in _POLITE_LEADS for w in lead.group(1).lower().replace("'", " ").split()):
+        text = text[lead.end():]
     return _SIGN_OFF.sub("", text).strip() or text
 
 
@@ -67,7 +75,9 @@ def gene_like(tok: str, lower_question: bool) -> str | None:
     if tok.isdigit() or _NUMBER.fullmatch(tok) or not tok[0].isalnum():
         return None
     if "-" in tok and all(p.isalpha() and (p.istitle() or p.islower()) for p in tok.split("-")):
-        return None  # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth)
+        # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth); in a lower-case question an
+        # official symbol may be written so ("hla-doa"): only a symbol then
+        return "symbol" if lower_question and tok.islower() and len(tok) >= 4 else None
     if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
         return "any"
     if (lower_question or tok.istitle()) and len(tok) >= 3 and tok.isalpha() and low not in english_words():

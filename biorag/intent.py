@@ -258,7 +258,7 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
     own = own_record(kinds, decls)
     for want_weak in (False,) if strong_only else (False, True):
         for cue in matches:
-            for _s, f, weak in idx.by_cue[cue]:
+            for _s, f, weak in _direct_first(idx.by_cue[cue], kinds, decls):
                 if weak == want_weak:
                     intent = plan(f.name, kinds, decls, cued)
                     if intent is not None and len(intent.hops) > 1:
@@ -273,6 +273,15 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
     # a contraction is read as its letters ("what's" as "whats")
     words = [w for w in (w.replace("'", "") for w in norm.split()) if w and not filler(w) and w != "\u220e"]
     return own if not words and not strong_only else None
+
+
+def _direct_first(entries: list[tuple[str, AnswerField, bool]], kinds: set[str],
+                  decls: list[tuple[str, AnswerField]]) -> list[tuple[str, AnswerField, bool]]:
+    """A cue's fields, those a source answers directly for the question's entities first:
+    "what could explain <symptoms>?" asks for the symptoms' genes, not for a gene's card
+    reached through them."""
+    return sorted(entries, key=lambda e: not any(f.name == e[1].name and kinds.intersection(f.about)
+                                                 for _s, f in decls))
 
 
 def own_record(kinds: set[str], decls: list[tuple[str, AnswerField]]) -> Intent | None:
@@ -309,14 +318,14 @@ def gene_list_task(blanked: str, kinds: set[str], sources: Mapping[str, Source],
                     intent: Intent | None) -> tuple[Intent | None, bool]:
     """(intent, free text) of a question naming several genes: what they share when it says
     nothing else ("PMS2, MLH1, MSH2, MSH6", "genes: A B C"); the most specific gene-list
-    field it cues; a field it asks of each gene as cued; the literature when it says more
-    and cues nothing ("Does TP53 bind MDM2?")."""
+    field it cues, also beside a field of a single gene; a field it asks of each gene as
+    cued; the literature when it says more and cues nothing ("Does TP53 bind MDM2?")."""
     rest = [w for w in leftover_words(normalise(blanked), PLACEHOLDER.strip()) if not filler(w.replace("'", ""))]
     decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
     if not rest:
         return own_record({"gene_list"}, decls), False
     if intent is None:
         return None, True
-    if "gene_list" in intent.hops[0].takes:
-        return _most_specific_set_field(blanked, kinds, sources) or intent, False
-    return intent, False
+    # a field of each gene only when no set field is cued ("A, B and C are together involved
+    # in": "together" asks for the set, "involved in" is its verb)
+    return _most_specific_set_field(blanked, kinds, sources) or intent, False

@@ -77,7 +77,10 @@ GENE_TYPE = AnswerField(
 SUMMARY = AnswerField(
     "summary", "function of a gene",
     ("function", "functions", "role", "roles", "summary", "summarise", "summarize", "purpose",
-     "biological function", "what does it do", "does $", "do $", "molecular function"),
+     "biological function", "what does it do", "does $", "do $", "molecular function",
+     # "what is BRCA2 involved in?", "what does X take part in": the processes it acts in
+     "involved in $", "involved with $", "take part in $", "takes part in $", "participate in $",
+     "participates in $", "part of $"),
     GENE_IDS,
     weak_cues=("what does", "job"))
 #: the answer to a question that names one gene and asks nothing else ("What is PSEN1?",
@@ -198,7 +201,7 @@ def gene_value(field: str, rec: Evidence) -> str | None:
         if not gtype:
             return None
         if field == "gene_type":
-            return gtype
+            return gene_type_words(gtype)
         return "Yes" if gtype == "protein-coding" else "No"
     if field == "aliases":
         return ", ".join(distinct_names(symbol, _listed(_meta(rec, "aliases")))) if symbol else None
@@ -213,6 +216,23 @@ def gene_value(field: str, rec: Evidence) -> str | None:
     if field == "full_name":
         return _meta(rec, "name")
     return None
+
+
+#: gene_info's type_of_gene codes in words ("ncRNA" -> "non-coding RNA (ncRNA)"); the code
+#: stays in parentheses, so the answer names both what users read and what NCBI records
+_GENE_TYPE_WORDS = {
+    "ncrna": "non-coding RNA (ncRNA)", "rrna": "ribosomal RNA (rRNA)", "trna": "transfer RNA (tRNA)",
+    "snrna": "small nuclear RNA (snRNA)", "snorna": "small nucleolar RNA (snoRNA)",
+    "scrna": "small cytoplasmic RNA (scRNA)", "mirna": "microRNA (miRNA)", "misc-rna": "miscellaneous RNA",
+    "pseudo": "pseudogene (pseudo)", "biological-region": "biological region", "other": "other",
+    "unknown": "unknown", "protein-coding": "protein-coding",
+}
+
+
+def gene_type_words(gene_type: str) -> str:
+    """A gene type as words, whatever case or separator the record writes it in."""
+    key = gene_type.strip().lower().replace("_", "-")
+    return _GENE_TYPE_WORDS.get(key, gene_type.strip())
 
 
 def _listing(items: list[dict[str, str]], evidence: bool = False) -> str:
@@ -242,17 +262,22 @@ def function_text(rec: Evidence, symbol: str) -> str | None:
 
 
 def card_text(rec: Evidence, symbol: str) -> str:
-    """A gene's card: symbol, full name, type and location; its ids; what it does; its diseases."""
+    """A gene's card: symbol, full name, type and location, and the first of what it does; its
+    ids; what it does, cited; its diseases."""
     head = f"{symbol}: {_meta(rec, 'name') or 'no full name recorded'}"
-    what = " ".join(filter(None, [_meta(rec, "gene_type"), "gene"]))
+    what = " ".join(filter(None, [gene_type_words(str(_meta(rec, "gene_type", ""))), "gene"]))
     where = _meta(rec, "map_location") or (f"chromosome {_meta(rec, 'chromosome')}" if _meta(rec, "chromosome") else None)
     head += f", a {what}" + (f" at {where}" if where else "")
+    # the first line is what most people read: it says what the gene does too, in short
+    doing = [i["name"] for i in (_meta(rec, "processes") or _meta(rec, "pathways") or [])[:3]]
+    if doing:
+        head += "; acts in " + (", ".join(doing[:-1]) + " and " + doing[-1] if len(doing) > 1 else doing[0])
     ids = [f"NCBI Gene {rec.id}" if rec.id.isdigit() else None,
            (f"HGNC:{str(h).removeprefix('HGNC:')}" if (h := _meta(rec, "hgnc_id")) else None),
            *(f"Ensembl {e}" for e in _listed(_meta(rec, "ensembl"))),
            *(f"OMIM {m}" for m in _listed(_meta(rec, "mim"))[:2])]
     lines = [head, "Ids: " + "; ".join(i for i in ids if i)]
-    if aliases := [a for a in _listed(_meta(rec, "aliases")) if a != symbol][:6]:
+    if aliases := distinct_names(symbol, [a.strip("'\" ") for a in _listed(_meta(rec, "aliases"))])[1:7]:
         lines.append("Also known as: " + ", ".join(aliases))
     if _meta(rec, "summary"):
         lines.append(f"Summary: {_meta(rec, 'summary')}")

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from biorag.names import american_spelling, deletions, disease_key, one_edit
+from biorag.question_words import english_words
 from biorag.sources import NAME_STRENGTH, EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
 from retrievers.gene_store import build_command_hint, catalogue_forms, gene_designations
@@ -166,24 +167,28 @@ class StoreLexicon:
         return out
 
     def _misspelt_diseases(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
-        """A name of two words or more with one misspelt word ("hereditary hemochromatossis"):
-        a word of 5 letters or more that no disease name holds, read as the one word of the
-        names it is one edit away from, and the whole name then matched exactly."""
+        """A name of two words or more with one misspelt word ("hereditary hemochromatossis",
+        "sliver-russell syndrome"): a word of 5 letters or more that no disease name holds,
+        read as each word of the names it is one edit away from; the name is the one
+        correction that matches a name whole (none when several do). A misspelling that some
+        catalogue name also holds ("marfan syndrom": one name is written with "syndrom") is
+        read so too when it is no English word."""
         vocabulary = self._disease_vocabulary()
-        fixed: dict[str, list[str]] = {}
+        fixed: dict[str, set[str]] = {}  # a corrected key -> the keys it corrects
         for key in keys:
             words = key.split()
-            odd = [i for i, w in enumerate(words)  # a word of the names is listed under itself
-                   if len(w) >= 5 and w.isalpha() and w not in vocabulary.get(w, ())]
-            if len(odd) != 1:
+            long = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha()]
+            # a word of the names is listed under itself
+            odd = [i for i in long if words[i] not in vocabulary.get(words[i], ())]
+            if len(odd) > 1:
                 continue
-            w = words[odd[0]]
-            near = set().union(*(vocabulary.get(v, frozenset()) for v in {w} | deletions(w)))
-            near = {n for n in near if n != w and (len(n) == len(w) or w in deletions(n) or n in deletions(w)
-                                                   or deletions(n) & deletions(w))}
-            if len(near) == 1:
-                words[odd[0]] = near.pop()
-                fixed.setdefault(" ".join(words), []).extend(by_key[key])
+            for i in odd or [i for i in long if words[i] not in english_words()]:
+                w = words[i]
+                near = set().union(*(vocabulary.get(v, frozenset()) for v in {w} | deletions(w)))
+                for n in near:
+                    if n != w and (len(n) == len(w) or w in deletions(n) or n in deletions(w)
+                                   or deletions(n) & deletions(w)):
+                        fixed.setdefault(" ".join([*words[:i], n, *words[i + 1:]]), set()).add(key)
         if not fixed:
             return []
         with self._lock:
@@ -191,8 +196,13 @@ class StoreLexicon:
                 "SELECT n.name_key, n.disease_id, n.source, d.name FROM disease_names n "
                 "JOIN diseases d ON d.disease_id = n.disease_id "
                 f"WHERE n.name_key IN ({','.join('?' * len(fixed))})", list(fixed)).fetchall()
+        corrections: dict[str, set[str]] = {}
+        for name_key, *_ in rows:
+            for key in fixed[name_key]:
+                corrections.setdefault(key, set()).add(name_key)
         return [LexiconHit(span.lower(), "disease", name, name, str(did), f"{source} misspelt")
-                for key, did, source, name in rows for span in fixed[key]]
+                for name_key, did, source, name in rows for key in fixed[name_key]
+                if len(corrections[key]) == 1 for span in by_key[key]]
 
     def _disease_vocabulary(self) -> dict[str, frozenset[str]]:
         """The words of 5 letters or more of the disease names, under themselves and each of

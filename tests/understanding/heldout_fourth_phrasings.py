@@ -92,12 +92,12 @@ HELDOUT_FOURTH: list[tuple[str, str, str]] = [
     ('map_location', "where does MARCHF1 map (cytogenetically)?", '4q32.2-q32.3'),  # where ... map; band range
     ('map_location', "locus of KCNQ1OT1?", '11p15.5'),  # ncRNA
     # gene_type
-    ('gene_type', "What type of gene is HLA-H?", 'pseudo'),  # hyphen; also an alias of HFE
-    ('gene_type', "gene type of MT-RNR1", 'rrna'),  # mitochondrial rRNA
-    ('gene_type', "What kind of gene is MT-TL1? It's for a class assignment.", 'trna'),  # trailing context
-    ('gene_type', "biotype of HOXA-AS2", 'ncrna'),  # hyphenated antisense RNA
-    ('gene_type', "What sort of gene is SNHG1", 'ncrna'),  # host gene
-    ('gene_type', "Which type of gene is KCNQ1OT1?", 'ncrna'),  # digits inside
+    ('gene_type', "What type of gene is HLA-H?", 'pseudogene (pseudo)'),  # hyphen; also an alias of HFE
+    ('gene_type', "gene type of MT-RNR1", 'ribosomal rna (rrna)'),  # mitochondrial rRNA
+    ('gene_type', "What kind of gene is MT-TL1? It's for a class assignment.", 'transfer rna (trna)'),  # trailing context
+    ('gene_type', "biotype of HOXA-AS2", 'non-coding rna (ncrna)'),  # hyphenated antisense RNA
+    ('gene_type', "What sort of gene is SNHG1", 'non-coding rna (ncrna)'),  # host gene
+    ('gene_type', "Which type of gene is KCNQ1OT1?", 'non-coding rna (ncrna)'),  # digits inside
     # protein_coding
     ('protein_coding', "Is HLA-A protein-coding?", 'Yes'),  # hyphen
     ('protein_coding', "Does MIR155HG encode a protein? asking for my thesis", 'No'),  # trailing context

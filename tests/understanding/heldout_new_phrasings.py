@@ -53,10 +53,10 @@ HELDOUT_NEW: list[tuple[str, str, str]] = [
     ("protein_coding", "Whether Acaa1 is protein-coding:", "Yes"),
     ("protein_coding", "does snord22 make a protein", "No"),
     # gene type
-    ("gene_type", "What type of gene is CFL1P5?", "pseudo"),
-    ("gene_type", "snord22 gene type", "snorna"),
-    ("gene_type", "The gene type of LINC01761 is", "ncrna"),
-    ("gene_type", "Tell me the biotype of SYN3-AS1.", "ncrna"),
+    ("gene_type", "What type of gene is CFL1P5?", "pseudogene (pseudo)"),
+    ("gene_type", "snord22 gene type", "small nucleolar rna (snorna)"),
+    ("gene_type", "The gene type of LINC01761 is", "non-coding rna (ncrna)"),
+    ("gene_type", "Tell me the biotype of SYN3-AS1.", "non-coding rna (ncrna)"),
     ("gene_type", "What kind of gene is Fzd1?", "protein-coding"),
     ("gene_type", "locus type for RBFOX3?", "protein-coding"),
     # aliases

@@ -56,14 +56,14 @@ HELDOUT: list[tuple[str, str, str]] = [
     ("protein_coding", "i wonder if krt12 is protein-coding", "Yes"),
     ("protein_coding", "Is PRR35 a coding gene", "Yes"),
     # gene type
-    ("gene_type", "What biotype does XIST have?", "ncrna"),
+    ("gene_type", "What biotype does XIST have?", "non-coding rna (ncrna)"),
     ("gene_type", "gene type for BRCA1", "protein-coding"),
-    ("gene_type", "What kind of gene is TTTY7, exactly?", "ncrna"),
+    ("gene_type", "What kind of gene is TTTY7, exactly?", "non-coding rna (ncrna)"),
     ("gene_type", "Tell me the locus type of FTO.", "protein-coding"),
-    ("gene_type", "xist type of gene", "ncrna"),
+    ("gene_type", "xist type of gene", "non-coding rna (ncrna)"),
     ("gene_type", "The biotype of NOD2 is", "protein-coding"),
     ("gene_type", "Which type of gene is KRT12?", "protein-coding"),
-    ("gene_type", "classify TTTY7: what type of gene", "ncrna"),
+    ("gene_type", "classify TTTY7: what type of gene", "non-coding rna (ncrna)"),
     # aliases
     ("aliases", "Which other names does KRT12 go by?", "KRT12, K12, MECD1"),
     ("aliases", "krt12 aliases", "KRT12, K12, MECD1"),

@@ -90,14 +90,14 @@ HELDOUT_THIRD: list[tuple[str, str, str]] = [
     ('protein_coding', "Does EGFR (human) code for a protein?", 'Yes'),  # EGFR; species in brackets
     ('protein_coding', "Is H19 a protein-coding gene?!", 'No'),  # H19; trailing ?!
     # gene_type
-    ('gene_type', "What type of gene is 'RNU4-25P'?", 'pseudo'),  # RNU4-25P; quoted
-    ('gene_type', "gene type of human SNORD3A", 'snorna'),  # SNORD3A; species
-    ('gene_type', "What kind of gene is MIR17HG??", 'ncrna'),  # MIR17HG; trailing ??
-    ('gene_type', "Wat kind of gene is RN7SK", 'snrna'),  # RN7SK; typo
-    ('gene_type', "For my annotation pipeline: what is the biotype of MTCYBP43?", 'pseudo'),  # MTCYBP43; context clause
-    ('gene_type', 'Gene type for “XACT”.', 'ncrna'),  # XACT; curly quotes
+    ('gene_type', "What type of gene is 'RNU4-25P'?", 'pseudogene (pseudo)'),  # RNU4-25P; quoted
+    ('gene_type', "gene type of human SNORD3A", 'small nucleolar rna (snorna)'),  # SNORD3A; species
+    ('gene_type', "What kind of gene is MIR17HG??", 'non-coding rna (ncrna)'),  # MIR17HG; trailing ??
+    ('gene_type', "Wat kind of gene is RN7SK", 'small nuclear rna (snrna)'),  # RN7SK; typo
+    ('gene_type', "For my annotation pipeline: what is the biotype of MTCYBP43?", 'pseudogene (pseudo)'),  # MTCYBP43; context clause
+    ('gene_type', 'Gene type for “XACT”.', 'non-coding rna (ncrna)'),  # XACT; curly quotes
     ('gene_type', "Which type of gene is synuclein alpha?", 'protein-coding'),  # SNCA; name written out
-    ('gene_type', "what sort of gene is SNORA73A", 'snorna'),  # SNORA73A; synonym of the cue
+    ('gene_type', "what sort of gene is SNORA73A", 'small nucleolar rna (snorna)'),  # SNORA73A; synonym of the cue
     # ensembl_id
     ('ensembl_id', "Ensembl ID of 'PCSK9'?", 'ENSG00000169174'),  # PCSK9; quoted
     ('ensembl_id', "Wat's the ensembl id for human LDLR", 'ENSG00000130164'),  # LDLR; typo; species

@@ -92,7 +92,7 @@ GENE = {
          "Wether human '{x}' codes for a protein...",
          "I'm annotating hits from a cancer screen; is {x} protien coding?"]),
     "gene_type": (
-        [("TP53", "tp53", "Tp53", "protein-coding"), ("LINC01270", "linc01270", "Linc01270", "ncrna")],
+        [("TP53", "tp53", "Tp53", "protein-coding"), ("LINC01270", "linc01270", "Linc01270", "non-coding rna (ncrna)")],
         ["What type of gene is {x}?",
          "The gene type of {x} is",
          "Tell me the biotype of {x}.",
@@ -326,7 +326,7 @@ STYLES: list[tuple[str, str, str]] = [
     ("chromosome", "Where is FTO? for my thesis", "chr16"),
     ("map_location", "Where do the genes for Marfan syndrome map? thanks", "15q21.1"),
     ("ensembl_id", "What is the Ensembl gene ID for HLA-DQB1? Need it for my pipeline.", "ENSG00000179344"),
-    ("gene_type", "What kind of gene is MT-TL2? It's for a class assignment.", "trna"),
+    ("gene_type", "What kind of gene is MT-TL2? It's for a class assignment.", "transfer rna (trna)"),
     ("chromosome", "On which chromosome does MT-CO1 lie?", "chrMT"),
     ("map_location", "Map location of NKX2-5 please, it's for my thesis", "5q35.1"),
     ("snp_position", "What is the genomic position of rs1241371358?", "chr12:6906847"),

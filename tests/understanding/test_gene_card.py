@@ -171,7 +171,7 @@ def test_a_name_line_never_answers_a_function_question(agent):
         ans = agent.answer(q)
         assert not ans.sufficient and "long intergenic" not in ans.answer, (q, ans.answer)
     card = agent.answer("What is LINC01270?")  # its card still says who it is
-    assert card.sufficient and card.answer.startswith("LINC01270: long intergenic non-protein coding RNA 1270, a ncRNA gene")
+    assert card.sufficient and card.answer.startswith("LINC01270: long intergenic non-protein coding RNA 1270, a non-coding RNA (ncRNA) gene")
 
 
 # ---- ids and names ----------------------------------------------------------------------------
