@@ -150,11 +150,13 @@ def _listed_disease(text: str, disease: Entity, lists: list[list[tuple[int, int]
     """Whether a disease is one of the listed features: a dictionary name that is an item of
     a feature list (the whole of a middle item, the end of the first one, the start of the
     last one, or inside a middle one: "antibody response to tetanus vaccine"), or a phrase
-    read by pattern (no dictionary knows it as a disease) that runs into a list ("patient
-    with: Coma")."""
+    read by pattern (no dictionary knows it as a disease) that runs into one item of a list
+    ("patient with: Coma")."""
     spots = _occurrences(text, disease.span or disease.text)
     if disease.how == "pattern":
-        return not spots or any(a < e and b > s for a, b in spots for items in lists for s, e in items)
+        # within one item; a phrase across items ("juvenile seizures and ataxia") is entity
+        # linking's to read
+        return not spots or any(sum(a < e and b > s for s, e in items) == 1 for a, b in spots for items in lists)
     for items in lists:
         for n, (s, e) in enumerate(items):
             for a, b in spots:
