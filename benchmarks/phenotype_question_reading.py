@@ -40,17 +40,15 @@ def main() -> None:
             kind = a.intent.kind if a.intent else "none"
             count[(t, kind)] += 1
             if kind != "phenotype_genes":
-                misread.append((t, kind, q, [(e.kind, e.text) for e in a.entities]))
+                misread.append((t, kind, q, [(e.kind, e.text) for e in a.entities], c.id))
     for (t, kind), n in sorted(count.items(), key=lambda x: (x[0][0], -x[1])):
         print(f"template {t}  {kind:22s} {n}")
     total = len(cases) * len(TEMPLATES)
     print(f"read as phenotype_genes: {total - len(misread)} of {total} questions "
           f"({len(cases)} cases x {len(TEMPLATES)} templates); misread {len(misread)}")
-    both = collections.Counter(q[2] for q in misread)
-    print(f"cases misread in any template: {len({m[2].split(' presents with ')[-1] for m in misread})} (approx.)")
-    for t, kind, q, ents in misread[: args.show]:
+    print(f"cases misread in either template: {len({m[4] for m in misread})} of {len(cases)}")
+    for t, kind, q, ents, _id in misread[: args.show]:
         print(f"- [{t}] {kind}: {q}\n    entities: {ents}")
-    del both
 
 
 if __name__ == "__main__":
