@@ -36,6 +36,7 @@ from biorag.intent import (
     plan,
 )
 from biorag.options import split_options
+from biorag.phenotype_questions import read_feature_list
 from biorag.question_model import Analysis, Entity, Hop, Intent
 from biorag.question_words import FILLER, NOT_GENES, english_words, filler
 from biorag.sources import GENE_IDS, Lexicon, Source, declared_fields
@@ -98,8 +99,11 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     core = stem
     entities = _field_words_not_genes(core, find_entities(stem, lexicon), sources)
     entities = _subject_not_field_words(entities, sources)
+    # a patient's features listed in words: their names, not the words inside them
+    entities, feature_names = read_feature_list(stem, entities, lexicon)
     # names a dictionary or pattern is sure of are blanked out: their letters are no cue
-    blanked = blank_entities(DNA.sub(PLACEHOLDER, core), [e for e in entities if e.confident or e.role])
+    blanked = blank_entities(DNA.sub(PLACEHOLDER, core),
+                             [e for e in entities if e.confident or e.role] + feature_names)
     kinds = {e.kind for e in entities if e.confident}
     if any(e.role == "subject" for e in entities):
         # asked about a gene (or an unknown subject) in the context of a disease: the
