@@ -197,12 +197,13 @@ class IndexSettings(_Section):
     )
     search_nprobe: int = Field(32, ge=1, le=65536, description="IVF_* indexes: lists probed per search")
     search_ef: int = Field(64, ge=8, le=4096, description="HNSW search breadth (higher: better recall, slower)")
-    # Chosen from benchmarks/index_scale.py at 1M rows, IVF_SQ8 nlist 1024 on Milvus 2.3.5
+    # Chosen from benchmarks/index_scale.py at 1M and 2M rows, IVF_SQ8 nlist 1024 on Milvus 2.3.5
     # (benchmarks/results/2026-11-26): with nprobe 256 and the exact path <= 1,024 rows, filtered
-    # recall@10 0.838 with a fixed nprobe, 0.931 at 4,096 rows, 0.965 at 16,384, 0.972 at 65,536,
-    # at the same latency (the filter's scan dominates a filtered search on 2.3.5).
+    # recall@10 with a fixed nprobe 0.838 / 0.821 (1M / 2M), at 16,384 rows 0.965 / 0.949, at
+    # 65,536 rows 0.972 / 0.970, at the same latency (the filter's scan dominates a filtered
+    # search on 2.3.5). The rows needed grew with the collection: re-check at 22M.
     filtered_probe_rows: int = Field(
-        16_384, ge=0, le=10_000_000,
+        65_536, ge=0, le=10_000_000,
         description="IVF_* indexes: a MeSH-filtered search probes enough lists to hold about this many matching rows "
         "(at least search_nprobe, at most nlist), so selective filters keep their recall; 0 = always search_nprobe",
     )
