@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import os
 import resource
 import shutil
@@ -250,6 +249,8 @@ def _pct(xs: list[float], q: float) -> float:
 def query_figures(server: Server, name: str, itype: str, base: Base, truth: dict, fig: dict) -> None:
     from pymilvus import MilvusClient
 
+    from biorag import pubmed_schema as ps
+
     q_ui = base.meta["q_ui"]
     exprs = [f'array_contains_any(mesh_ui, ["{u}"])' for u in q_ui]
     c = MilvusClient(uri=server.uri)
@@ -286,7 +287,7 @@ def query_figures(server: Server, name: str, itype: str, base: Base, truth: dict
     fig["chosen"] = chosen
     rule = None
     if itype in SERVED:  # filtered queries probe as the retriever does (PubMedRetriever.probes)
-        rule = [min(BUILD[itype]["nlist"], max(SERVED[itype], math.ceil(PROBE_ROWS * BUILD[itype]["nlist"] / max(m, 1))))
+        rule = [ps.filtered_nprobe(SERVED[itype], PROBE_ROWS, BUILD[itype]["nlist"], m)
                 for m in fig["expected_matches_per_query"]]
         fig["clients4_rule"] = {"nprobe": SERVED[itype], "filtered_probe_rows": PROBE_ROWS}
     fig["clients4"] = four_clients(server, name, itype, base, exprs, chosen[SWEEP[itype][0]], rule)

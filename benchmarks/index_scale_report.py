@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from biorag.pubmed_schema import filtered_nprobe
+
 ROWS_22M = 22_000_000
 GB = 1e9
 
@@ -75,8 +77,6 @@ SERVED_NPROBE, SERVED_PROBE_ROWS = 256, 65_536  # the paper preset and index.fil
 
 
 def _served_rule(f: dict, exact_rows: int) -> str:
-    import math
-
     sweep = {row["nprobe"]: row for row in f.get("sweep", []) if "ms_filtered_per_query" in row}
     matches, nlist = f.get("expected_matches_per_query"), f["build_params"].get("nlist")
     if SERVED_NPROBE not in sweep or not matches or not nlist:
@@ -87,7 +87,7 @@ def _served_rule(f: dict, exact_rows: int) -> str:
         if m <= exact_rows:
             got.append(1.0)
             continue
-        want = min(nlist, max(SERVED_NPROBE, math.ceil(SERVED_PROBE_ROWS * nlist / max(m, 1))))
+        want = filtered_nprobe(SERVED_NPROBE, SERVED_PROBE_ROWS, nlist, m)
         got.append(sweep[next(w for w in widths if w >= want)]["recall10_filtered_per_query"][i])
     exact = sum(m <= exact_rows for m in matches)
     return (f"{sum(got) / len(got):.4f} ({exact} of {len(got)} exact; nprobe {SERVED_NPROBE}, "
@@ -100,8 +100,6 @@ def probe_rules(f: dict, exact_rows=(1024, 4096, 16000), probe_rows=(0, 4096, 16
     (recall 1; its latency is not measured here), the rest probe
     clamp(ceil(probe_rows x nlist / matches), base nprobe, nlist) lists, rounded up to a
     breadth the sweep measured (`index.filtered_probe_rows`; 0 = the base nprobe)."""
-    import math
-
     sweep = {row["nprobe"]: row for row in f.get("sweep", []) if "ms_filtered_per_query" in row}
     matches = f.get("expected_matches_per_query")
     nlist = f["build_params"].get("nlist")
@@ -121,7 +119,7 @@ def probe_rules(f: dict, exact_rows=(1024, 4096, 16000), probe_rows=(0, 4096, 16
                     if m <= t:
                         rec.append(1.0)
                         continue
-                    want = base if rows == 0 else min(nlist, max(base, math.ceil(rows * nlist / max(m, 1))))
+                    want = filtered_nprobe(base, rows, nlist, m)
                     w = next((w for w in widths if w >= want), widths[-1])
                     rec.append(sweep[w]["recall10_filtered_per_query"][i])
                     ms.append(sweep[w]["ms_filtered_per_query"][i])

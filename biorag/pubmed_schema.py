@@ -44,6 +44,7 @@ search on small collections.
 from __future__ import annotations
 
 import json
+import math
 import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -140,6 +141,16 @@ def search_params(index_type: str, ef: int, k: int, filtered: bool = False, npro
     elif index_type.startswith("IVF"):
         params = {"nprobe": nprobe}
     return {"metric_type": "COSINE", "params": params}
+
+
+def filtered_nprobe(nprobe: int, probe_rows: int, nlist: int, matching_rows: int | None) -> int:
+    """IVF lists a MeSH-filtered search probes (`index.filtered_probe_rows`): enough to hold
+    about `probe_rows` matching rows (matching x lists / nlist, the filter's rows spread evenly
+    over the lists), at least `nprobe`, at most `nlist`; `nprobe` when the rule is off
+    (probe_rows 0) or the match count or nlist is unknown."""
+    if not (probe_rows and matching_rows and nlist):
+        return nprobe
+    return min(nlist, max(nprobe, math.ceil(probe_rows * nlist / matching_rows)))
 
 
 def make_meta(embedder: str, query_embedder: str | None, dim: int, index_type: str,

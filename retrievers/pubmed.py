@@ -35,7 +35,6 @@ plus `pmid`, `year`, `journal`, `mesh` (names), `mesh_ui`, `mesh_major`.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from concurrent.futures import Future
@@ -475,10 +474,10 @@ class PubMedRetriever(Retriever):
         spread evenly over the lists), at least `search_nprobe`, at most nlist: with a fixed
         nprobe a selective filter leaves few candidates in the probed lists and recall falls
         (0.79 at 200k rows, nprobe 256; benchmarks/results/2026-11-26)."""
-        nlist = int((self.meta.get("index_params") or {}).get("nlist") or 0)
-        if not (self.filtered_probe_rows and matching_rows and nlist and self.index_type.startswith("IVF")):
+        if not self.index_type.startswith("IVF"):
             return self.nprobe
-        return min(nlist, max(self.nprobe, math.ceil(self.filtered_probe_rows * nlist / matching_rows)))
+        nlist = int((self.meta.get("index_params") or {}).get("nlist") or 0)
+        return ps.filtered_nprobe(self.nprobe, self.filtered_probe_rows, nlist, matching_rows)
 
     def _search(self, client, collection: str, vecs, k: int, expr: str, ef: int, filtered: bool,
                 nprobe: int | None = None) -> list[list[dict]]:
