@@ -37,7 +37,7 @@ OFFICIAL_SYMBOL = AnswerField(
 #: with its full name (a "name" may mean either)
 OFFICIAL_NAME = AnswerField(
     "official_name", "official symbol and full name of a gene",
-    ("official gene name", "official name", "approved name", "approved gene name", "gene name",
+    ("official gene name", "official name of", "approved name", "approved gene name", "gene name",
      "proper name", "correct name", "real name", "official designation"),
     GENE_IDS, weak_cues=("which gene", "what gene", "which gene is", "what gene is", "what gene does",
                          "which gene does", "gene is this", "gene is that", "whose id", "gene with", "gene whose"),
