@@ -8,6 +8,9 @@ Tables (the disease dictionary's are described in indexing/disease_dictionary.py
   HGNC id and locus type);
 - ``names(name_lc, name, gene_id, kind)``: every identifier a gene is known by, with its
   kind (`KIND_ORDER`);
+- ``hgnc_ensembl(ensembl_lc, gene_id)``: the Ensembl gene id HGNC, the nomenclature
+  authority, maps to each gene, for the ids exactly one HGNC record lists (gene_info may
+  list one Ensembl id under several genes: a gene and its readthrough);
 - ``mim(gene_id, mim, type)``: the gene's own OMIM numbers and where they came from;
 - ``mim_phenotype``: NCBI mim2gene_medgen's OMIM phenotype -> gene links;
 - ``ANNOTATION_SCHEMA`` (written by indexing/gene_annotations.py): what a gene does (GO BP
@@ -17,8 +20,8 @@ Tables (the disease dictionary's are described in indexing/disease_dictionary.py
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5  # 3: disease dictionary tables (written by indexing/disease_dictionary.py); 4: disease_words;
-#                     5: gene_go, gene_pathways, variants (ANNOTATION_SCHEMA)
+SCHEMA_VERSION = 6  # 3: disease dictionary tables (written by indexing/disease_dictionary.py); 4: disease_words;
+#                     5: gene_go, gene_pathways, variants (ANNOTATION_SCHEMA); 6: hgnc_ensembl
 
 SCHEMA = """
 CREATE TABLE genes (
@@ -26,6 +29,7 @@ CREATE TABLE genes (
     map_location TEXT, gene_type TEXT, hgnc_id TEXT, locus_type TEXT, other_designations TEXT
 );
 CREATE TABLE names (name_lc TEXT NOT NULL, name TEXT NOT NULL, gene_id INTEGER NOT NULL, kind TEXT NOT NULL);
+CREATE TABLE hgnc_ensembl (ensembl_lc TEXT PRIMARY KEY, gene_id INTEGER NOT NULL);
 CREATE TABLE mim (gene_id INTEGER NOT NULL, mim TEXT NOT NULL, type TEXT);
 CREATE TABLE mim_phenotype (
     mim TEXT NOT NULL, gene_id INTEGER NOT NULL, source TEXT, medgen_cui TEXT, comment TEXT

@@ -18,11 +18,13 @@ def safe_lookup(lexicon: Lexicon, spans: list[str], kinds: tuple[EntityKind, ...
 
 
 def gene_entity(tok: str, hits: list[LexiconHit]) -> Entity:
-    """A dictionary-linked gene. The strongest kind of name decides (official symbol or
-    ID > previous symbol > alias); several genes at that strength make it ambiguous."""
-    strength = {"symbol": 0, "gene_id": 0, "ensembl": 0, "hgnc": 0, "previous": 1}
-    best = min(strength.get(h.how, 2) for h in hits)
-    top = [h for h in hits if strength.get(h.how, 2) == best]
+    """A dictionary-linked gene. An official symbol or ID decides (no two genes share
+    one); otherwise every gene that has the name as a previous symbol or an alias is a
+    candidate, and several make it ambiguous: "NEP" was DDR1's symbol once and is MME's
+    alias, and either may be meant."""
+    strength = {"symbol": 0, "gene_id": 0, "ensembl": 0, "hgnc": 0}
+    best = min(strength.get(h.how, 1) for h in hits)
+    top = sorted((h for h in hits if strength.get(h.how, 1) == best), key=lambda h: h.how != "previous")
     canonical = tuple(dict.fromkeys(h.canonical for h in top))
     kind: EntityKind = "ensembl" if all(h.kind == "ensembl" for h in top) else "gene"
     # the dictionary's spelling is what sources are asked for (the question's when it is one)

@@ -78,6 +78,10 @@ class AnswerField:
     #: `yields`): the diseases of a gene, which a gene asked about in a disease is checked
     #: against when the records do not link it to that disease (biorag.links)
     lists: EntityKind | None = None
+    #: the field is about a name as such (a gene's official symbol, what it is called now):
+    #: the name it is asked of is read as a name of the field's kind, whatever else it names
+    #: ("official symbol of WARTS": LATS1's alias, not the skin lesion; biorag.asked_names)
+    subject_is_name: bool = False
 
 
 #: the field of free-text sources (literature, web): passages a generated or extractive

@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from biorag.asked_names import gene_asked_by_name
 from biorag.disease_context import context_checks
 from biorag.entity_linking import find_entities
 from biorag.entity_patterns import ACCESSION, DNA, ENSEMBL, ENTREZ, RSID, clean_question
@@ -99,6 +100,8 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     core = stem
     entities = _field_words_not_genes(core, find_entities(stem, lexicon), sources)
     entities = _subject_not_field_words(entities, sources)
+    # a gene named by a word that reads as something else, asked a gene's field of
+    entities = gene_asked_by_name(core, entities, sources, lexicon)
     # a patient's features listed in words: their names, not the words inside them
     entities, feature_names = read_feature_list(stem, entities, lexicon)
     # names a dictionary or pattern is sure of are blanked out: their letters are no cue

@@ -148,6 +148,7 @@ def _fill(con: sqlite3.Connection, gene_info: Path | None, hgnc: Path | None, mi
 
     genes: dict[int, dict[str, Any]] = {}
     names: set[tuple[str, int, str]] = set()
+    hgnc_ensembl: dict[str, set[int]] = {}  # Ensembl id -> the genes HGNC lists it for
     counts = {"gene_info": 0, "hgnc": 0, "hgnc_without_entrez": 0, "mim": 0,
               "medgen_phenotype_links": 0, "medgen_gene_links": 0, "medgen_without_gene": 0}
 
@@ -213,6 +214,7 @@ def _fill(con: sqlite3.Connection, gene_info: Path | None, hgnc: Path | None, mi
                 add_name(p, gid, "previous")
             for e in _split(row.get("ensembl_gene_id")):
                 add_name(e, gid, "ensembl")
+                hgnc_ensembl.setdefault(e.lower(), set()).add(gid)
             for m in _split(row.get("omim_id")):
                 con.execute("INSERT INTO mim VALUES (?,?,?)", (gid, m, "hgnc"))
             counts["hgnc"] += 1
@@ -251,6 +253,8 @@ def _fill(con: sqlite3.Connection, gene_info: Path | None, hgnc: Path | None, mi
             best[k] = kind
     con.executemany("INSERT INTO names VALUES (?,?,?,?)",
                     ((n.lower(), n, gid, kind) for (n, gid), kind in best.items()))
+    con.executemany("INSERT INTO hgnc_ensembl VALUES (?,?)",
+                    ((e, next(iter(gids))) for e, gids in sorted(hgnc_ensembl.items()) if len(gids) == 1))
     con.executescript(INDEXES)
     if extend is not None:
         counts.update(extend(con, set(genes)))

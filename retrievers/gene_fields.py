@@ -5,8 +5,9 @@ store): they return the same evidence (see retrievers/gene_evidence.py).
 
 Which record a name means: human records first (``ncbi.prefer_taxid`` is human by
 default); among them an exact official symbol, Gene ID or Ensembl ID beats a previous
-symbol, which beats an alias. When several human genes fit equally well the reading is
-*ambiguous*: it lists them and answers nothing else. A record that does not carry the
+symbol or an alias. A previous symbol of one gene that is another's alias ("NEP": DDR1's
+symbol once, MME's alias) may mean either: when several human genes fit, the reading is
+*ambiguous*: it lists them (symbol, full name, how the name is theirs) and answers nothing else. A record that does not carry the
 name at all (a free-text search hit) is used only when it is the one human record found.
 Records NCBI has replaced or withdrawn are ignored while live ones exist.
 """
@@ -31,15 +32,16 @@ OFFICIAL_SYMBOL = AnswerField(
      # (\u220e: where understanding has blanked out the entity's name)
      "call \u220e now", "call \u220e today", "call \u220e nowadays", "call \u220e these days",
      "call \u220e currently"),
-    GENE_IDS)
+    GENE_IDS, subject_is_name=True)
 #: "HER2 - official gene name?", "Which gene is ENSG00000141510?": the gene's official symbol
 #: with its full name (a "name" may mean either)
 OFFICIAL_NAME = AnswerField(
     "official_name", "official symbol and full name of a gene",
-    ("official gene name", "approved name", "approved gene name", "gene name",
+    ("official gene name", "official name of", "approved name", "approved gene name", "gene name",
      "proper name", "correct name", "real name", "official designation"),
     GENE_IDS, weak_cues=("which gene", "what gene", "which gene is", "what gene is", "what gene does",
-                         "which gene does", "gene is this", "gene is that", "whose id", "gene with", "gene whose"))
+                         "which gene does", "gene is this", "gene is that", "whose id", "gene with", "gene whose"),
+    subject_is_name=True)
 ALIASES = AnswerField(
     "aliases", "aliases of a gene",
     ("aliases", "alias", "other names", "other name", "synonyms", "synonym", "also known as",
@@ -158,8 +160,8 @@ def records_for(evidence: list[Evidence], name: str) -> tuple[list[Evidence], bo
     if not ranked:
         unique = {e.id: e for e in human}
         return (list(unique.values()), False) if len(unique) == 1 else ([], False)
-    best = min(r for r, _ in ranked)
-    chosen = list({e.id: e for r, e in ranked if r == best}.values())
+    best = min(min(r, 1) for r, _ in ranked)  # a previous symbol and an alias weigh the same
+    chosen = list({e.id: e for r, e in sorted(ranked, key=lambda t: t[0]) if min(r, 1) == best}.values())
     return chosen, len(chosen) > 1
 
 
@@ -287,15 +289,25 @@ def card_text(rec: Evidence, symbol: str) -> str:
     return "\n".join(lines)
 
 
+_HOW_NAMED = {0: "", 1: "previous symbol", 2: "alias"}
+
+
+def _candidate(rec: Evidence, name: str) -> str:
+    """One gene an ambiguous name may mean: its symbol, full name, Gene ID and how the
+    name is its ("DDR1 (discoidin domain receptor tyrosine kinase 1; Gene ID 780; previous symbol)")."""
+    how = _HOW_NAMED.get(name_rank(rec, name) or 0, "")
+    about = [x for x in (_meta(rec, "name"), f"Gene ID {rec.id}", how) if x]
+    return f"{_meta(rec, 'symbol', rec.id)} ({'; '.join(about)})"
+
+
 def read_gene_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
     """`field` for each gene named in `about`; ambiguous names are listed, not resolved."""
     values, used, ambiguous, explain = [], [], [], []
     for name in dict.fromkeys(a for a in about if a):
         recs, is_ambiguous = records_for(evidence, name)
         if is_ambiguous:
-            symbols = [f"{_meta(r, 'symbol', r.id)} (Gene ID {r.id})" for r in recs]
-            ambiguous += symbols
-            explain.append(f"'{name}' names several human genes: {', '.join(symbols)}")
+            ambiguous += [f"{_meta(r, 'symbol', r.id)} (Gene ID {r.id})" for r in recs]
+            explain.append(f"'{name}' names several human genes: {', '.join(_candidate(r, name) for r in recs)}")
             continue
         if not recs:
             continue

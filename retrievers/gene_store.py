@@ -9,7 +9,9 @@ and cytogenetic location (``16q22.1`` lists the genes there).
 
 Ambiguity is surfaced: an alias used by several genes returns all of them, preferred
 organism first, exact-case matches before case-insensitive ones, official symbols before
-previous symbols before aliases. Nothing is resolved silently.
+previous symbols before aliases. Nothing is resolved silently, except by the nomenclature
+authority: an Ensembl gene ID that several gene_info records list (a gene and its
+readthrough) means the one gene HGNC maps it to (`hgnc_ensembl_choice`).
 
 The OMIM tool uses the store too: `genes_for_mim` gives the genes NCBI links to an OMIM
 phenotype number (``mim2gene_medgen``), and `current_symbol` maps a symbol as OMIM lists it
@@ -67,6 +69,19 @@ def gene_designations(con: sqlite3.Connection, where: str) -> Iterator[tuple[int
     for gene_id, symbol, name, other in con.execute(
             f"SELECT gene_id, symbol, name, other_designations FROM genes WHERE {where}"):
         yield gene_id, symbol, [name or "", *(other or "").split("|")]
+
+
+def hgnc_ensembl_choice(con: sqlite3.Connection, ensembl_id: str, gene_ids: set[int]) -> int | None:
+    """The one of `gene_ids` that HGNC maps `ensembl_id` to (version suffix ignored); None
+    when HGNC maps it to none of them, or the store predates the `hgnc_ensembl` table."""
+    if len(gene_ids) < 2:
+        return None
+    try:
+        row = con.execute("SELECT gene_id FROM hgnc_ensembl WHERE ensembl_lc=?",
+                          (ensembl_id.lower().split(".")[0],)).fetchone()
+    except sqlite3.OperationalError:  # built before schema 6: no authority, stays ambiguous
+        return None
+    return row[0] if row is not None and row[0] in gene_ids else None
 
 
 def build_command_hint(path: Path) -> str:
@@ -176,6 +191,8 @@ class GeneStore:
             prev = found.get(r["gene_id"])
             if prev is None or rank < prev[:2]:
                 found[r["gene_id"]] = (*rank, r["kind"])
+        if m and (chosen := hgnc_ensembl_choice(self._con, key, set(found))) is not None:
+            found = {chosen: found[chosen]}
         out = []
         for gid, (exact, kind_rank, kind) in found.items():
             g = self._gene(gid)

@@ -31,7 +31,12 @@ from biorag.names import american_spelling, deletions, disease_key, one_edit
 from biorag.question_words import english_words
 from biorag.sources import NAME_STRENGTH, EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
-from retrievers.gene_store import build_command_hint, catalogue_forms, gene_designations
+from retrievers.gene_store import (
+    build_command_hint,
+    catalogue_forms,
+    gene_designations,
+    hgnc_ensembl_choice,
+)
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 #: the last word of a disease name that says only that it is one ("sickle cell disease")
@@ -240,9 +245,10 @@ class StoreLexicon:
         sql = (f"SELECT n.name_lc, n.name, n.kind, g.gene_id, g.symbol FROM names n "
                f"JOIN genes g ON g.gene_id = n.gene_id WHERE n.name_lc IN ({','.join('?' * len(keys))}){taxon}")
         params = [*keys, *([] if self.prefer_taxid is None else [self.prefer_taxid])]
-        out = []
         with self._lock:
             rows = self._con.execute(sql, params).fetchall()
+            rows = self._hgnc_ensembl(rows)
+        out = []
         for name_lc, name, kind, gene_id, symbol in rows:
             how = _HOW.get(kind, "alias")
             if how == "symbol" and name != symbol:
@@ -250,6 +256,16 @@ class StoreLexicon:
             out.append(LexiconHit(name_lc, "ensembl" if kind == "ensembl" else "gene", name, symbol,
                                   str(gene_id), how))
         return out
+
+    def _hgnc_ensembl(self, rows: list[tuple]) -> list[tuple]:
+        """The rows without the gene_info records that share an Ensembl id with the one gene
+        HGNC maps it to (a gene and its readthrough): the authority decides."""
+        shared: dict[str, set[int]] = {}
+        for name_lc, _name, kind, gene_id, _symbol in rows:
+            if kind == "ensembl":
+                shared.setdefault(name_lc, set()).add(gene_id)
+        chosen = {k: c for k, ids in shared.items() if (c := hgnc_ensembl_choice(self._con, k, ids)) is not None}
+        return [r for r in rows if not (r[2] == "ensembl" and r[0] in chosen and r[3] != chosen[r[0]])]
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """Official symbols of the preferred organism one edit (a letter left out, added,

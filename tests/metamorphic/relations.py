@@ -47,9 +47,6 @@ class Relation:
     examples: int
     key: Callable[[str, Case], Any] = lambda answer, case: first_line(answer)
     xfail: str | None = None
-    #: the broken case is drawn in some runs and not in others (see CAPS_FIX): the mark
-    #: then reports it without failing a run that happens not to draw it
-    xfail_strict: bool = True
 
 
 @dataclass(frozen=True)
@@ -256,12 +253,6 @@ def variant_forms(draw) -> Case:
 GENE_SET_FIX = ("the gene-set family: a set's answer names GeneAgent's gold GO term; today 0.42 of the base "
                 "questions do (every wording gives the same answer: the order, case and separator relations "
                 "hold), the rest name a Reactome pathway or another GO term the enrichment ranks first")
-CAPS_FIX = ("a symbol that is also an English word, asked alone in lower case, is still the gene: 'mcc is "
-            "located on chromosome' (MCC, the roman numeral, is in the English word list, so a lone lower-case "
-            "'mcc' is not read as a symbol; in a list it is). 1 of 250 when the whole suite runs; run alone "
-            "the relation draws other cases and holds (why the draw differs is not found yet)")
-GENE_ID_FIX = ("an Ensembl id that two records share is answered like its symbol; today 1 of 150 is "
-               "'ambiguous' (ENSG00000187954)")
 DISEASE_FIX = ("a disease named with a typo is still that disease, and its genes come first; today 2 of 200 "
                "differ: a typo in a word of 4 letters ('Split-Hand/ofot', 'Split-Hnad/foot'), which the "
                "lexicon's spelling correction (words of 5 letters or more) does not read")
@@ -270,9 +261,9 @@ PHENOTYPE_RANK = ("the phenotype prioritisation issue (order): the causal gene i
 
 RELATIONS: tuple[Relation, ...] = (
     Relation("gene_field_forms", "cloze vs question vs fragment vs imperative", gene_field_forms, 300),
-    Relation("gene_field_case", "upper/lower case", gene_field_case, 250, xfail=CAPS_FIX, xfail_strict=False),
+    Relation("gene_field_case", "upper/lower case", gene_field_case, 250),
     Relation("gene_field_polite", "polite wrappers and extra words", gene_field_polite, 250),
-    Relation("gene_ids", "symbol vs Ensembl id / NCBI Gene ID", gene_ids, 150, xfail=GENE_ID_FIX),
+    Relation("gene_ids", "symbol vs Ensembl id / NCBI Gene ID", gene_ids, 150),
     Relation("gene_set_order", "gene list shuffled", gene_set_order, 100),
     Relation("gene_set_separators", "commas, spaces, 'and', newlines, ';', '/'", gene_set_separators, 100),
     Relation("gene_set_genes_word", "'the genes' present or absent", gene_set_genes_word, 80),
