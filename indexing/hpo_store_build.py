@@ -25,11 +25,16 @@ catalogue; `indexing/hpo_gene_links.py`). The phenotype ranking (retrievers/hpo_
 loads terms, ancestors, disease_terms and both link tables; the disease -> genes lookups read
 HPO's own links only.
 
+Another release can be built the same way from a folder of the same three files
+(``--data-dir``): indexing/hpo_release_export.py writes the one hpo3 embeds, and the build
+record then carries that export's EXPORT.json (source, counts, what the source lacked).
+
 HPO's license asks every service using it to say so: see `hpo_notice`.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections import defaultdict
@@ -94,6 +99,13 @@ CREATE INDEX gene_diseases_symbol ON gene_diseases(symbol);
 CREATE INDEX gene_diseases_disease ON gene_diseases(disease_id);
 CREATE INDEX linked_gene_diseases_disease ON linked_gene_diseases(disease_id);
 """
+
+
+def export_record(folder: Path) -> dict[str, Any]:
+    """`{"export": ...}` when the files were written by indexing/hpo_release_export.py (its
+    EXPORT.json: the source, the counts and what the source lacked), else nothing."""
+    path = folder / "EXPORT.json"
+    return {"export": json.loads(path.read_text(encoding="utf-8"))} if path.is_file() else {}
 
 
 def term_id(number: int) -> str:
@@ -222,6 +234,7 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "inputs": {**{name: str(folder / name) for name in (HP_OBO, PHENOTYPE_HPOA, GENES_TO_PHENOTYPE)},
                        **{name: str(path) for name, path in link_inputs(links_dir).items()}},
+            **export_record(folder),
             "terms": len(live),
             "diseases": len(diseases),
             "annotated_diseases": total_dis,

@@ -16,6 +16,7 @@ from cli.commands.common import (
     print_json,
     settings_from_options,
 )
+from cli.commands.hpo_release import app as hpo_release_app
 
 app = typer.Typer(help="Build local data stores (the gene store) from NCBI/HGNC/OMIM/ClinVar bulk files.", no_args_is_help=True)
 gene_store_app = typer.Typer(
@@ -171,6 +172,7 @@ hpo_store_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(hpo_store_app, name="hpo-store")
+app.add_typer(hpo_release_app, name="hpo-release")
 
 
 @hpo_store_app.command("build")
