@@ -18,7 +18,7 @@ from typing import Any
 
 from biorag.models import Evidence
 from biorag.sources import GENE_IDS, AnswerField, Reading
-from retrievers.gene_record import Annotation, GeneRecord, gene_records
+from retrievers.gene_record import Annotation, GeneRecord
 
 HUMAN_TAX = "9606"
 
@@ -139,7 +139,7 @@ def name_rank(ev: Evidence, rec: GeneRecord, name: str) -> int | None:
 
 def records_for(evidence: list[Evidence], name: str) -> tuple[list[tuple[Evidence, GeneRecord]], bool]:
     """The records `name` means and whether it is ambiguous (see the module docstring)."""
-    genes = gene_records(evidence)
+    genes = GeneRecord.all_of(evidence)
     live = [(e, r) for e, r in genes if r.is_live]
     genes = live or genes  # a record NCBI replaced or withdrew is history, not a candidate
     human = [(e, r) for e, r in genes if is_human(r)]
