@@ -21,8 +21,8 @@ from biorag.errors import QueryRejected
 from biorag.models import Evidence
 from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, Reading
-from retrievers.dbsnp import MANUAL, SNP_FIELDS, read_snp_field, rs_ids
+from biorag.sources import AnswerField, HeldGene, Reading
+from retrievers.dbsnp import MANUAL, SNP_FIELDS, held_genes, read_snp_field, rs_ids
 from retrievers.gene_store import GeneStore, gene_store_path
 from retrievers.variant_record import VariantRecord
 
@@ -74,6 +74,10 @@ class LocalVariantRetriever(Retriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_snp_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        return held_genes(evidence)
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         query, k = request.text, request.k

@@ -24,7 +24,7 @@ from biorag.errors import InputError
 from biorag.models import Evidence
 from biorag.prompts import MANUALS
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, Reading
+from biorag.sources import AnswerField, HeldGene, Reading
 from retrievers.eutils import EUtilsRetriever
 from retrievers.variant_record import VariantRecord
 
@@ -130,6 +130,18 @@ def read_snp_field(field: AnswerField, evidence: list[Evidence], about: Sequence
     return None
 
 
+def held_genes(evidence: list[Evidence]) -> list[HeldGene]:
+    """The genes the variant records name: each symbol with its Gene ID where the record
+    pairs them one to one, else the symbols and the ids apart."""
+    out = []
+    for _, rec in VariantRecord.all_of(evidence):
+        if len(rec.genes) == len(rec.gene_ids):
+            out += [HeldGene(i, (g,)) for g, i in zip(rec.genes, rec.gene_ids, strict=True)]
+        else:
+            out += [HeldGene("", (g,)) for g in rec.genes] + [HeldGene(i) for i in rec.gene_ids]
+    return out
+
+
 class DbSnpRetriever(EUtilsRetriever):
     name = "dbsnp"
     manual = MANUAL
@@ -140,6 +152,10 @@ class DbSnpRetriever(EUtilsRetriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_snp_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        return held_genes(evidence)
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         query, k = request.text, request.k

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from biorag.models import Evidence
-from biorag.sources import GENE_IDS, AnswerField, Reading
+from biorag.sources import GENE_IDS, AnswerField, HeldGene, Reading
 from retrievers.gene_record import Annotation, GeneRecord
 
 HUMAN_TAX = "9606"
@@ -315,3 +315,9 @@ class GeneFields:
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_gene_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        """Each gene record's gene: its Gene ID, symbol, previous symbols and aliases."""
+        return [HeldGene(ev.id, tuple(n for n in (rec.symbol, *rec.previous_symbols, *rec.aliases) if n))
+                for ev, rec in GeneRecord.all_of(evidence)]

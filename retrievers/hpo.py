@@ -52,7 +52,7 @@ from biorag.phenotype_scoring import (
 )
 from biorag.retriever import Retriever
 from biorag.search_request import Phenotype, SearchRequest
-from biorag.sources import AnswerField, LexiconHit, Reading
+from biorag.sources import AnswerField, HeldGene, LexiconHit, Reading
 from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.hpo_ranking import ResolvedTerms, phenotype_model, resolve_terms
 from retrievers.hpo_record import (
@@ -61,6 +61,7 @@ from retrievers.hpo_record import (
     QueryTerm,
     RankedDiseaseRecord,
     RankedGeneRecord,
+    held_genes,
 )
 
 if TYPE_CHECKING:
@@ -618,6 +619,10 @@ class HpoRetriever(Retriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_hpo_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        return held_genes(evidence)
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         """Records for what the request names. What is asked (genes, diseases or features)

@@ -19,6 +19,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from biorag.models import Evidence
+from biorag.sources import HeldGene
 from retrievers.source_record import SourceRecord
 
 _RELEASE_NOTE = ("hpo_release", "notice")
@@ -125,3 +127,12 @@ class GeneDiseasesRecord(HpoRecord):
     diseases: list[LinkedDisease]
     #: disease id -> the catalogues linking the gene to it, in plain words
     disease_links: dict[str, list[str]]
+
+
+def held_genes(evidence: list[Evidence]) -> list[HeldGene]:
+    """The genes the HPO records hold: ranked genes and genes asked for their diseases (Gene
+    ID and symbol), and the genes of the diseases (symbols: HPO's links carry no ids)."""
+    out = [HeldGene(str(r.gene_id), (r.symbol,)) for kind in (RankedGeneRecord, GeneDiseasesRecord)
+           for _, r in kind.all_of(evidence)]
+    return out + [HeldGene("", (g,)) for kind in (RankedDiseaseRecord, DiseaseRecord)
+                  for _, r in kind.all_of(evidence) for g in r.genes]
