@@ -29,6 +29,7 @@ from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.search_request import SearchRequest
 from biorag.settings import Settings
 from biorag.user_text import check_user_text
+from retrievers.geneset_record import EnrichedTermRecord
 from retrievers.hpo_record import RankedGeneRecord
 from serving.errors import FieldError
 from serving.mcp_server.results import (
@@ -278,11 +279,12 @@ class Tools:
         query = check_user_text(" ".join(g.strip() for g in genes), self.b.settings, "gene list")
         name, retriever = await self.b.retriever("gene_set_enrichment")
         hits = await self.b.off_loop(retriever.search_genes, query.split(), k or self.b.settings.sources[name].top_k)
-        first = hits[0].metadata if hits else {}
-        checked = first.get("genes") or {}
+        first = EnrichedTermRecord.of(hits[0]) if hits else None
+        checked = (first.genes if first is not None else None) or {}
         return tool_result(GeneSetResult(
             source=name, query=query, records=records(hits), citations=citations(hits),
-            name=first.get("process_name"), significant=bool(first.get("significant")), genes=checked,
+            name=first.process_name if first is not None else None,
+            significant=first is not None and first.significant, genes=checked,
             unknown=list(checked.get("unknown", []))))
 
 
