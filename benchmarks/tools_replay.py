@@ -26,6 +26,8 @@ from application.catalog import retriever_class
 from biorag.errors import NotRecorded, ToolError
 from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
+from retrievers.gene_record import GeneRecord
+from retrievers.variant_record import VariantRecord
 
 SEQ = re.compile(r"[ACGTN]{20,}")
 RS = re.compile(r"\brs\d+\b")
@@ -100,14 +102,15 @@ def main() -> None:
         tool, query = r
         evidence = call(tool, query)
         if tool == "dbsnp" and "function" in q:  # two hops: the SNP's gene, by Gene ID
-            for ev in evidence[:1]:
-                for gid in ev.metadata.get("gene_ids", [])[:1]:
+            for _, variant in VariantRecord.all_of(evidence[:1]):
+                for gid in variant.gene_ids[:1]:
                     evidence = evidence + call("gene", gid, 1)
         blob = " ".join(e.text + " " + json.dumps(e.metadata) for e in evidence)
         golds = gold if isinstance(gold, list) else [g.strip() for g in str(gold).split(",")]
         golds = [SPECIES.get(g, g.removeprefix("chr").split(":")[0]) for g in golds]
         if task == "Protein-coding genes":  # TRUE/NA: does the first hit say protein-coding?
-            first = evidence[0].metadata.get("gene_type") if evidence else None
+            gene = GeneRecord.of(evidence[0]) if evidence else None
+            first = gene.gene_type if gene is not None else None
             found = (first == "protein-coding") == (gold == "TRUE") and first is not None
         else:
             found = all(g in blob for g in golds)

@@ -39,23 +39,43 @@ class StructuredAnswer:
     missing: list[str] = field(default_factory=list)
 
 
+def hop_readings(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source],
+                 upto: int | None = None) -> list[Reading | None]:
+    """What each hop of the intent reads from the evidence gathered so far, hop 0 to `upto`
+    (default: the last), each read once: a hop that takes the values of the one before
+    takes its reading. A hop's reading is None when its source is not enabled or no
+    records hold the field yet. When the hop's source has no reading, another source that
+    declares the same field answers from its own records (OMIM's and HPO's genes of a
+    disease): the reading's evidence says which one it was. A hop that takes several
+    entities the question names ("Where are KRAS and NRAS?") reads each one's field on its
+    own (see `_each_named`)."""
+    intent = analysis.intent
+    if intent is None:
+        return []
+    last = len(intent.hops) - 1 if upto is None else min(upto, len(intent.hops) - 1)
+    readings: list[Reading | None] = []
+    for i in range(last + 1):
+        readings.append(_hop_reading(analysis, evidence, sources, i, readings[i - 1] if i else None))
+    return readings
+
+
 def hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source],
                 upto: int) -> Reading | None:
-    """What hop `upto` of the intent reads from the evidence gathered so far (None when
-    its source is not enabled or no records hold the field yet). When the hop's source has
-    no reading, another source that declares the same field answers from its own records
-    (OMIM's and HPO's genes of a disease): the reading's evidence says which one it was.
-    A hop that takes several entities the question names ("Where are KRAS and NRAS?")
-    reads each one's field on its own (see `_each_named`)."""
+    """What hop `upto` of the intent reads from the evidence gathered so far (`hop_readings`)."""
     intent = analysis.intent
     if intent is None or upto >= len(intent.hops):
         return None
-    hop = intent.hops[upto]
+    return hop_readings(analysis, evidence, sources, upto)[upto]
+
+
+def _hop_reading(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source], upto: int,
+                 previous: Reading | None) -> Reading | None:
+    """Hop `upto`'s reading, given the reading of the hop before it (`previous`)."""
+    hop = analysis.intent.hops[upto]
     if hop.source not in sources:
         return None
     context = [e.text for e in analysis.entities if e.kind == "organism"] if "organism" in hop.field.about else []
     if hop.from_previous:
-        previous = hop_reading(analysis, evidence, sources, upto - 1) if upto > 0 else None
         if previous is None or previous.ambiguous:
             return None
         reading = _read(hop, evidence, sources, [*previous.hop_inputs, *context])
@@ -130,23 +150,31 @@ def hop_inputs(analysis: Analysis, evidence: list[Evidence], sources: Mapping[st
     intent = analysis.intent
     if intent is None:
         return []
-    h = intent.hops[hop]
+    needs_previous = intent.hops[hop].from_previous and hop > 0
+    return inputs_of(analysis, hop, hop_reading(analysis, evidence, sources, hop - 1) if needs_previous else None)
+
+
+def inputs_of(analysis: Analysis, hop: int, previous: Reading | None) -> list[str]:
+    """`hop_inputs`, given the reading of the hop before (`previous`, when it was read)."""
+    h = analysis.intent.hops[hop]
     if not h.from_previous:
         return analysis.texts(h.takes)
-    previous = hop_reading(analysis, evidence, sources, hop - 1) if hop > 0 else None
     return previous.hop_inputs if previous is not None and not previous.ambiguous else []
 
 
 def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source],
-                      tried: Callable[[str, str], bool] | None = None) -> StructuredAnswer | None:
-    """The answer read from record fields, or None when the evidence does not hold it."""
+                      tried: Callable[[str, str], bool] | None = None,
+                      readings: list[Reading | None] | None = None) -> StructuredAnswer | None:
+    """The answer read from record fields, or None when the evidence does not hold it.
+    `readings`: the hops' readings of this evidence when the caller has them (`hop_readings`)."""
     if analysis.intent is None or not evidence:
         return None
-    for i in range(len(analysis.intent.hops)):  # an ambiguous name stops the chain where it occurs
-        reading = hop_reading(analysis, evidence, sources, i)
+    if readings is None:
+        readings = hop_readings(analysis, evidence, sources)
+    for reading in readings:  # an ambiguous name stops the chain where it occurs
         if reading is not None and reading.ambiguous:
             return StructuredAnswer(reading.answer, reading.used, reading.explanation, reading.ambiguous)
-    reading = hop_reading(analysis, evidence, sources, len(analysis.intent.hops) - 1)
+    reading = readings[-1]
     if reading is None or not reading.answer:
         return None
     if analysis.options:

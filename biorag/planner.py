@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field, create_model
 
 from biorag import prompts
-from biorag.grounding import StructuredAnswer, hop_inputs, hop_reading, structured_answer
+from biorag.grounding import StructuredAnswer, hop_readings, inputs_of, structured_answer
 from biorag.links import gene_check_queries, gene_disease_link
 from biorag.llm.base import LLM, ChatMessage
 from biorag.models import Evidence, SearchFilters
 from biorag.search_request import SearchRequest, entities_of, parse_request
-from biorag.sources import Lexicon, accepting
+from biorag.sources import Lexicon, Reading, accepting
 from biorag.sufficiency import unsure_names
 from biorag.understanding import Analysis, Entity
 from biorag.unknown_names import refusal, still_unknown
@@ -71,9 +71,11 @@ class LoopState:
     #: the entity-linking dictionaries the question was read with (a model-written query is
     #: read with them too: `search_request`)
     lexicon: Lexicon | None = None
-    #: the reading of the evidence (`grounding.structured_answer`), kept from `read_evidence`
-    #: with the (evidence, attempts) counts it was read at; no evidence reads as nothing
+    #: the reading of the evidence (`grounding.structured_answer`) and each hop's reading
+    #: (`grounding.hop_readings`), kept from `read_evidence` with the (evidence, attempts)
+    #: counts they were read at; no evidence reads as nothing
     _reading: StructuredAnswer | None = None
+    _hops: list[Reading | None] = field(default_factory=list)
     _read_at: tuple[int, int] | None = (0, 0)
 
     def tried(self, retriever: str, query: str) -> bool:
@@ -81,20 +83,33 @@ class LoopState:
         return any(a.retriever == retriever and a.query.strip().lower() == q for a in self.attempts)
 
     def read_evidence(self) -> StructuredAnswer | None:
-        """Read what the evidence answers (the asked field, the gene–disease link line) and
-        keep it: the agent calls this once after each retrieval."""
-        self._reading = structured_answer(self.analysis, self.evidence, self.retrievers, self.tried)
+        """Read what the evidence answers (each hop's field, the asked field, the gene–disease
+        link line) and keep it: the agent calls this once after each retrieval."""
+        self._hops = hop_readings(self.analysis, self.evidence, self.retrievers)
+        self._reading = structured_answer(self.analysis, self.evidence, self.retrievers, self.tried, self._hops)
         self._read_at = (len(self.evidence), len(self.attempts))
         return self._reading
 
+    def _fresh(self) -> None:
+        """Read again when the evidence or the attempts changed since the last reading (a
+        state a test or a caller outside the loop filled by hand)."""
+        if self._read_at != (len(self.evidence), len(self.attempts)):
+            self.read_evidence()
+
     @property
     def reading(self) -> StructuredAnswer | None:
-        """The kept reading, which the planner, the sufficiency check and the answer step
-        share; read again only when the evidence or the attempts changed since (a state
-        a test or a caller outside the loop filled by hand)."""
-        if self._read_at != (len(self.evidence), len(self.attempts)):
-            return self.read_evidence()
+        """The kept reading, which the planner, the sufficiency check and the answer step share."""
+        self._fresh()
         return self._reading
+
+    def hop_reading(self, hop: int) -> Reading | None:
+        """The kept reading of hop `hop` (`grounding.hop_readings`), which routing shares."""
+        self._fresh()
+        return self._hops[hop] if hop < len(self._hops) else None
+
+    def hop_inputs(self, hop: int) -> list[str]:
+        """The queries hop `hop` needs (`grounding.hop_inputs`), from the kept readings."""
+        return inputs_of(self.analysis, hop, self.hop_reading(hop - 1) if hop > 0 else None)
 
 
 @dataclass
@@ -203,7 +218,7 @@ def asked_field(state: LoopState, retriever: str, query: str) -> str | None:
         return None
     q = query.strip().lower()
     for i, hop in enumerate(a.intent.hops):
-        if hop.source == retriever and q in (c.strip().lower() for c in hop_inputs(a, state.evidence, state.retrievers, i)):
+        if hop.source == retriever and q in (c.strip().lower() for c in state.hop_inputs(i)):
             return hop.field.name
     for hop in a.intent.checks:
         if hop.source == retriever and q in (c.strip().lower() for c in a.texts(hop.takes)):
@@ -243,11 +258,11 @@ class RulesPlanner(Planner):
             for i, hop in enumerate(a.intent.hops):
                 if hop.source not in enabled:
                     break  # the chain needs a disabled source: fall back to generic routing
-                inputs = hop_inputs(a, state.evidence, enabled, i)[:MAX_FOLLOW_UPS]
+                inputs = state.hop_inputs(i)[:MAX_FOLLOW_UPS]
                 pending = [c for c in inputs if not state.tried(hop.source, c)]
                 if pending:
                     return hop.source, pending[0], f"{a.intent.description}: ask {hop.source}"
-                if hop_reading(a, state.evidence, enabled, i) is None:
+                if state.hop_reading(i) is None:
                     break  # this hop gave nothing: the chain cannot go further
             else:
                 if check := pending_checks(state)[:1]:
@@ -294,7 +309,7 @@ class RulesPlanner(Planner):
                 return Verdict(False, found.text, "rules")
             if found is not None:
                 last = len(a.intent.hops) - 1
-                inputs = hop_inputs(a, state.evidence, state.retrievers, last)[:MAX_FOLLOW_UPS]
+                inputs = state.hop_inputs(last)[:MAX_FOLLOW_UPS]
                 pending = [c for c in inputs if not state.tried(a.intent.hops[last].source, c)]
                 if not pending or a.intent.hops[last].source not in state.retrievers:
                     if checks := pending_checks(state):

@@ -7,7 +7,10 @@ Every retriever (retrievers/) declares, as class attributes:
   fallback only chooses among sources whose kinds occur in the question;
 - ``answers``: the `AnswerField`s it serves: a name, a description, the cue words a
   question uses to ask for it, and the entity kinds the question must name;
-- ``read(field, evidence, about)``: the field read from its own evidence, or None.
+- ``read(field, evidence, about)``: the field read from its own evidence, or None;
+- optionally ``genes(evidence)``: the genes its own records hold (`HeldGene`: NCBI Gene ID
+  and names), read from its typed records. The sufficiency check matches the question's
+  resolved genes against them (by Gene ID or symbol, in any order), not against words.
 
 Question understanding, planning and grounding loop over these declarations and never
 name a source, so adding a source is one module in retrievers/ plus one registry line.
@@ -120,6 +123,15 @@ class Reading:
     @property
     def hop_inputs(self) -> list[str]:
         return list(dict.fromkeys(self.links if self.links is not None else self.values))
+
+
+@dataclass(frozen=True)
+class HeldGene:
+    """A gene a record holds (is about, or names): its NCBI Gene ID ("" when the record
+    gives none) and the names the record carries for it, official symbol first."""
+
+    gene_id: str = ""
+    names: tuple[str, ...] = ()
 
 
 class Source(Protocol):

@@ -31,7 +31,7 @@ from biorag.extractive import ScoredSentence, SentenceRanker
 from biorag.grounding import StructuredAnswer
 from biorag.models import Evidence
 from biorag.names import disease_key
-from biorag.sources import Source
+from biorag.sources import GENE_IDS, Source
 from biorag.understanding import Analysis
 from biorag.unknown_names import refusal, still_unknown
 
@@ -63,22 +63,48 @@ def _haystack(evidence: list[Evidence]) -> str:
     ).lower()
 
 
-def missing_entities(analysis: Analysis, evidence: list[Evidence]) -> list[str]:
+def _held_genes(evidence: list[Evidence], sources: Mapping[str, Source] | None) -> tuple[set[str], set[str]]:
+    """(Gene IDs, lower-cased names) of the genes the records hold, as each record's own
+    source reads its typed records (`Source.genes`, where a source declares it)."""
+    ids: set[str] = set()
+    names: set[str] = set()
+    for name, source in (sources or {}).items():
+        own = [e for e in evidence if e.source == name]
+        genes_of = getattr(source, "genes", None)
+        for gene in genes_of(own) if own and genes_of is not None else ():
+            ids |= {gene.gene_id} if gene.gene_id else set()
+            names |= {n.lower() for n in gene.names if n}
+    return ids, names
+
+
+def missing_entities(analysis: Analysis, evidence: list[Evidence],
+                     sources: Mapping[str, Source] | None = None) -> list[str]:
     """Entities the question names that no evidence record mentions (under the words the
     question used, or a name a dictionary gave them: an alias's official symbol).
+
+    A resolved gene (a gene, a gene list's member: Gene ID and official symbol) is held
+    when a record of a source that declares its genes (`Source.genes`) holds that Gene ID
+    or symbol: a set is its members, in any order, whatever case or alias the question
+    wrote. Otherwise, and for every other kind, the record's words are searched.
 
     Every confidently recognised entity must be mentioned. Low-confidence ones (a bare
     token that merely looks like a symbol) are noise next to a confident one ("what's the
     ENSG for TP53"); alone, at least one of them must be mentioned ("function of ZQX99")."""
     hay = _haystack(evidence)
+    held_ids, held_names = _held_genes(evidence, sources)
     titles: list[set[str]] | None = None
+
+    def held(gene_id: str, symbols: tuple[str, ...]) -> bool:
+        return bool(gene_id and gene_id in held_ids) or any(s.lower() in held_names for s in symbols if s)
 
     def mentioned(e) -> bool:
         nonlocal titles
         names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
         names += [_VERSION.sub("", n) for n in names if _VERSION.search(n)]  # ENSG...251.5 ~ ENSG...251
         if e.kind == "gene_list" and e.members:  # a set: each of its genes, in any order
-            return all(_variants(m.name).search(hay) for m in e.members)
+            return all(held(m.ident, (m.name,)) or _variants(m.name).search(hay) for m in e.members)
+        if e.kind in GENE_IDS and held(e.ident, e.canonical):
+            return True
         if not names or any(_variants(n).search(hay) for n in names):
             return True
         if e.kind in ("disease", "phenotype"):
@@ -155,7 +181,7 @@ def check_evidence(
         if unsure:
             return EvidenceCheck(False, unsure)
         return EvidenceCheck(False, "no source returned evidence")
-    missing = missing_entities(analysis, evidence)
+    missing = missing_entities(analysis, evidence, sources)
     if missing:  # even a record field is no answer when the record is about something else
         return EvidenceCheck(
             False, f"no evidence mentions {', '.join(missing)}", figures={"missing_entities": missing}

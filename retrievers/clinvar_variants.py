@@ -4,8 +4,8 @@ ClinVar's GRCh38 VCF subset bundled with BioRAG, a full ClinVar VCF with
 ``biorag data gene-store build --clinvar-vcf``). The layered dbsnp source asks it before
 dbSNP (retrievers/layered.py).
 
-Evidence has the dbSNP tool's shape (``source="dbsnp"``, ``id`` the rsID, the metadata keys
-of `retrievers.dbsnp.snp_metadata`), so the same fields read it; it is cited as the ClinVar
+Evidence has the dbSNP tool's shape (``source="dbsnp"``, ``id`` the rsID, its metadata a
+`retrievers.variant_record.VariantRecord`), so the same fields read it; it is cited as the ClinVar
 record it comes from (``clinvar:<variation id>``), with ``clinvar_variations`` (every
 variation id of the rsID) and ``conditions`` added. An rsID ClinVar does not hold gives no
 evidence: dbSNP is asked next.
@@ -21,9 +21,10 @@ from biorag.errors import QueryRejected
 from biorag.models import Evidence
 from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, Reading
-from retrievers.dbsnp import MANUAL, SNP_FIELDS, read_snp_field, rs_ids
+from biorag.sources import AnswerField, HeldGene, Reading
+from retrievers.dbsnp import MANUAL, SNP_FIELDS, held_genes, read_snp_field, rs_ids
 from retrievers.gene_store import GeneStore, gene_store_path
+from retrievers.variant_record import VariantRecord
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -39,21 +40,19 @@ def variant_evidence(rsid: str, rows: list[dict[str, Any]]) -> Evidence:
     conditions = list(dict.fromkeys(c for r in rows for c in (r["conditions"] or "").split("|") if c))
     variations = list(dict.fromkeys(r["variation_id"] for r in rows))
     assembly = first["assembly"] or "GRCh38"
-    md = {
-        "chromosome": first["chromosome"], "position": first["position"], "genes": genes, "gene_ids": gene_ids,
-        "alleles": f"{first['ref']}>{'/'.join(alts)}" if alts else None,
-        "clinical_significance": significance, "function_class": [], "spdi": None, "hgvs": [], "maf": [],
-        "assembly_accession": None, "snp_class": None, "clinvar_variations": variations,
-        "conditions": conditions, "assembly": assembly,
-    }
-    where = f"chr{md['chromosome']}:{md['position']}"
+    rec = VariantRecord(
+        chromosome=first["chromosome"], position=first["position"], genes=genes, gene_ids=gene_ids,
+        alleles=f"{first['ref']}>{'/'.join(alts)}" if alts else None, clinical_significance=significance,
+        clinvar_variations=variations, conditions=conditions, assembly=assembly,
+    )
+    where = f"chr{rec.chromosome}:{rec.position}"
     lines = [f"{rsid}: {where} ({assembly}), ClinVar variation(s) {', '.join(variations)}",
              "Genes: " + (", ".join(genes) or "none annotated"),
-             *([f"Alleles: {md['alleles']}"] if md["alleles"] else []),
+             *([f"Alleles: {rec.alleles}"] if rec.alleles else []),
              "Clinical significance: " + ("; ".join(significance) or "not reported"),
              *(["Conditions: " + "; ".join(conditions[:8])] if conditions else [])]
     return Evidence(source="dbsnp", id=rsid, title=f"{rsid} ({where}; ClinVar)", text="\n".join(lines),
-                    url=record_url("clinvar", variations[0]), metadata=md, cite_as=f"clinvar:{variations[0]}")
+                    url=record_url("clinvar", variations[0]), metadata=rec.as_metadata(), cite_as=f"clinvar:{variations[0]}")
 
 
 class LocalVariantRetriever(Retriever):
@@ -75,6 +74,10 @@ class LocalVariantRetriever(Retriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_snp_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        return held_genes(evidence)
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         query, k = request.text, request.k

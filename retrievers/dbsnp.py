@@ -1,7 +1,8 @@
 """dbSNP tool: rsID -> variant record (E-utilities esummary db=snp).
 
 Evidence: ``source="dbsnp"``, ``id`` = the rsID ("rs1217074595"), ``title`` = "rsID (chrN:pos)",
-``url`` = https://www.ncbi.nlm.nih.gov/snp/<rsID>. ``metadata`` keys (always present):
+``url`` = https://www.ncbi.nlm.nih.gov/snp/<rsID>. ``metadata``: a
+`retrievers.variant_record.VariantRecord`; its keys (always present):
 ``chromosome`` ("20"), ``position`` (int, GRCh38, 1-based, None if unknown),
 ``genes`` (list of gene symbols), ``gene_ids`` (list of NCBI Gene IDs), ``alleles``
 (e.g. "G>A", from the SPDI), ``clinical_significance`` (list of strings, empty if none),
@@ -23,8 +24,9 @@ from biorag.errors import InputError
 from biorag.models import Evidence
 from biorag.prompts import MANUALS
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, Reading
+from biorag.sources import AnswerField, HeldGene, Reading
 from retrievers.eutils import EUtilsRetriever
+from retrievers.variant_record import VariantRecord
 
 MANUAL = MANUALS["dbsnp"]  # the text lives with every other prompt
 
@@ -38,7 +40,7 @@ def rs_ids(query: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def snp_metadata(doc: dict[str, Any]) -> dict[str, Any]:
+def snp_record(doc: dict[str, Any]) -> VariantRecord:
     chrom, pos = doc.get("chr") or None, None
     chrpos = str(doc.get("chrpos") or "")
     if ":" in chrpos:
@@ -58,41 +60,40 @@ def snp_metadata(doc: dict[str, Any]) -> dict[str, Any]:
     if m:
         hgvs = [h for h in m.group(1).split(",") if h]
     genes = doc.get("genes") or []
-    return {
-        "chromosome": chrom,
-        "position": pos,
-        "genes": [g.get("name") for g in genes if g.get("name")],
-        "gene_ids": [str(g.get("gene_id")) for g in genes if g.get("gene_id")],
-        "alleles": alleles,
-        "clinical_significance": clin,
-        "function_class": [f for f in str(doc.get("fxn_class") or "").split(",") if f],
-        "spdi": spdi or None,
-        "hgvs": hgvs,
-        "maf": list(doc.get("global_mafs") or []),
-        "assembly_accession": doc.get("acc") or None,
-        "snp_class": doc.get("snp_class") or None,
-    }
+    return VariantRecord(
+        chromosome=chrom,
+        position=pos,
+        genes=[g.get("name") for g in genes if g.get("name")],
+        gene_ids=[str(g.get("gene_id")) for g in genes if g.get("gene_id")],
+        alleles=alleles,
+        clinical_significance=clin,
+        function_class=[f for f in str(doc.get("fxn_class") or "").split(",") if f],
+        spdi=spdi or None,
+        hgvs=hgvs,
+        maf=list(doc.get("global_mafs") or []),
+        assembly_accession=doc.get("acc") or None,
+        snp_class=doc.get("snp_class") or None,
+    )
 
 
-def snp_evidence(uid: str, md: dict[str, Any]) -> Evidence:
+def snp_evidence(uid: str, rec: VariantRecord) -> Evidence:
     rsid = f"rs{uid}"
-    where = f"chr{md['chromosome']}:{md['position']}" if md["chromosome"] else "location unknown"
-    lines = [f"{rsid}: {where} (GRCh38)"]
-    lines.append("Genes: " + (", ".join(md["genes"]) if md["genes"] else "none annotated"))
-    if md["alleles"]:
-        lines.append(f"Alleles: {md['alleles']} ({md.get('snp_class') or 'variant'})")
-    if md["function_class"]:
-        lines.append("Function class: " + ", ".join(md["function_class"]))
-    lines.append("Clinical significance: " + (", ".join(md["clinical_significance"]) or "not reported"))
-    if md["maf"]:
-        lines.append("Frequencies: " + "; ".join(f"{m.get('study')} {m.get('freq')}" for m in md["maf"][:3]))
+    lines = [f"{rsid}: {rec.where} (GRCh38)"]
+    lines.append("Genes: " + (", ".join(rec.genes) if rec.genes else "none annotated"))
+    if rec.alleles:
+        lines.append(f"Alleles: {rec.alleles} ({rec.snp_class or 'variant'})")
+    if rec.function_class:
+        lines.append("Function class: " + ", ".join(rec.function_class))
+    lines.append("Clinical significance: " + (", ".join(rec.clinical_significance) or "not reported"))
+    if rec.maf:
+        lines.append("Frequencies: " + "; ".join(f"{m.get('study')} {m.get('freq')}" for m in rec.maf[:3]))
     return Evidence(
         source="dbsnp",
         id=rsid,
-        title=f"{rsid} ({where})",
+        title=f"{rsid} ({rec.where})",
         text="\n".join(lines),
         url=record_url("dbsnp", rsid),
-        metadata=md,
+        metadata=rec.as_metadata(),
     )
 
 
@@ -117,17 +118,28 @@ SNP_FIELDS = (SNP_GENES, SNP_CHROMOSOME, SNP_POSITION)
 def read_snp_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
     """A field of the dbSNP records for the rsIDs in `about` (all records when none is named)."""
     wanted = {a.lower() for a in about}
-    records = [ev for ev in evidence if not wanted or ev.id.lower() in wanted] or evidence
-    for ev in records:
-        md = ev.metadata
-        if field.name == "snp_genes" and md.get("genes"):
-            return Reading([str(g) for g in md["genes"]], [ev], f"genes of {ev.id}",
-                           links=[str(g) for g in md.get("gene_ids") or md["genes"]])
-        if field.name == "chromosome" and md.get("chromosome"):
-            return Reading([f"chr{md['chromosome']}"], [ev], f"chromosome of {ev.id}")
-        if field.name == "snp_position" and md.get("chromosome") and md.get("position"):
-            return Reading([f"chr{md['chromosome']}:{md['position']}"], [ev], f"GRCh38 position of {ev.id}")
+    variants = VariantRecord.all_of(evidence)
+    records = [(ev, r) for ev, r in variants if not wanted or ev.id.lower() in wanted] or variants
+    for ev, rec in records:
+        if field.name == "snp_genes" and rec.genes:
+            return Reading(list(rec.genes), [ev], f"genes of {ev.id}", links=list(rec.gene_ids or rec.genes))
+        if field.name == "chromosome" and rec.chromosome:
+            return Reading([f"chr{rec.chromosome}"], [ev], f"chromosome of {ev.id}")
+        if field.name == "snp_position" and rec.chromosome and rec.position:
+            return Reading([rec.where], [ev], f"GRCh38 position of {ev.id}")
     return None
+
+
+def held_genes(evidence: list[Evidence]) -> list[HeldGene]:
+    """The genes the variant records name: each symbol with its Gene ID where the record
+    pairs them one to one, else the symbols and the ids apart."""
+    out = []
+    for _, rec in VariantRecord.all_of(evidence):
+        if len(rec.genes) == len(rec.gene_ids):
+            out += [HeldGene(i, (g,)) for g, i in zip(rec.genes, rec.gene_ids, strict=True)]
+        else:
+            out += [HeldGene("", (g,)) for g in rec.genes] + [HeldGene(i) for i in rec.gene_ids]
+    return out
 
 
 class DbSnpRetriever(EUtilsRetriever):
@@ -140,6 +152,10 @@ class DbSnpRetriever(EUtilsRetriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_snp_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        return held_genes(evidence)
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         query, k = request.text, request.k
@@ -154,8 +170,6 @@ class DbSnpRetriever(EUtilsRetriever):
         summ = self.eutils.esummary("snp", ids[:k])
         out = []
         for uid, doc in summ.docs.items():
-            md = snp_metadata(doc)
-            if summ.truncated:
-                md["partial_response"] = True
-            out.append(snp_evidence(uid, md))
+            rec = snp_record(doc)
+            out.append(snp_evidence(uid, rec.with_fields(partial_response=True) if summ.truncated else rec))
         return out[:k]

@@ -32,6 +32,7 @@ from retrievers.gene_evidence import (
     require_gene_query,
 )
 from retrievers.gene_fields import GeneFields
+from retrievers.gene_record import GeneRecord
 from retrievers.gene_store import GeneStore, gene_store_path
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def _split_aliases(raw: str) -> list[str]:
     return [a.strip() for a in (raw or "").split(",") if a.strip()]
 
 
-def metadata_from_esummary(doc: dict[str, Any]) -> dict[str, Any]:
+def record_from_esummary(doc: dict[str, Any]) -> GeneRecord:
     org = doc.get("organism") or {}
     name = doc.get("description") or doc.get("nomenclaturename") or ""
     symbol = doc.get("name") or doc.get("nomenclaturesymbol") or ""
@@ -68,20 +69,20 @@ def metadata_from_esummary(doc: dict[str, Any]) -> dict[str, Any]:
         status = f"replaced by Gene ID {doc['currentid']}"
     elif doc.get("status") not in ("", None, 0, "0"):
         status = f"status {doc.get('status')}"
-    return {
-        "symbol": symbol,
-        "name": name,
-        "aliases": _split_aliases(doc.get("otheraliases", "")),
-        "organism": org.get("scientificname"),
-        "tax_id": int(org["taxid"]) if str(org.get("taxid", "")).isdigit() else None,
-        "chromosome": doc.get("chromosome") or None,
-        "map_location": doc.get("maplocation") or None,
-        "gene_type": gtype,
-        "gene_type_source": "name" if gtype else None,
-        "summary": doc.get("summary") or None,
-        "mim": [str(m) for m in doc.get("mim", []) or []],
-        "status": status,
-    }
+    return GeneRecord(
+        symbol=symbol,
+        name=name,
+        aliases=_split_aliases(doc.get("otheraliases", "")),
+        organism=org.get("scientificname"),
+        tax_id=int(org["taxid"]) if str(org.get("taxid", "")).isdigit() else None,
+        chromosome=doc.get("chromosome") or None,
+        map_location=doc.get("maplocation") or None,
+        gene_type=gtype,
+        gene_type_source="name" if gtype else None,
+        summary=doc.get("summary") or None,
+        mim=[str(m) for m in doc.get("mim", []) or []],
+        status=status,
+    )
 
 
 def rank_genes(hits: list[Evidence], query: str, prefer_taxid: int | None) -> list[Evidence]:
@@ -89,14 +90,22 @@ def rank_genes(hits: list[Evidence], query: str, prefer_taxid: int | None) -> li
     q = query.lower()
 
     def key(ev: Evidence) -> tuple[int, int, int]:
-        md = ev.metadata
+        rec = GeneRecord.of(ev) or GeneRecord()
         return (
-            0 if prefer_taxid is not None and md.get("tax_id") == prefer_taxid else 1,
-            0 if str(md.get("symbol", "")).lower() == q else 1,
-            0 if q in (a.lower() for a in md.get("aliases", [])) else 1,
+            0 if prefer_taxid is not None and rec.tax_id == prefer_taxid else 1,
+            0 if str(rec.symbol or "").lower() == q else 1,
+            0 if q in (a.lower() for a in rec.aliases) else 1,
         )
 
     return sorted(hits, key=key)  # stable: NCBI relevance order within ties
+
+
+def _record(ev: Evidence) -> GeneRecord:
+    """The gene record of one of this source's own hits."""
+    rec = GeneRecord.of(ev)
+    if rec is None:
+        raise TypeError(f"gene: evidence {ev.source}:{ev.id} is not a gene record")
+    return rec
 
 
 class GeneRetriever(GeneFields, Retriever):
@@ -133,10 +142,10 @@ class GeneRetriever(GeneFields, Retriever):
             partial = " " not in q and q.lower() in (p.lower() for p in res.phrases_not_found)
         hits = self._summaries(ids, q, matched)
         if not q.isdigit() and self.prefer_taxid is not None and not any(
-                h.metadata["tax_id"] == self.prefer_taxid for h in hits):
+                _record(h).tax_id == self.prefer_taxid for h in hits):
             hits = self._preferred_organism(q, matched) + hits
         if partial:  # NCBI searched a part of the identifier: keep records carrying all of it
-            hits = [h for h in hits if h.metadata["matched"] in ("symbol", "alias")]
+            hits = [h for h in hits if _record(h).matched in ("symbol", "alias")]
             if not hits:
                 raise NoRecord("gene", f"NCBI Gene has no record for {q!r} (it could match only part of it: "
                                         f"{res.translation or 'a shorter term'})")
@@ -146,13 +155,11 @@ class GeneRetriever(GeneFields, Retriever):
         summ = self.eutils.esummary("gene", ids)
         hits = []
         for uid, doc in summ.docs.items():
-            md = metadata_from_esummary(doc)
-            md["matched"] = self._how(q, md, matched)
-            md["backend"] = "eutils"
+            rec = record_from_esummary(doc)
+            changes: dict[str, Any] = {"matched": self._how(q, rec, matched), "backend": "eutils"}
             if summ.truncated:
-                md["partial_response"] = True
-            self._enrich(uid, md)
-            hits.append(gene_evidence(uid, md))
+                changes["partial_response"] = True
+            hits.append(gene_evidence(uid, rec.with_fields(**changes, **self._enrich(uid))))
         return hits
 
     def _preferred_organism(self, q: str, matched: str) -> list[Evidence]:
@@ -162,14 +169,14 @@ class GeneRetriever(GeneFields, Retriever):
             res = self.eutils.esearch("gene", f"{q} AND txid{self.prefer_taxid}[Organism:exp]", retmax=self.retmax)
             if not res.ids or q.lower() in (p.lower() for p in res.phrases_not_found):
                 return []
-            return [h for h in self._summaries(res.ids, q, matched) if h.metadata["tax_id"] == self.prefer_taxid]
+            return [h for h in self._summaries(res.ids, q, matched) if _record(h).tax_id == self.prefer_taxid]
         except ToolError:
             return []
 
     def fill_summaries(self, hits: list[Evidence], query: str) -> str | None:
         """Fill the RefSeq summaries local records lack from E-utilities (the same search, so
         a replayed recording answers it too). Returns None, or why nothing was filled."""
-        missing = {h.id: h for h in hits if not h.metadata.get("summary")}
+        missing = {h.id: h for h in hits if not _record(h).summary}
         if not missing:
             return None
         try:
@@ -179,28 +186,28 @@ class GeneRetriever(GeneFields, Retriever):
         filled = 0
         for r in remote:
             h = missing.get(r.id)
-            if h is not None and r.metadata.get("summary"):
-                h.metadata["summary"], h.metadata["summary_source"] = r.metadata["summary"], "eutils"
-                h.text = gene_text(h.metadata)
+            if h is not None and (summary := _record(r).summary):
+                rec = _record(h).with_fields(summary=summary, summary_source="eutils")
+                h.metadata, h.text = rec.as_metadata(), gene_text(rec)
                 filled += 1
         return None if filled else "E-utilities returned no summary for these records"
 
     @staticmethod
-    def _how(q: str, md: dict[str, Any], default: str) -> str:
-        if str(md.get("symbol", "")).lower() == q.lower():
+    def _how(q: str, rec: GeneRecord, default: str) -> str:
+        if str(rec.symbol or "").lower() == q.lower():
             return "symbol"
-        if q.lower() in (a.lower() for a in md.get("aliases", [])):
+        if q.lower() in (a.lower() for a in rec.aliases):
             return "alias"
         return default
 
-    def _enrich(self, gene_id: str, md: dict[str, Any]) -> None:
+    def _enrich(self, gene_id: str) -> dict[str, Any]:
+        """The gene type (and Ensembl ids) gene_info gives a record, when the store has it."""
         if self.local is None:
-            return
+            return {}
         row = self.local.by_gene_id(gene_id)
         if row and row.get("gene_type"):
-            md["gene_type"] = row["gene_type"]
-            md["gene_type_source"] = "gene_info"
-            md["ensembl"] = row.get("ensembl", [])
+            return {"gene_type": row["gene_type"], "gene_type_source": "gene_info", "ensembl": row.get("ensembl", [])}
+        return {}
 
     def close(self) -> None:
         if self.local is not None:
@@ -212,26 +219,26 @@ class GeneRetriever(GeneFields, Retriever):
 
 def store_evidence(g: dict[str, Any], matched: str) -> Evidence:
     """A gene as the store gives it (`GeneStore.lookup`), in the shape of both backends."""
-    md = {
-        "symbol": g["symbol"],
-        "name": g["name"],
-        "aliases": g["aliases"],
-        "organism": "Homo sapiens" if g["tax_id"] == 9606 else None,
-        "tax_id": g["tax_id"],
-        "chromosome": g["chromosome"],
-        "map_location": g["map_location"],
-        "gene_type": g["gene_type"],
-        "gene_type_source": "gene_info" if g["gene_type"] else None,
-        "summary": None,
-        "mim": g["mim"],
-        "ensembl": g["ensembl"],
-        "matched": matched,
-        "hgnc_id": g.get("hgnc_id"),
-        "previous_symbols": g.get("previous", []),
-        "backend": "local",
+    rec = GeneRecord(
+        symbol=g["symbol"],
+        name=g["name"],
+        aliases=g["aliases"],
+        organism="Homo sapiens" if g["tax_id"] == 9606 else None,
+        tax_id=g["tax_id"],
+        chromosome=g["chromosome"],
+        map_location=g["map_location"],
+        gene_type=g["gene_type"],
+        gene_type_source="gene_info" if g["gene_type"] else None,
+        summary=None,
+        mim=g["mim"],
+        ensembl=g["ensembl"],
+        matched=matched,
+        hgnc_id=g.get("hgnc_id"),
+        previous_symbols=g.get("previous", []),
+        backend="local",
         **{key: g.get(key, []) for key in ("processes", "pathways", "diseases")},
-    }
-    return gene_evidence(str(g["gene_id"]), md)
+    )
+    return gene_evidence(str(g["gene_id"]), rec)
 
 
 class LocalGeneRetriever(GeneFields, Retriever):

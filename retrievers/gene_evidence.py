@@ -5,7 +5,8 @@ Both backends return the same evidence:
 
 - ``source="gene"``, ``id`` = NCBI Gene ID, ``title`` = "SYMBOL: full name",
   ``url`` = https://www.ncbi.nlm.nih.gov/gene/<id>, ``text`` = compact rendering;
-- ``metadata`` keys (always present, None/[] when unknown):
+- ``metadata``: a `retrievers.gene_record.GeneRecord` (``GeneRecord.of(evidence)`` reads it
+  back); its keys (always present, None/[] when unknown):
   ``symbol`` (official symbol), ``name`` (full name), ``aliases`` (list), ``organism``
   (scientific name), ``tax_id`` (int), ``chromosome`` (e.g. "16", "X"), ``map_location``
   (cytogenetic, e.g. "16q22.1"), ``gene_type`` (gene_info type_of_gene, e.g.
@@ -23,12 +24,12 @@ Both backends return the same evidence:
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from biorag.catalogues import record_url
 from biorag.errors import InputError
 from biorag.models import Evidence
 from biorag.prompts import MANUALS
+from retrievers.gene_record import GeneRecord
 
 MANUAL = MANUALS["gene"]  # the text lives with every other prompt
 QUERY_FORMAT = "one gene symbol, alias, Ensembl gene ID (ENSG...) or NCBI Gene ID"
@@ -49,51 +50,44 @@ def require_gene_query(query: str) -> str:
     return q
 
 
-def gene_text(md: dict[str, Any]) -> str:
-    lines = [f"Official symbol: {md.get('symbol') or '?'}; name: {md.get('name') or '?'}"]
-    if md.get("aliases"):
-        lines.append("Aliases: " + ", ".join(md["aliases"]))
-    org = md.get("organism") or "?"
-    lines.append(f"Organism: {org} (taxid {md.get('tax_id')})")
-    loc = f"Chromosome: {md.get('chromosome') or '?'}"
-    if md.get("map_location"):
-        loc += f"; location: {md['map_location']}"
+def gene_text(rec: GeneRecord) -> str:
+    lines = [f"Official symbol: {rec.symbol or '?'}; name: {rec.name or '?'}"]
+    if rec.aliases:
+        lines.append("Aliases: " + ", ".join(rec.aliases))
+    org = rec.organism or "?"
+    lines.append(f"Organism: {org} (taxid {rec.tax_id})")
+    loc = f"Chromosome: {rec.chromosome or '?'}"
+    if rec.map_location:
+        loc += f"; location: {rec.map_location}"
     lines.append(loc)
-    if md.get("gene_type"):
-        lines.append(f"Gene type: {md['gene_type']}")
-    if md.get("ensembl"):
-        lines.append("Ensembl: " + ", ".join(md["ensembl"]))
-    if md.get("mim"):
-        lines.append("OMIM: " + ", ".join(md["mim"]))
-    if md.get("status") and md["status"] != "live":
-        lines.append(f"Status: {md['status']}")
-    if md.get("summary"):
-        lines.append(f"Summary: {md['summary']}")
-    if md.get("processes"):
-        lines.append("Processes (GO BP): " + "; ".join(f"{p['name']} ({p['id']})" for p in md["processes"]))
-    if md.get("pathways"):
-        lines.append("Pathways (Reactome): " + "; ".join(f"{p['name']} ({p['id']})" for p in md["pathways"]))
-    if md.get("diseases"):
-        lines.append("Diseases: " + "; ".join(f"{d['name']} ({d['id']})" for d in md["diseases"]))
+    if rec.gene_type:
+        lines.append(f"Gene type: {rec.gene_type}")
+    if rec.ensembl:
+        lines.append("Ensembl: " + ", ".join(rec.ensembl))
+    if rec.mim:
+        lines.append("OMIM: " + ", ".join(rec.mim))
+    if rec.status and rec.status != "live":
+        lines.append(f"Status: {rec.status}")
+    if rec.summary:
+        lines.append(f"Summary: {rec.summary}")
+    if rec.processes:
+        lines.append("Processes (GO BP): " + "; ".join(f"{p.name} ({p.id})" for p in rec.processes))
+    if rec.pathways:
+        lines.append("Pathways (Reactome): " + "; ".join(f"{p.name} ({p.id})" for p in rec.pathways))
+    if rec.diseases:
+        lines.append("Diseases: " + "; ".join(f"{d.name} ({d.id})" for d in rec.diseases))
     return "\n".join(lines)
 
 
-def gene_evidence(gene_id: str, md: dict[str, Any], score: float | None = None) -> Evidence:
+def gene_evidence(gene_id: str, record: GeneRecord, score: float | None = None) -> Evidence:
     """The one Evidence shape of both gene backends (see module docstring)."""
-    defaults: dict[str, Any] = {
-        "symbol": None, "name": None, "aliases": [], "organism": None, "tax_id": None,
-        "chromosome": None, "map_location": None, "gene_type": None, "gene_type_source": None,
-        "summary": None, "mim": [], "ensembl": [], "matched": None, "status": "live",
-        "backend": None, "summary_source": None, "processes": [], "pathways": [], "diseases": [],
-    }
-    meta = {**defaults, **md}
-    title = f"{meta['symbol']}: {meta['name']}" if meta["name"] else str(meta["symbol"])
+    title = f"{record.symbol}: {record.name}" if record.name else str(record.symbol)
     return Evidence(
         source="gene",
         id=str(gene_id),
         title=title,
-        text=gene_text(meta),
+        text=gene_text(record),
         url=record_url("gene", gene_id),
         score=score,
-        metadata=meta,
+        metadata=record.as_metadata(),
     )

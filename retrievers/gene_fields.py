@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from biorag.models import Evidence
-from biorag.sources import GENE_IDS, AnswerField, Reading
+from biorag.sources import GENE_IDS, AnswerField, HeldGene, Reading
+from retrievers.gene_record import Annotation, GeneRecord
 
 HUMAN_TAX = "9606"
 
@@ -114,54 +115,43 @@ GENE_FIELDS = (OFFICIAL_SYMBOL, OFFICIAL_NAME, ALIASES, CHROMOSOME, MAP_LOCATION
                SUMMARY, GENE_CARD, ENSEMBL_ID, ENTREZ_ID, FULL_NAME)
 
 
-def _meta(ev: Evidence, key: str, default: Any = None) -> Any:
-    value = ev.metadata.get(key, default)
-    return default if value in (None, "", []) else value
+def is_human(rec: GeneRecord) -> bool:
+    org = (rec.organism or "").lower()
+    return str(rec.tax_id or "") == HUMAN_TAX or "homo sapiens" in org or org == "human"
 
 
-def _listed(value: Any) -> list[str]:
-    if value in (None, ""):
-        return []
-    return [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
-
-
-def is_human(ev: Evidence) -> bool:
-    org = str(_meta(ev, "organism", "")).lower()
-    return str(_meta(ev, "tax_id", "")) == HUMAN_TAX or "homo sapiens" in org or org == "human"
-
-
-def name_rank(ev: Evidence, name: str) -> int | None:
+def name_rank(ev: Evidence, rec: GeneRecord, name: str) -> int | None:
     """How strongly the record carries `name`: 0 official symbol / Gene ID / Ensembl ID,
     1 previous symbol, 2 alias, None not at all (case-insensitive, version suffix ignored)."""
     n = name.strip().lower().split(".")[0] if name.strip().upper().startswith("ENS") else name.strip().lower()
     if not n:
         return None
-    if n == str(_meta(ev, "symbol", "")).lower() or n == ev.id.lower():
+    if n == (rec.symbol or "").lower() or n == ev.id.lower():
         return 0
-    if n in {e.lower().split(".")[0] for e in _listed(_meta(ev, "ensembl"))}:
+    if n in {e.lower().split(".")[0] for e in rec.ensembl}:
         return 0
-    if _meta(ev, "matched") in ("ensembl", "gene_id") and n.startswith("ens"):
+    if rec.matched in ("ensembl", "gene_id") and n.startswith("ens"):
         return 0  # an exact-ID search hit (E-utilities records carry no Ensembl IDs)
-    if n in {p.lower() for p in _listed(_meta(ev, "previous_symbols"))}:
+    if n in {p.lower() for p in rec.previous_symbols}:
         return 1
-    if n in {a.lower() for a in _listed(_meta(ev, "aliases"))}:
+    if n in {a.lower() for a in rec.aliases}:
         return 2
     return None
 
 
-def records_for(evidence: list[Evidence], name: str) -> tuple[list[Evidence], bool]:
+def records_for(evidence: list[Evidence], name: str) -> tuple[list[tuple[Evidence, GeneRecord]], bool]:
     """The records `name` means and whether it is ambiguous (see the module docstring)."""
-    genes = [e for e in evidence if e.metadata.get("symbol") is not None or e.source == "gene"]
-    live = [e for e in genes if e.metadata.get("status") in (None, "", "live")]
+    genes = GeneRecord.all_of(evidence)
+    live = [(e, r) for e, r in genes if r.is_live]
     genes = live or genes  # a record NCBI replaced or withdrew is history, not a candidate
-    human = [e for e in genes if is_human(e)]
+    human = [(e, r) for e, r in genes if is_human(r)]
     pool = human or genes
-    ranked = [(r, e) for e in pool if (r := name_rank(e, name)) is not None]
+    ranked = [(rank, e, r) for e, r in pool if (rank := name_rank(e, r, name)) is not None]
     if not ranked:
-        unique = {e.id: e for e in human}
+        unique = {e.id: (e, r) for e, r in human}
         return (list(unique.values()), False) if len(unique) == 1 else ([], False)
-    best = min(min(r, 1) for r, _ in ranked)  # a previous symbol and an alias weigh the same
-    chosen = list({e.id: e for r, e in sorted(ranked, key=lambda t: t[0]) if min(r, 1) == best}.values())
+    best = min(min(rank, 1) for rank, _, _ in ranked)  # a previous symbol and an alias weigh the same
+    chosen = list({e.id: (e, r) for rank, e, r in sorted(ranked, key=lambda t: t[0]) if min(rank, 1) == best}.values())
     return chosen, len(chosen) > 1
 
 
@@ -187,36 +177,36 @@ def _chrom(value: Any) -> str | None:
     return f"chr{v}" if v else None
 
 
-def gene_value(field: str, rec: Evidence) -> str | None:
+def gene_value(field: str, ev: Evidence, rec: GeneRecord) -> str | None:
     """One field of one gene record as answered."""
-    symbol = _meta(rec, "symbol")
+    symbol = rec.symbol or None
     if field == "official_symbol":
         return symbol
     if field == "official_name":
-        return f"{symbol} ({_meta(rec, 'name')})" if symbol and _meta(rec, "name") else symbol
+        return f"{symbol} ({rec.name})" if symbol and rec.name else symbol
     if field == "chromosome":
-        return _chrom(_meta(rec, "chromosome"))
+        return _chrom(rec.chromosome)
     if field == "map_location":
-        return _meta(rec, "map_location")
+        return rec.map_location or None
     if field in ("protein_coding", "gene_type"):
-        gtype = str(_meta(rec, "gene_type", "")).lower().replace("_", "-")
+        gtype = (rec.gene_type or "").lower().replace("_", "-")
         if not gtype:
             return None
         if field == "gene_type":
             return gene_type_words(gtype)
         return "Yes" if gtype == "protein-coding" else "No"
     if field == "aliases":
-        return ", ".join(distinct_names(symbol, _listed(_meta(rec, "aliases")))) if symbol else None
+        return ", ".join(distinct_names(symbol, rec.aliases)) if symbol else None
     if field == "summary":
         return function_text(rec, symbol) if symbol else None
     if field == "gene_card":
-        return card_text(rec, symbol) if symbol else None
+        return card_text(ev, rec, symbol) if symbol else None
     if field == "ensembl_id":
-        return ", ".join(_listed(_meta(rec, "ensembl"))) or None
+        return ", ".join(rec.ensembl) or None
     if field == "entrez_id":
-        return rec.id if rec.id.isdigit() else None
+        return ev.id if ev.id.isdigit() else None
     if field == "full_name":
-        return _meta(rec, "name")
+        return rec.name or None
     return None
 
 
@@ -237,67 +227,67 @@ def gene_type_words(gene_type: str) -> str:
     return _GENE_TYPE_WORDS.get(key, gene_type.strip())
 
 
-def _listing(items: list[dict[str, str]], evidence: bool = False) -> str:
-    return "; ".join(f"{i['name']} ({i['id']}" + (f"; {i['evidence'].replace(',', ', ')}" if evidence else "") + ")"
+def _listing(items: list[Annotation], evidence: bool = False) -> str:
+    return "; ".join(f"{i.name} ({i.id}" + (f"; {(i.evidence or '').replace(',', ', ')}" if evidence else "") + ")"
                      for i in items)
 
 
-def _doings(rec: Evidence) -> list[str]:
+def _doings(rec: GeneRecord) -> list[str]:
     """What the record says the gene does: its GO BP processes and Reactome pathways, cited."""
     lines = []
-    if processes := _meta(rec, "processes"):
-        lines.append("Processes (GO BP, with evidence codes): " + _listing(processes, evidence=True))
-    if pathways := _meta(rec, "pathways"):
-        lines.append("Pathways (Reactome): " + _listing(pathways))
+    if rec.processes:
+        lines.append("Processes (GO BP, with evidence codes): " + _listing(rec.processes, evidence=True))
+    if rec.pathways:
+        lines.append("Pathways (Reactome): " + _listing(rec.pathways))
     return lines
 
 
-def function_text(rec: Evidence, symbol: str) -> str | None:
+def function_text(rec: GeneRecord, symbol: str) -> str | None:
     """What a gene does, on one line: its RefSeq summary when the record has one, its GO BP
     processes and Reactome pathways; None when it holds none of them. Its name alone never
     answers."""
-    summary, doings = _meta(rec, "summary"), _doings(rec)
+    summary, doings = rec.summary, _doings(rec)
     if not summary and not doings:
         return None
-    about = summary or (f"{_meta(rec, 'name')}." if _meta(rec, "name") else "")
+    about = summary or (f"{rec.name}." if rec.name else "")
     return " ".join([f"{symbol}:", about, *(d + "." for d in doings)]).replace("  ", " ")
 
 
-def card_text(rec: Evidence, symbol: str) -> str:
+def card_text(ev: Evidence, rec: GeneRecord, symbol: str) -> str:
     """A gene's card: symbol, full name, type and location, and the first of what it does; its
     ids; what it does, cited; its diseases."""
-    head = f"{symbol}: {_meta(rec, 'name') or 'no full name recorded'}"
-    what = " ".join(filter(None, [gene_type_words(str(_meta(rec, "gene_type", ""))), "gene"]))
-    where = _meta(rec, "map_location") or (f"chromosome {_meta(rec, 'chromosome')}" if _meta(rec, "chromosome") else None)
+    head = f"{symbol}: {rec.name or 'no full name recorded'}"
+    what = " ".join(filter(None, [gene_type_words(rec.gene_type or ""), "gene"]))
+    where = rec.map_location or (f"chromosome {rec.chromosome}" if rec.chromosome else None)
     head += f", a {what}" + (f" at {where}" if where else "")
     # the first line is what most people read: it says what the gene does too, in short
-    doing = [i["name"] for i in (_meta(rec, "processes") or _meta(rec, "pathways") or [])[:3]]
+    doing = [i.name for i in (rec.processes or rec.pathways)[:3]]
     if doing:
         head += "; acts in " + (", ".join(doing[:-1]) + " and " + doing[-1] if len(doing) > 1 else doing[0])
-    ids = [f"NCBI Gene {rec.id}" if rec.id.isdigit() else None,
-           (f"HGNC:{str(h).removeprefix('HGNC:')}" if (h := _meta(rec, "hgnc_id")) else None),
-           *(f"Ensembl {e}" for e in _listed(_meta(rec, "ensembl"))),
-           *(f"OMIM {m}" for m in _listed(_meta(rec, "mim"))[:2])]
+    ids = [f"NCBI Gene {ev.id}" if ev.id.isdigit() else None,
+           (f"HGNC:{str(h).removeprefix('HGNC:')}" if (h := rec.hgnc_id) else None),
+           *(f"Ensembl {e}" for e in rec.ensembl),
+           *(f"OMIM {m}" for m in rec.mim[:2])]
     lines = [head, "Ids: " + "; ".join(i for i in ids if i)]
-    if aliases := distinct_names(symbol, [a.strip("'\" ") for a in _listed(_meta(rec, "aliases"))])[1:7]:
+    if aliases := distinct_names(symbol, [a.strip("'\" ") for a in rec.aliases])[1:7]:
         lines.append("Also known as: " + ", ".join(aliases))
-    if _meta(rec, "summary"):
-        lines.append(f"Summary: {_meta(rec, 'summary')}")
+    if rec.summary:
+        lines.append(f"Summary: {rec.summary}")
     lines += _doings(rec)
-    if diseases := _meta(rec, "diseases"):
-        lines.append("Linked diseases: " + _listing(diseases))
+    if rec.diseases:
+        lines.append("Linked diseases: " + _listing(rec.diseases))
     return "\n".join(lines)
 
 
 _HOW_NAMED = {0: "", 1: "previous symbol", 2: "alias"}
 
 
-def _candidate(rec: Evidence, name: str) -> str:
+def _candidate(ev: Evidence, rec: GeneRecord, name: str) -> str:
     """One gene an ambiguous name may mean: its symbol, full name, Gene ID and how the
     name is its ("DDR1 (discoidin domain receptor tyrosine kinase 1; Gene ID 780; previous symbol)")."""
-    how = _HOW_NAMED.get(name_rank(rec, name) or 0, "")
-    about = [x for x in (_meta(rec, "name"), f"Gene ID {rec.id}", how) if x]
-    return f"{_meta(rec, 'symbol', rec.id)} ({'; '.join(about)})"
+    how = _HOW_NAMED.get(name_rank(ev, rec, name) or 0, "")
+    about = [x for x in (rec.name, f"Gene ID {ev.id}", how) if x]
+    return f"{rec.symbol or ev.id} ({'; '.join(about)})"
 
 
 def read_gene_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
@@ -306,17 +296,17 @@ def read_gene_field(field: AnswerField, evidence: list[Evidence], about: Sequenc
     for name in dict.fromkeys(a for a in about if a):
         recs, is_ambiguous = records_for(evidence, name)
         if is_ambiguous:
-            ambiguous += [f"{_meta(r, 'symbol', r.id)} (Gene ID {r.id})" for r in recs]
-            explain.append(f"'{name}' names several human genes: {', '.join(_candidate(r, name) for r in recs)}")
+            ambiguous += [f"{r.symbol or e.id} (Gene ID {e.id})" for e, r in recs]
+            explain.append(f"'{name}' names several human genes: {', '.join(_candidate(e, r, name) for e, r in recs)}")
             continue
         if not recs:
             continue
-        rec = recs[0]
-        value = gene_value(field.name, rec)
+        ev, rec = recs[0]
+        value = gene_value(field.name, ev, rec)
         if value:
             values.append(value)
-            used.append(rec)
-            explain.append(f"{field.name} of {name} from Gene record {rec.id}")
+            used.append(ev)
+            explain.append(f"{field.name} of {name} from Gene record {ev.id}")
     if ambiguous:
         return Reading([], used, "; ".join(explain), ambiguous=ambiguous,
                        text="Ambiguous: " + "; ".join(e for e in explain if "names several" in e)
@@ -337,3 +327,9 @@ class GeneFields:
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_gene_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        """Each gene record's gene: its Gene ID, symbol, previous symbols and aliases."""
+        return [HeldGene(ev.id, tuple(n for n in (rec.symbol, *rec.previous_symbols, *rec.aliases) if n))
+                for ev, rec in GeneRecord.all_of(evidence)]

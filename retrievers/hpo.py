@@ -15,7 +15,7 @@ IC(q)); the entity's score is the sum over the query terms. Genes score over the
 annotations (gene IC), then by the best single disease of the gene (so one disease that
 explains all the phenotypes beats several that each explain one), then by symbol.
 
-Evidence: ``source="hpo"``. ``metadata["kind"]`` says what a record is:
+Evidence: ``source="hpo"``; ``metadata`` is a typed record (retrievers/hpo_record.py), whose ``kind`` says what it is:
 ``gene`` (id = NCBI Gene ID; symbol, score, matched: per query term the HPO term matched
 and its IC, diseases), ``disease`` (id = OMIM:/ORPHA:/DECIPHER: id; name, score, matched,
 genes), ``disease_phenotypes`` (id = disease id; phenotypes with frequency, genes) and
@@ -52,9 +52,17 @@ from biorag.phenotype_scoring import (
 )
 from biorag.retriever import Retriever
 from biorag.search_request import Phenotype, SearchRequest
-from biorag.sources import AnswerField, LexiconHit, Reading
+from biorag.sources import AnswerField, HeldGene, LexiconHit, Reading
 from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.hpo_ranking import ResolvedTerms, phenotype_model, resolve_terms
+from retrievers.hpo_record import (
+    DiseaseRecord,
+    GeneDiseasesRecord,
+    QueryTerm,
+    RankedDiseaseRecord,
+    RankedGeneRecord,
+    held_genes,
+)
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -493,6 +501,10 @@ def _release_note(store: HpoStore) -> dict[str, str]:
     return {"hpo_release": store.release, "notice": store.notice}
 
 
+def _query_terms(terms: list[TermMatch]) -> list[QueryTerm]:
+    return [QueryTerm(**t.as_dict()) for t in terms]
+
+
 def _disease_page(disease_id: str) -> str:
     """HPO's page of a disease ("OMIM:154700"): it shows the annotations its records report,
     so they link there although they are cited under the disease's own catalogue."""
@@ -538,33 +550,31 @@ HPO_FIELDS = (DISEASE_GENES, DISEASE_FEATURES, PHENOTYPE_GENES, PHENOTYPE_DISEAS
 def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
     """The field from the HPO records: ranked genes or diseases (with the HPO terms the
     question matched), a disease's features, a gene's diseases."""
-    def of(kind: str) -> list[Evidence]:
-        return [e for e in evidence if e.metadata.get("kind") == kind]
-
     if field.name in ("phenotype_genes", "phenotype_diseases"):
-        used = of("gene" if field.name == "phenotype_genes" else "disease")
-        if not used:
+        ranked = (RankedGeneRecord if field.name == "phenotype_genes" else RankedDiseaseRecord).all_of(evidence)
+        if not ranked:
             return None
-        terms = ", ".join(f"{t['name']} ({t['id']})" for t in used[0].metadata["query_terms"])
+        used, first = [e for e, _ in ranked], ranked[0][1]
+        terms = ", ".join(f"{t.name} ({t.id})" for t in first.query_terms)
         values = [e.title for e in used]
-        return Reading(values, used, f"ranked by information content for {terms} (HPO {used[0].metadata['hpo_release']})",
+        return Reading(values, used, f"ranked by information content for {terms} (HPO {first.hpo_release})",
                        links=[e.id for e in used] if field.name == "phenotype_genes" else None,
                        text=f"{', '.join(values)} (HPO terms matched: {terms})")
+    diseases = DiseaseRecord.all_of(evidence)
     if field.name == "disease_features":
-        used = of("disease_phenotypes")[:1]
-        if not used:
+        if not diseases:
             return None
-        feats = [p["name"] for p in used[0].metadata["phenotypes"][:15]]
-        genes = used[0].metadata.get("genes") or []
+        ev, rec = diseases[0]
+        feats = [p.name for p in rec.phenotypes[:15]]
         # the disease's record: its features first, then the genes HPO links to it
-        text = ", ".join(feats) + (f"\ngenes (HPO gene links of {used[0].id}): {', '.join(genes)}" if genes else "")
-        return Reading(feats, used, f"HPO annotations of {used[0].title} ({used[0].id})", text=text) if feats else None
+        text = ", ".join(feats) + (f"\ngenes (HPO gene links of {ev.id}): {', '.join(rec.genes)}" if rec.genes else "")
+        return Reading(feats, [ev], f"HPO annotations of {ev.title} ({ev.id})", text=text) if feats else None
     if field.name == "disease_genes":
-        used = [e for e in of("disease_phenotypes") if e.metadata["genes"]]
-        genes = list(dict.fromkeys(g for e in used for g in e.metadata["genes"]))
+        with_genes = [(e, r) for e, r in diseases if r.genes]
+        genes = list(dict.fromkeys(g for _, r in with_genes for g in r.genes))
         if genes:
-            return Reading(genes, used, "HPO gene links of the disease")
-        if of("disease_phenotypes"):
+            return Reading(genes, [e for e, _ in with_genes], "HPO gene links of the disease")
+        if diseases:
             return None  # a disease HPO knows, without genes: its words are not phenotypes asked
         # no disease has the name, and its words are HPO phenotypes ("genes that cause both
         # seizures and ataxia"): the genes ranked for those phenotypes, saying which terms
@@ -573,9 +583,9 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
             reading.explanation = f"no disease has that name; genes {reading.explanation}"
         return reading
     if field.name == "gene_diseases":
-        used = of("gene_diseases")
-        names = list(dict.fromkeys(d["name"] for e in used for d in e.metadata["diseases"]))
-        return Reading(names, used, "HPO disease annotations of the gene") if names else None
+        of_genes = GeneDiseasesRecord.all_of(evidence)
+        names = list(dict.fromkeys(d.name for _, r in of_genes for d in r.diseases))
+        return Reading(names, [e for e, _ in of_genes], "HPO disease annotations of the gene") if names else None
     return None
 
 
@@ -609,6 +619,10 @@ class HpoRetriever(Retriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_hpo_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        return held_genes(evidence)
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         """Records for what the request names. What is asked (genes, diseases or features)
@@ -667,9 +681,9 @@ class HpoRetriever(Retriever):
                 text=f"{r.label} (Gene ID {r.id}): score {r.score:.2f}; matches {matched}; diseases: "
                      + ", ".join(r.related[:5]) + (f" (linked by {', '.join(other)})" if other else ""),
                 url=record_url(SOURCE, r.id), score=r.score, linked_by=other,
-                metadata={"kind": "gene", "symbol": r.label, "gene_id": int(r.id), "matched": r.matched,
-                          "query_terms": [t.as_dict() for t in terms], "diseases": r.related,
-                          **_release_note(self.store)}))
+                metadata=RankedGeneRecord(symbol=r.label, gene_id=int(r.id), matched=r.matched,
+                                          query_terms=_query_terms(terms), diseases=r.related,
+                                          **_release_note(self.store)).as_metadata()))
         return out
 
     def ranked_disease_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
@@ -681,9 +695,9 @@ class HpoRetriever(Retriever):
                 source=SOURCE, id=r.id, title=r.label,
                 text=f"{r.label} ({r.id}): score {r.score:.2f}; matches {matched}; genes: {', '.join(r.related)}",
                 url=_disease_page(r.id), score=r.score, cite_as=cited_as(r.id),
-                metadata={"kind": "disease", "name": r.label, "disease_id": r.id, "matched": r.matched,
-                          "query_terms": [t.as_dict() for t in terms], "genes": r.related,
-                          **_release_note(self.store)}))
+                metadata=RankedDiseaseRecord(name=r.label, disease_id=r.id, matched=r.matched,
+                                             query_terms=_query_terms(terms), genes=r.related,
+                                             **_release_note(self.store)).as_metadata()))
         return out
 
     def disease_records(self, diseases: list[dict[str, str]], with_genes_first: bool = False) -> list[Evidence]:
@@ -701,11 +715,11 @@ class HpoRetriever(Retriever):
                 source=SOURCE, id=d["disease_id"], title=d["name"], text=text,
                 url=_disease_page(d["disease_id"]), score=float(len(feats)),
                 cite_as=cited_as(d["disease_id"]),
-                metadata={"kind": "disease_phenotypes", "name": d["name"], "disease_id": d["disease_id"],
-                          "phenotypes": feats, "genes": genes,
-                          "gene_links": {g: [GENE_LINKER] for g in genes}, **_release_note(self.store)}))
+                metadata=DiseaseRecord(name=d["name"], disease_id=d["disease_id"], phenotypes=feats, genes=genes,
+                                       gene_links={g: [GENE_LINKER] for g in genes},
+                                       **_release_note(self.store)).as_metadata()))
         if with_genes_first:
-            out.sort(key=lambda e: not e.metadata["genes"])
+            out.sort(key=lambda e: not DiseaseRecord.of(e).genes)
         return out
 
     def gene_disease_records(self, genes: list[tuple[int, str]]) -> list[Evidence]:
@@ -716,9 +730,9 @@ class HpoRetriever(Retriever):
                 source=SOURCE, id=str(gid), title=sym,
                 text=f"{sym} (Gene ID {gid}) diseases: " + "; ".join(f"{d['name']} ({d['disease_id']})" for d in dis),
                 url=record_url(SOURCE, gid), score=float(len(dis)),
-                metadata={"kind": "gene_diseases", "symbol": sym, "gene_id": gid, "diseases": dis,
-                          "disease_links": {d["disease_id"]: [GENE_LINKER] for d in dis},
-                          **_release_note(self.store)}))
+                metadata=GeneDiseasesRecord(symbol=sym, gene_id=gid, diseases=dis,
+                                            disease_links={d["disease_id"]: [GENE_LINKER] for d in dis},
+                                            **_release_note(self.store)).as_metadata()))
         return out
 
     def close(self) -> None:

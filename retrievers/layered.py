@@ -32,7 +32,7 @@ from biorag.errors import ToolError
 from biorag.models import Evidence, SearchHits
 from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, Reading
+from biorag.sources import AnswerField, HeldGene, Reading
 from retrievers import dbsnp, gene_evidence, omim
 from retrievers.gene_fields import GeneFields
 from retrievers.omim import LocalOmimRetriever, OmimRetriever
@@ -130,6 +130,10 @@ class LayeredDbSnpRetriever(LayeredRetriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return dbsnp.read_snp_field(field, evidence, about)
+
+    @classmethod
+    def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
+        return dbsnp.held_genes(evidence)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LayeredDbSnpRetriever:

@@ -29,6 +29,8 @@ from biorag.models import Evidence, SearchFilters, SearchHits
 from biorag.search_request import SearchRequest
 from biorag.settings import Settings
 from biorag.user_text import check_user_text
+from retrievers.geneset_record import EnrichedTermRecord
+from retrievers.hpo_record import RankedGeneRecord
 from serving.errors import FieldError
 from serving.mcp_server.results import (
     AskResult,
@@ -131,13 +133,14 @@ async def rank_phenotype_genes(backend: Backend, phenotypes: list[str], k: int |
     if not names:
         raise InputError("phenotypes: give at least one phenotype name or HPO id, e.g. 'Seizure' or 'HP:0001250'")
     name, _, hits = await backend.lookup("phenotype_genes", "; ".join(names), k)
-    ranked = [h for h in hits if h.metadata.get("kind") == "gene"]
-    if not ranked:
+    typed = RankedGeneRecord.all_of(list(hits))
+    if not typed:
         raise InputError(f"phenotypes: none of {', '.join(names)} was read as an HPO phenotype; "
                          "use HPO term names (e.g. 'Seizure', 'Ataxia') or ids (HP:0001250)")
-    terms = ranked[0].metadata.get("query_terms", [])
-    genes = [RankedGene(symbol=h.metadata.get("symbol") or h.title, gene_id=h.metadata.get("gene_id"),
-                        score=h.score, matched=list(h.metadata.get("matched") or [])) for h in ranked]
+    ranked = [h for h, _ in typed]
+    terms = [t.model_dump(mode="json") for t in typed[0][1].query_terms]
+    genes = [RankedGene(symbol=r.symbol or h.title, gene_id=r.gene_id, score=h.score,
+                        matched=[m.model_dump(mode="json") for m in r.matched]) for h, r in typed]
     return RankedGenes(source=name, query="; ".join(names), records=records(ranked), citations=citations(ranked),
                        search=getattr(hits, "info", {}), phenotypes=terms, genes=genes)
 
@@ -276,11 +279,12 @@ class Tools:
         query = check_user_text(" ".join(g.strip() for g in genes), self.b.settings, "gene list")
         name, retriever = await self.b.retriever("gene_set_enrichment")
         hits = await self.b.off_loop(retriever.search_genes, query.split(), k or self.b.settings.sources[name].top_k)
-        first = hits[0].metadata if hits else {}
-        checked = first.get("genes") or {}
+        first = EnrichedTermRecord.of(hits[0]) if hits else None
+        checked = (first.genes if first is not None else None) or {}
         return tool_result(GeneSetResult(
             source=name, query=query, records=records(hits), citations=citations(hits),
-            name=first.get("process_name"), significant=bool(first.get("significant")), genes=checked,
+            name=first.process_name if first is not None else None,
+            significant=first is not None and first.significant, genes=checked,
             unknown=list(checked.get("unknown", []))))
 
 

@@ -249,7 +249,9 @@ def test_the_page_links_with_the_one_catalogue_map_the_retrievers_use():
     from biorag.catalogues import CATALOGUES
     from retrievers.dbsnp import snp_evidence
     from retrievers.gene_evidence import gene_evidence
+    from retrievers.gene_record import GeneRecord
     from retrievers.omim import disease_evidence, omim_evidence
+    from retrievers.variant_record import VariantRecord
 
     key = "catalogue-Key-123456"
     with serve(settings_with(f'serve.api_keys=["{key}"]'), ScriptedAgent) as srv, srv.client() as c:
@@ -263,12 +265,10 @@ def test_the_page_links_with_the_one_catalogue_map_the_retrievers_use():
     def link(catalogue: str, rid: str) -> str:  # what the page builds from the served map
         return served[catalogue].replace("{id}", rid)
 
-    assert gene_evidence("5699", {"symbol": "PSMB10"}).url == link("gene", "5699")
+    assert gene_evidence("5699", GeneRecord(symbol="PSMB10")).url == link("gene", "5699")
     assert omim_evidence("154700", {"prefix": "#", "entry_type": "phenotype", "title": "MARFAN SYNDROME",
                                     "genes": [], "locations": []}).url == link("omim", "154700")
-    md = {"rsid": "rs7412", "chromosome": "19", "position": 1, "genes": [], "alleles": "", "function_class": [],
-          "clinical_significance": [], "maf": []}
-    assert snp_evidence("7412", md).url == link("dbsnp", "rs7412")
+    assert snp_evidence("7412", VariantRecord(chromosome="19", position=1)).url == link("dbsnp", "rs7412")
     orpha = disease_evidence({"disease_id": "ORPHA:558", "name": "Marfan syndrome", "sources": ["hpo"]}, [])
     assert (orpha.cited, orpha.url) == ("orphanet:558", link("orphanet", "558"))
 

@@ -65,13 +65,13 @@ def test_case_is_preserved_and_exact_case_ranks_first(store):
 
 
 def test_same_evidence_shape_as_live_gene_tool(store, recorded_store):
-    from retrievers.gene import metadata_from_esummary
+    from retrievers.gene import record_from_esummary
 
     live = recorded_store.lookup("eutils", "esummary", {"db": "gene", "id": "5699,8138,19171"})
     import json
 
     doc = json.loads(live.body)["result"]["5699"]
-    live_keys = set(metadata_from_esummary(doc))
+    live_keys = set(record_from_esummary(doc).as_metadata())
     local_keys = set(search(store, "PSMB10")[0].metadata)
     assert live_keys <= local_keys
 
