@@ -95,7 +95,7 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     in_disease = disease.text.lower() if disease else ""
     token_genes: list[tuple[int, Entity]] = []
     for tok, pos, kind in toks:
-        if tok.lower() in in_disease.split():
+        if tok.lower() in re.findall(r"[\w\-]+", in_disease):  # "(MNGIE type)": a word of the name
             continue
         matched = [h for v in spelling_variants(tok) for h in hits.get(v.lower(), [])]
         if kind in ("symbol", "listed"):

@@ -163,3 +163,40 @@ def test_questions_naming_no_disease_correct_no_spelling_into_one(agent):
     corrected = [(q, e.text, e.how) for q in questions for e in analyse(q, agent.retrievers, agent.lexicon).entities
                  if e.how.endswith(" misspelt")]
     assert not corrected, f"{len(corrected)} questions link a disease by a corrected spelling: {corrected[:5]}"
+
+
+GENES_FIRST = ("what causes {d}?", "{d} mutations", "{d} gene", "What causes {d}", "which gene is behind {d}?")
+OPEN = ("tell me about {d}", "Tell me about {d}.")
+
+
+def _with_gene_names(diseases, gene_store_path) -> list[tuple[str, str, set[str]]]:
+    """The diseases whose name holds, in brackets, a word in capitals that the gene store
+    holds as a gene's symbol or alias ("Mitochondrial DNA depletion syndrome 20 (MNGIE type)")."""
+    con = sqlite3.connect(f"file:{gene_store_path}?mode=ro", uri=True)
+    try:
+        return [d for d in diseases if any(con.execute("SELECT 1 FROM names WHERE name_lc = ?", (t.lower(),)).fetchone()
+                                           for t in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", " ".join(
+                                               re.findall(r"\(([^)]*)\)", d[1]))))]
+    finally:
+        con.close()
+
+
+def test_a_disease_gives_its_genes_first_or_its_features_and_genes(agent, diseases, full_gene_store_path):
+    """Issue 24's default task for a disease, over real HPO records: "what causes X", "X
+    mutations", "X gene" put a gene HPO links to it first; "tell me about X" answers its
+    features and names its genes. Also when the name holds a gene's symbol or alias."""
+    sample = _spread(diseases, 30) + _spread(_with_gene_names(diseases, full_gene_store_path), 10)
+    wrong = []
+    for i, (_did, name, genes) in enumerate(sample):
+        q = GENES_FIRST[i % len(GENES_FIRST)].format(d=name if i % 2 else name.lower())
+        line = first_line(agent.answer(q).answer)
+        if re.split(r",\s*|\s+\(", line)[0] not in genes:
+            wrong.append((q, line[:100], sorted(genes)))
+        q = OPEN[i % len(OPEN)].format(d=name)
+        answer = agent.answer(q).answer
+        line = first_line(answer)
+        features = line and not line.lower().startswith("insufficient") and line.split(",")[0].strip() not in genes
+        if not features or not any(re.search(rf"\b{re.escape(g)}\b", answer) for g in genes):
+            wrong.append((q, line[:100], sorted(genes)))
+    assert len(sample) == 40
+    assert not wrong, f"{len(wrong)} of {2 * len(sample)} answers:\n" + "\n".join(map(str, wrong[:5]))
