@@ -11,6 +11,7 @@ import re
 
 from biorag.entity_patterns import ENSEMBL, RSID
 from biorag.lexicon_lookup import safe_lookup
+from biorag.names import disease_key
 from biorag.question_model import Entity
 from biorag.question_words import NOT_GENES, english_words, filler, word_list, words
 from biorag.sources import Lexicon, LexiconHit
@@ -36,6 +37,15 @@ _SPAN_END = re.compile(r"[?.!,;:()\[\]]|\s(?:and|or|in humans|in human|is|are|wa
 #: where a name ends when it may hold "and"/"or" ("Developmental and epileptic encephalopathy")
 _NAME_END = re.compile(r"[?.!,;:()\[\]]|\s(?:in humans|in human|is|are|was|were|-|\u2013|\u2014)\s", re.I)
 _NAME_WORDS = 12
+#: where a name written with a catalogue's punctuation ends: a clause's end, never a comma, a
+#: dash, a slash or brackets inside it ("Cardiomyopathy, dilated, 1P", "Heart defect - tongue
+#: hamartoma - polysyndactyly syndrome", "Mitochondrial DNA depletion syndrome 4A (Alpers
+#: type)", "Chromosome 19q13.11 deletion syndrome, distal"); the dictionary's key
+#: (`biorag.names.disease_key`) ignores that punctuation on both sides
+_PUNCTUATED_END = re.compile(r"[?!;\[\]\n]|\.(?=\s|$)|:(?=\s|$)|\s(?:in humans|in human|is|are|was|were)\s", re.I)
+_PUNCTUATED_WORDS = 16
+#: punctuation that may end a phrase but is no part of a name ("Cardiomyopathy, dilated,")
+_EDGE_PUNCTUATION = " ,/-\u2013\u2014('\""
 _DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|on|has|have|had|about|from|by|to|behind|and)\s+", re.I)
 #: where a clause starts: a name may open it ("Currarino syndrome: which gene?")
 _CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
@@ -56,6 +66,7 @@ def _disease_spans(text: str) -> list[str]:
                     *_QUESTION_OPENING.finditer(text)], key=lambda m: m.start())
     for m in leads:
         tail = text[m.end():]
+        spans += _punctuated(tail)
         # a name may hold "and"/"or" ("Developmental and epileptic encephalopathy 102"): the
         # phrase up to the clause's end is tried first, its longer prefixes only
         whole = _NAME_END.search(" " + tail + " ")
@@ -67,14 +78,32 @@ def _disease_spans(text: str) -> list[str]:
         spans += [" ".join(words[:n]) for n in range(len(words), 0, -1)]
         # a request opens the clause: its words are no part of the name ("explain cystic
         # fibrosis", "what's marfan syndrome", "could you describe Tay-Sachs disease")
-        asking = next((i for i, w in enumerate(words) if not filler(w.lower().replace("'", ""))), len(words))
-        if 0 < asking < len(words):
+        if asking := _asking_words(words):
             rest = _ARTICLE.sub("", " ".join(words[asking:])).split()
             spans += [" ".join(rest[:n]) for n in range(len(rest), 0, -1)]
     for m in _BEFORE_GENES.finditer(text):
         words = m.group(1).split()
         spans += [" ".join(words[i:]) for i in range(len(words))]
     return [s.strip(" '\"") for s in dict.fromkeys(spans) if len(s) >= 3]
+
+
+def _punctuated(tail: str) -> list[str]:
+    """The prefixes, longest first, of the phrase that `tail` opens when a name may hold
+    punctuation (`_PUNCTUATED_END`), up to `_PUNCTUATED_WORDS` words, and again without the
+    words of a request that opens it ("could you tell me")."""
+    end = _PUNCTUATED_END.search(" " + tail + " ")
+    words = _ARTICLE.sub("", (tail[: max(0, end.start() - 1)] if end else tail).strip()).split()
+    asking = _asking_words(words)
+    prefixes = [" ".join(ws[:n]).strip(_EDGE_PUNCTUATION) for ws in (words, words[asking:] if asking else [])
+                for n in range(min(len(ws), _PUNCTUATED_WORDS), 0, -1)]
+    return [p.rstrip(")") if p.count(")") > p.count("(") else p for p in prefixes]
+
+
+def _asking_words(words: list[str]) -> int:
+    """How many words of a request open a phrase ("could you tell me", "explain"): no part
+    of a name. 0 when none, or when every word is one."""
+    asking = next((i for i, w in enumerate(words) if not filler(w.lower().replace("'", ""))), len(words))
+    return asking if asking < len(words) else 0
 
 
 def _pattern_disease(text: str) -> str | None:
@@ -100,6 +129,8 @@ def find_disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozens
     found: dict[str, list[LexiconHit]] = {}
     for h in safe_lookup(lexicon, spans, ("disease", "phenotype")):
         found.setdefault(h.span.lower(), []).append(h)
+    if span and any(_continued(span, c) for c in found):
+        spans = spans[1:]  # a name goes on past the form's phrase: each lead's longest first
     for candidate in spans:  # the form's phrase, then the longest first within each lead
         hits = found.get(candidate.lower())
         if hits:
@@ -110,7 +141,7 @@ def find_disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozens
                               span=candidate, ident=hits[0].ident)
             return Entity("disease", candidate, True, tuple(names.values()), hits[0].how,
                           ident=hits[0].ident if len(names) == 1 else "")
-        if candidate == span and not any(_extends(span, c) for c in found):
+        if candidate == span and not any(_extends(span, c) or _continued(span, c) for c in found):
             return _eponym(text, [span], lexicon, symbols) or Entity("disease", span)
     return _eponym(text, spans, lexicon, symbols)
 
@@ -166,3 +197,12 @@ def _extends(span: str, known: str) -> bool:
         return False
     rest = re.findall(r"[\w'-]+", s[len(k):])
     return len(rest) <= 1 or rest[0] in _NEXT_PART
+
+
+def _continued(span: str, known: str) -> bool:
+    """Whether a known name goes on past a question form's phrase, through the punctuation
+    the form stopped at ("Mitochondrial DNA depletion syndrome 4A" of "... 4A (Alpers type)",
+    "Inflammatory bowel disease" of "Inflammatory bowel disease (infantile ulcerative
+    colitis) 31")."""
+    s, k = disease_key(span), disease_key(known)
+    return bool(s) and k.startswith(s + " ")

@@ -95,7 +95,7 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     in_disease = disease.text.lower() if disease else ""
     token_genes: list[tuple[int, Entity]] = []
     for tok, pos, kind in toks:
-        if tok.lower() in in_disease.split():
+        if tok.lower() in re.findall(r"[\w\-]+", in_disease):  # "(MNGIE type)": a word of the name
             continue
         matched = [h for v in spelling_variants(tok) for h in hits.get(v.lower(), [])]
         if kind in ("symbol", "listed"):
@@ -150,8 +150,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     if phenotypes:
         observed = [h.span for h, excluded in polar if not excluded]
         spans = [h.span for h in phenotypes]
-        covered = set(" ".join(spans).split()) | {"and", "or", "with", "plus"}
-        if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(disease.text.lower().split()) <= covered \
+        covered = set(_words(" ".join(spans))) | {"and", "or", "with", "plus"}
+        if disease and (len(phenotypes) >= 2 or disease.how == "pattern") and set(_words(disease.span or disease.text)) <= covered \
                 and not (_catalogue_name(disease) and _names_all(disease.text, spans) and not patient_framed(scan)):
             # the "disease" is the phenotypes read as one name; a name a catalogue holds whole
             # that holds every phenotype ("Developmental delay with dysmorphic facies and dental
@@ -181,8 +181,12 @@ def _phenotype_list(span: str, covered: set[str]) -> bool:
     phenotypes the dictionary found, framed by words that name nothing: every word is a
     phenotype's, a function word, or a word that joins or frames a list (`_LIST_FRAME`).
     A word that may be part of a name ("absence", "juvenile") keeps the phrase a name."""
-    return all(w in covered or w in _LIST_FRAME or w in NOT_GENES or w in FILLER
-               for w in re.findall(r"[a-z0-9']+", span.lower().replace("-", " ")))
+    return all(w in covered or w in _LIST_FRAME or w in NOT_GENES or w in FILLER for w in _words(span))
+
+
+def _words(text: str) -> list[str]:
+    """The words of a name, punctuation aside ("Intellectual disability, Moderate")."""
+    return re.findall(r"[a-z0-9']+", text.lower().replace("-", " "))
 
 
 #: how a gene named by its name written out is found (`_named_in_full`)

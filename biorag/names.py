@@ -222,10 +222,14 @@ def deletions(word: str) -> set[str]:
     return {word[:i] + word[i + 1:] for i in range(len(word))}
 
 
+def transpositions(word: str) -> set[str]:
+    """Every string with two neighbouring letters of `word` swapped ("hnad" -> "hand", ...)."""
+    return {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
+
+
 def one_edit(word: str) -> set[str]:
     """Every string one deletion, swap, substitution or insertion away from `word`."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    return (deletions(word)
-            | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    return (deletions(word) | transpositions(word)
             | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
             | {a + c + b for a, b in splits for c in _LETTERS})

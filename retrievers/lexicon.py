@@ -27,7 +27,14 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from biorag.names import american_spelling, deletions, disease_key, one_edit
+from biorag.names import (
+    american_spelling,
+    deletions,
+    disease_key,
+    one_edit,
+    roman_value,
+    transpositions,
+)
 from biorag.question_words import english_words
 from biorag.sources import NAME_STRENGTH, EntityKind, LexiconHit
 from biorag.sqlite_store import open_read_only
@@ -75,6 +82,8 @@ class StoreLexicon:
         self._first_words: set[str] = set()  # the first words of those keys
         #: a one-letter deletion of a word of 5 letters or more in a disease name -> those words
         self._disease_words: dict[str, frozenset[str]] | None = None
+        #: the words of 4 letters in disease names
+        self._short_disease_words: frozenset[str] = frozenset()
 
     def lookup_spans(self, spans: Sequence[str], kinds: Sequence[EntityKind | str]) -> list[LexiconHit]:
         hits: list[LexiconHit] = []
@@ -173,27 +182,37 @@ class StoreLexicon:
 
     def _misspelt_diseases(self, keys: list[str], by_key: dict[str, list[str]]) -> list[LexiconHit]:
         """A name of two words or more with one misspelt word ("hereditary hemochromatossis",
-        "sliver-russell syndrome"): a word of 5 letters or more that no disease name holds,
-        read as each word of the names it is one edit away from; the name is the one
-        correction that matches a name whole (none when several do). A misspelling that some
-        catalogue name also holds ("marfan syndrom": one name is written with "syndrom") is
-        read so too when it is no English word."""
+        "sliver-russell syndrome", "split-hnad/foot malformation"): a word of 5 letters or
+        more that no disease name holds, read as each word of the names it is one edit away
+        from, or a word of 4 letters that no name holds, read as each word of the names it is
+        one swap of neighbouring letters away from; the name is the one correction that
+        matches a name whole (none when several do). A misspelling that some catalogue name
+        also holds ("marfan syndrom": one name is written with "syndrom") is read so too when
+        it is no English word."""
         vocabulary = self._disease_vocabulary()
+        short_words = self._short_disease_words
         fixed: dict[str, set[str]] = {}  # a corrected key -> the keys it corrects
         for key in keys:
             words = key.split()
             long = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha()]
             # a word of the names is listed under itself
             odd = [i for i in long if words[i] not in vocabulary.get(words[i], ())]
+            # a word of 4 letters is read only with two neighbouring letters swapped
+            # ("split hnad foot"): a letter changed, added or left out makes another word
+            # too often ("hand", "band", "land")
+            odd += [i for i, w in enumerate(words) if len(w) == 4 and w.isalpha() and w not in short_words
+                    and roman_value(w, suffix=True) is None]  # "viia" after a misspelt "tyep"
             if len(odd) > 1:
                 continue
             for i in odd or [i for i in long if words[i] not in english_words()]:
                 w = words[i]
-                near = set().union(*(vocabulary.get(v, frozenset()) for v in {w} | deletions(w)))
+                near = (transpositions(w) & short_words if len(w) == 4 else
+                        set().union(*(vocabulary.get(v, frozenset()) for v in {w} | deletions(w))))
                 for n in near:
                     if n != w and (len(n) == len(w) or w in deletions(n) or n in deletions(w)
                                    or deletions(n) & deletions(w)):
-                        fixed.setdefault(" ".join([*words[:i], n, *words[i + 1:]]), set()).add(key)
+                        # keyed again: a numeral after the corrected word reads as one ("tpye i")
+                        fixed.setdefault(disease_key(" ".join([*words[:i], n, *words[i + 1:]])), set()).add(key)
         if not fixed:
             return []
         with self._lock:
@@ -211,15 +230,17 @@ class StoreLexicon:
 
     def _disease_vocabulary(self) -> dict[str, frozenset[str]]:
         """The words of 5 letters or more of the disease names, under themselves and each of
-        their one-letter deletions (loaded at the first misspelling looked up)."""
+        their one-letter deletions, and apart, those of 4 letters (loaded at the first
+        misspelling looked up)."""
         with self._lock:
             if self._disease_words is None:
                 words = {w for (key,) in self._con.execute("SELECT DISTINCT name_key FROM disease_names")
-                         for w in key.split() if len(w) >= 5 and w.isalpha()}
+                         for w in key.split() if len(w) >= 4 and w.isalpha()}
                 index: dict[str, set[str]] = {}
                 for w in words:
-                    for v in {w} | deletions(w):
+                    for v in ({w} | deletions(w) if len(w) >= 5 else ()):
                         index.setdefault(v, set()).add(w)
+                self._short_disease_words = frozenset(w for w in words if len(w) == 4)
                 self._disease_words = {k: frozenset(v) for k, v in index.items()}
             return self._disease_words
 
