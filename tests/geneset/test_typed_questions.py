@@ -129,7 +129,7 @@ def test_go_questions_name_the_first_go_term_whatever_the_wording(agent):
     base questions name the gold term at about the rate plain enrichment allows (0.71 on
     the first 100 sets, benchmarks.go_sets)."""
     rng = random.Random(RNG_SEED)
-    right = 0
+    right = refused = 0
     sets = _go_sets()
     for row in sets:
         answers = {}
@@ -145,9 +145,12 @@ def test_go_questions_name_the_first_go_term_whatever_the_wording(agent):
         terms = {re.sub(r",.*", "", line) for line in answers.values()}  # the term's name and id
         assert len(terms) == 1, answers
         line = next(iter(answers.values()))
+        if line.startswith("Insufficient"):  # the first GO term explains too few (biorag.set_rule)
+            refused += 1
+            continue
         assert re.search(r"\(GO:\d{7}, GO Biological Process", line), line
         right += _key(row["Term_Description"]) in _key(line)
-    assert right / len(sets) >= 0.6, f"{right}/{len(sets)}"
+    assert right / len(sets) >= 0.6 and refused <= 0.1 * len(sets), f"{right}/{len(sets)}, {refused} refused"
 
 
 # ---- symptoms alone: candidate genes from HPO -----------------------------------------------
