@@ -134,7 +134,7 @@ def test_answers_and_refusals_do_not_change_with_order_case_or_separators(agent,
                 a = agent.answer(q)
                 assert (a.sufficient, lines(a)[:2]) == (base.sufficient, lines(base)[:2]), (
                     f"\n{base_q!r} -> {lines(base)[:2]}\n{q!r} -> {lines(a)[:2]}")
-    assert len(not_read) <= 6, not_read  # 2 of the 16 sets, 3 wordings each
+    assert len(not_read) <= 9, not_read  # 3 of the 16 sets (random ones), 3 wordings each
 
 
 def test_real_go_sets_are_still_answered(agent):
