@@ -345,12 +345,17 @@ class Agent:
         ev = TraceEvent(step="generate", round=rounds)
         with run.step(ev):
             text, used, unsupported = self._compose(state, check, run.ranker, ev)
-            sufficient = run.sufficient and check.sufficient and bool(text) and not ev.details.get("incomplete")
+            refused = ev.details.get("refused")
+            sufficient = (run.sufficient and check.sufficient and bool(text) and not ev.details.get("incomplete")
+                          and not refused)
             best_attempt = s.components.self_eval and not sufficient and rounds >= 1
             if not sufficient:
                 where = f" after {rounds} round(s)" if s.components.self_eval else ""
                 reason = check.reason or "the evidence does not settle the question"
-                text = f"Insufficient evidence{where}; best attempt: {text}" if text else f"Insufficient evidence{where}: {reason}."
+                if refused:  # the records' reason first; what they hold is a lead, below it
+                    text = f"Insufficient evidence{where}: {refused}.\n{text}"
+                else:
+                    text = f"Insufficient evidence{where}; best attempt: {text}" if text else f"Insufficient evidence{where}: {reason}."
                 if run.unavailable:  # not "nothing found": a source that could have answered was not searched
                     text += " Could not search " + "; ".join(run.unavailable.values())
             if unsupported:
@@ -380,6 +385,8 @@ class Agent:
             ev.decision, ev.details = "structured", {"mode": "structured", "explanation": structured.explanation}
             if structured.missing:  # a name the question asks about has no value: not the whole answer
                 ev.details["incomplete"] = structured.missing
+            if structured.refused:  # the records hold the field but do not answer (a lead)
+                ev.details["refused"] = structured.refused
             return structured.text, structured.used, []
         if self.settings.generation.mode == "llm":
             return self._generated(state, check, ranker, ev)

@@ -38,6 +38,9 @@ BUNDLED = {
 STORE_LIBRARIES = ("hpo", "mesh")
 #: every term library by name, in naming order (`geneset.libraries` chooses among them)
 LIBRARY_NAMES = (*BUNDLED, *STORE_LIBRARIES)
+#: how a library is named in an answer
+LIBRARY_LABELS = {"go_bp": "GO Biological Process", "reactome": "Reactome", "hgnc_groups": "HGNC gene groups",
+                  "hpo": "HPO", "mesh": "MeSH"}
 #: the libraries whose genes make the dictionary of human gene symbols (`bundled_symbols`):
 #: HGNC groups also hold lncRNAs, microRNAs and pseudogenes, whose symbols are ordinary
 #: words and numbers in free text more often than genes

@@ -37,6 +37,8 @@ class StructuredAnswer:
     ambiguous: list[str] = field(default_factory=list)
     #: names the question asks about that no record answers for: the answer is incomplete
     missing: list[str] = field(default_factory=list)
+    #: why the records do not answer though they hold the field (`Reading.refused`)
+    refused: str = ""
 
 
 def hop_readings(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source],
@@ -184,7 +186,8 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
             return None
         return StructuredAnswer(option_line(chosen), reading.used,
                                 f"{reading.explanation}; the one option the records name")
-    answer = StructuredAnswer(reading.answer, reading.used, reading.explanation, missing=reading.missing)
+    answer = StructuredAnswer(reading.answer, reading.used, reading.explanation, missing=reading.missing,
+                              refused=reading.refused)
     if (link := gene_disease_link(analysis, evidence, sources, tried)) is not None:
         # the first line stays the field asked for (what benchmarks score); the next says
         # whether the records link the gene to the disease it was asked about in

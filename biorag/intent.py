@@ -302,16 +302,19 @@ def field_vocabulary(sources: Mapping[str, Source]) -> frozenset[str]:
 
 
 def _most_specific_set_field(blanked: str, kinds: set[str], sources: Mapping[str, Source]) -> Intent | None:
-    """Of the fields about a gene list that the question cues, the one with the longest cue:
-    "the enriched gene ontology term" asks for the GO term, not any enriched term."""
+    """Of the fields about a gene list that the question cues, a named one before the one
+    answered by default (what the set shares), then the one with the longest cue: "the
+    enriched gene ontology term" asks for the GO term, not any enriched term; "what
+    pathway do A, B and C have in common" for a pathway."""
     decls = [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about]
     idx = _cue_index(decls)
-    cued = [(len(cue.split()), f) for cue in _ordered_matches(_spelt_as_cues(normalise(blanked), idx.near), idx)
+    cued = [("gene_list" not in f.default_for, len(cue.split()), f)
+            for cue in _ordered_matches(_spelt_as_cues(normalise(blanked), idx.near), idx)
             for _s, f, weak in idx.by_cue[cue] if not weak and "gene_list" in f.about]
     if not cued:
         return None
-    longest = max(n for n, _ in cued)
-    return plan(next(f for n, f in cued if n == longest).name, kinds, decls)
+    best = max(rank[:2] for rank in cued)
+    return plan(next(f for *rank, f in cued if tuple(rank) == best).name, kinds, decls)
 
 
 def gene_list_task(blanked: str, kinds: set[str], sources: Mapping[str, Source],

@@ -319,6 +319,22 @@ class GeneSetSettings(_Section):
         "enriched terms (its claims verified); auto: model with an OpenAI-compatible (large) model, else term",
     )
     alpha: float = Field(0.05, gt=0, le=1, description="adjusted p-value a term must reach to count as enriched")
+    min_genes: int = Field(
+        2, ge=1, description="a term names a gene set only when it holds at least this many of the asked genes "
+        "(else the answer is insufficient, the term a lead; biorag/set_rule.py, thresholds chosen on GeneAgent's "
+        "GO sets against random sets, benchmarks/geneset_sufficiency.py)",
+    )
+    min_share: float = Field(
+        0.15, ge=0, le=1, description="... and at least this share of the asked genes that are known human genes",
+    )
+    min_share_at_min_genes: float = Field(
+        0.5, ge=0, le=1, description="... and, holding only min_genes of them, at least this share (2 of 3 or 4 "
+        "answers; 2 of 8 does not)",
+    )
+    answer_alpha: float = Field(
+        0.01, gt=0, le=1, description="... at an adjusted p of at most this (alpha decides what counts as enriched "
+        "in the report and its claims)",
+    )
     broader_strength: float = Field(
         1.0, ge=0, description="with consensus_top_k 0 (or no significant GO BP/Reactome term): a broader "
         "term (GO/Reactome ancestor) covering more genes names the set instead of "

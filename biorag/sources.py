@@ -115,6 +115,10 @@ class Reading:
     ambiguous: list[str] = field(default_factory=list)
     #: names asked about that no record answers for (the answer is then incomplete)
     missing: list[str] = field(default_factory=list)
+    #: why the records, though they hold the field, do not answer the question (a gene
+    #: set's best term explains too few of its genes): the answer is insufficient, with
+    #: `text` below as a lead only
+    refused: str = ""
 
     @property
     def answer(self) -> str:

@@ -45,6 +45,7 @@ from biorag.errors import (
 )
 from biorag.gene_sets import (
     BUNDLED,
+    LIBRARY_LABELS,
     LIBRARY_NAMES,
     MAX_TERM_SIZE,
     MIN_TERM_SIZE,
@@ -60,8 +61,10 @@ from biorag.models import Evidence
 from biorag.phenotype_names import name_words
 from biorag.retriever import Retriever
 from biorag.search_request import Gene, SearchRequest
+from biorag.set_rule import SetRule
 from biorag.sources import AnswerField, Reading
-from retrievers.geneset_record import EnrichedTermRecord, enriched_terms
+from retrievers.geneset_fields import GENESET_FIELDS, read_geneset_field
+from retrievers.geneset_record import EnrichedTermRecord
 
 if TYPE_CHECKING:
     from biorag.gene_mentions import GeneMeshCounts
@@ -72,8 +75,6 @@ if TYPE_CHECKING:
 SOURCE = "geneset"
 #: naming prefers process-like libraries; within one, the lowest adjusted p
 LIBRARY_ORDER = LIBRARY_NAMES
-LIBRARY_LABELS = {"go_bp": "GO Biological Process", "reactome": "Reactome", "hgnc_groups": "HGNC gene groups",
-                  "hpo": "HPO", "mesh": "MeSH"}
 MANUAL = (
     "Gene-set interpretation (local): given several genes (at least 2), finds the biological "
     "process, pathway or phenotype they share by enrichment against GO Biological Process, "
@@ -187,6 +188,8 @@ class GeneSetReport:
     name_source: str = "term"
     name_term: Enriched | None = None
     significant: bool = False
+    #: why the naming term does not answer what the set shares ('' when it does: `SetRule`)
+    why_not: str = ""
     claims: list[CheckedClaim] = field(default_factory=list)
     unsupported: list[CheckedClaim] = field(default_factory=list)
     hpo_notice: str | None = None
@@ -205,8 +208,8 @@ class GeneSetReport:
             return "No term shares two or more of these genes in the libraries searched."
         t = self.name_term
         if not self.significant:
-            return (f"No term is significantly enriched; the closest is {t.name} ({t.term}, "
-                    f"{t.k}/{t.n} genes, adjusted p {t.p_adj:.2g}).")
+            return (f"No term answers what these genes share: the closest, {t.name} ({t.term}, "
+                    f"{t.k}/{len(self.used)} genes, adjusted p {t.p_adj:.2g}), {self.why_not}.")
         stats = f"{t.term}, {LIBRARY_LABELS[t.library]}, {t.k}/{t.n} genes, adjusted p {t.p_adj:.2g}" if t else ""
         return f"{self.name} ({stats})" if stats else str(self.name)
 
@@ -216,6 +219,7 @@ class GeneSetReport:
             "name": self.name,
             "name_source": self.name_source,
             "significant": self.significant,
+            "why_not": self.why_not,
             "name_term": self.name_term.as_dict() if self.name_term else None,
             "genes": {
                 "used": [g.as_dict() for g in self.genes if g.symbol],
@@ -248,6 +252,8 @@ class GeneSetInterpreter:
         self.mesh = mesh
         self.libraries = list(libraries if libraries is not None else self.cfg.libraries)
         self.llm = llm
+        self.rule = SetRule(self.cfg.min_genes, self.cfg.min_share, self.cfg.answer_alpha,
+                            self.cfg.min_share_at_min_genes)
 
     @classmethod
     def from_settings(cls, settings: Settings, exclude: list[str] | None = None) -> GeneSetInterpreter:
@@ -344,34 +350,48 @@ class GeneSetInterpreter:
         report.ms = (time.perf_counter() - t0) * 1000
         return report
 
-    def _best_term(self, report: GeneSetReport) -> tuple[Enriched | None, bool]:
-        """The consensus of the top significant terms of the process libraries
+    def _best_term(self, report: GeneSetReport, rule: SetRule | None = None) -> tuple[Enriched | None, str]:
+        """The term that names the set and '' , or the closest term and why it does not
+        answer the set (`SetRule`: enough of the asked genes, significantly). Among the
+        terms that pass `rule`: the consensus of the top terms of the process libraries
         (`geneset.consensus_libraries`, `geneset.consensus_top_k`,
-        `biorag.enrichment.consensus_term`); with that off, or none of them significant, the
+        `biorag.enrichment.consensus_term`); with that off, or none of them passing, the
         first library's most significant term, or a broader one of its graph that covers
         more of the genes as significantly (`biorag.enrichment.broader_cover`)."""
+        rule = rule or self.rule
+        asked = len(report.used)
         if self.cfg.consensus_top_k > 0:
-            candidates = self._consensus_candidates(report)
+            candidates = self._consensus_candidates(report, rule)
             if candidates:
-                return consensus_term(candidates, self.cfg.consensus_power, self.cfg.consensus_cross_weight), True
+                return consensus_term(candidates, self.cfg.consensus_power, self.cfg.consensus_cross_weight), ""
         for lib in LIBRARY_ORDER:
-            sig = [e for e in report.enriched.get(lib, []) if e.p_adj <= self.cfg.alpha]
-            if sig:
-                broader = ancestors(sig[0].term, term_parents(lib))
-                return broader_cover(sig[0], sig, broader, self.cfg.alpha, self.cfg.broader_strength), True
+            if (term := self.library_term(report, lib, rule)) is not None:
+                return term, ""
         closest = report.top_terms(1)
-        return (closest[0], False) if closest else (None, False)
+        return (closest[0], rule.why_not(closest[0], asked)) if closest else (None, "no term holds 2 of the genes")
 
-    def _consensus_candidates(self, report: GeneSetReport) -> list[tuple[Enriched, float]]:
-        """The `consensus_top_k` most significant terms of each process library, weighted by
-        their -log10 adjusted p over the library's best (libraries differ in size and so in
-        how low their p-values go), most weighted first; ties keep LIBRARY_ORDER."""
+    def library_term(self, report: GeneSetReport, library: str, rule: SetRule | None = None) -> Enriched | None:
+        """The most significant term of `library` that passes `rule`, or a broader one of
+        its graph covering more of the genes as significantly; None when none passes."""
+        rule = rule or self.rule
+        ok = [e for e in report.enriched.get(library, []) if rule.explains(e, len(report.used))]
+        if not ok:
+            return None
+        return broader_cover(ok[0], ok, ancestors(ok[0].term, term_parents(library)), rule.alpha,
+                             self.cfg.broader_strength)
+
+    def _consensus_candidates(self, report: GeneSetReport, rule: SetRule) -> list[tuple[Enriched, float]]:
+        """The `consensus_top_k` most significant terms of each process library that pass
+        `rule`, weighted by their -log10 adjusted p over the library's best (libraries
+        differ in size and so in how low their p-values go), most weighted first; ties
+        keep LIBRARY_ORDER."""
         pooled = []
+        asked = len(report.used)
         for rank, lib in enumerate(lib for lib in LIBRARY_ORDER if lib in self.cfg.consensus_libraries):
-            sig = [e for e in report.enriched.get(lib, []) if e.p_adj <= self.cfg.alpha][:self.cfg.consensus_top_k]
-            if sig:
-                top = _strength(sig[0])
-                pooled += [(e, _strength(e) / top if top > 0 else 1.0, rank) for e in sig]
+            ok = [e for e in report.enriched.get(lib, []) if rule.explains(e, asked)][:self.cfg.consensus_top_k]
+            if ok:
+                top = _strength(ok[0])
+                pooled += [(e, _strength(e) / top if top > 0 else 1.0, rank) for e in ok]
         pooled.sort(key=lambda c: (-c[1], c[2]))
         return [(e, w) for e, w, _ in pooled]
 
@@ -380,8 +400,8 @@ class GeneSetInterpreter:
         return mode == "model" or (mode == "auto" and self.settings.llm.backend == "openai")
 
     def _name(self, report: GeneSetReport, libraries: dict[str, Library | QueryLibrary]) -> None:
-        best, significant = self._best_term(report)
-        report.name_term, report.significant = best, significant
+        best, why_not = self._best_term(report)
+        report.name_term, report.significant, report.why_not = best, best is not None and not why_not, why_not
         report.name = best.name if best else None
         claims = self._term_claims(report)
         if self._use_model() and best is not None:
@@ -496,12 +516,13 @@ def _strength(e: Enriched) -> float:
     return -math.log10(max(e.p_adj, 1e-300))
 
 
-def first_go_term(report: GeneSetReport) -> Enriched | None:
+def first_go_term(report: GeneSetReport, library: str = "go_bp") -> Enriched | None:
     """The GO Biological Process term the enrichment ranks first: the lowest p-value, the
     more specific term winning a tie (the smaller term, then the one deeper in the GO graph:
     "cholesterol transport" over its parent "sterol transport" when both hold the same
-    genes). What a question naming GO asks for; no consensus across libraries."""
-    terms = report.enriched.get("go_bp", [])
+    genes). What a question naming GO asks for; no consensus across libraries. (The same
+    ranking of another library with a graph: `library`.)"""
+    terms = report.enriched.get(library, [])
     if not terms:
         return None
 
@@ -513,7 +534,7 @@ def first_go_term(report: GeneSetReport) -> Enriched | None:
     if len(tied) == 1:
         return tied[0]
     # the same genes and term size: the descendant in the GO graph is the more specific
-    parents = term_parents("go_bp")
+    parents = term_parents(library)
     return min(tied, key=lambda e: (-len(ancestors(e.term, parents)), e.term))
 
 
@@ -534,61 +555,6 @@ def genes_in_question(text: str, store: GeneStore | None, known: frozenset[str])
             if m.symbol and m.basis in ("symbol", "previous"):
                 out.append(tok)
     return list(dict.fromkeys(out))
-
-
-ENRICHED_TERM = AnswerField(
-    "enriched_term", "the term most enriched in a gene set, with its supporting genes",
-    ("enriched", "enrichment", "enriched term", "pathway", "pathways", "process", "processes",
-     "share", "shared", "in common", "together", "biological process", "common function", "have in common",
-     "links", "link", "linking", "connects", "connect", "unites", "overrepresented", "over represented",
-     "theme", "function together", "do together"),
-    ("gene_list",), default_for=("gene_list",))
-GO_TERM = AnswerField(
-    "go_term", "the GO Biological Process term an enrichment ranks first (lowest p, the more specific on a tie)",
-    ("gene ontology", "gene ontology term", "go term", "go terms", "go process", "go biological process",
-     "go bp", "go bp term", "go annotation", "ontology term"), ("gene_list",))
-PROCESS_NAME = AnswerField(
-    "process_name", "a name for the process a gene set shares",
-    ("process name", "name the process", "name of the process", "name this gene set", "name the gene set",
-     "name for these genes", "what would you call"), ("gene_list",))
-SUPPORTING_GENES = AnswerField(
-    "supporting_genes", "the genes of the set that support its enriched term",
-    ("supporting genes", "which of these genes", "genes support", "support the", "supported by"), ("gene_list",))
-GENESET_FIELDS = (ENRICHED_TERM, GO_TERM, PROCESS_NAME, SUPPORTING_GENES)
-
-
-def read_geneset_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
-    """The naming term's record first: its name (first line of the answer) with its id,
-    library, overlap and adjusted p, then the supporting genes; or only the genes. The GO
-    term field reads the record of the first-ranked GO BP term."""
-    if field.name == "go_term":
-        return _read_go_term(evidence)
-    named = [(e, r) for e, r in enriched_terms(evidence) if r.names_the_set]
-    if not named:
-        return None
-    e, r = named[0]
-    stats = (f"{r.term}, {LIBRARY_LABELS[r.library]}, {len(r.supporting_genes)}/{r.query_size} genes, "
-             f"adjusted p {r.p_adj:.2g}")
-    genes = r.supporting_genes
-    if field.name == "supporting_genes":
-        return Reading(genes, [e], f"genes of the set in {r.name} ({stats})")
-    name = r.process_name or r.name
-    if not r.significant:
-        text = f"No term is significantly enriched; the closest is {r.name} ({stats})."
-    else:
-        text = f"{name} ({stats})\nsupporting genes: {', '.join(genes)}"
-    return Reading([name], [e], "enrichment against the term libraries", text=text)
-
-
-def _read_go_term(evidence: list[Evidence]) -> Reading | None:
-    e, r = next(((e, r) for e, r in enriched_terms(evidence) if r.go_first), (None, None))
-    if e is None or r is None:
-        return None
-    stats = (f"{r.term}, GO Biological Process, {len(r.supporting_genes)}/{r.query_size} genes, "
-             f"p {r.p:.2g}, adjusted p {r.p_adj:.2g}")
-    lead = r.name if r.significant else f"{r.name} (the first GO term, not significantly enriched)"
-    text = f"{lead} ({stats})\nsupporting genes: {', '.join(r.supporting_genes)}"
-    return Reading([r.name], [e], "the GO Biological Process term ranked first by p-value", text=text)
 
 
 class GeneSetRetriever(Retriever):
@@ -632,10 +598,16 @@ class GeneSetRetriever(Retriever):
         (free text goes through `search`, which reads only symbols written as symbols)."""
         it = self.interpreter
         report = it.interpret(genes)
+        # a pathway question: Reactome's most significant passing pathway, or a broader one
+        # covering more of the set as significantly ("Phosphorylation of Emi1" 4/5 -> a
+        # mitotic cell cycle pathway 5/5); none passing: its first-ranked one, a lead
         go_first = first_go_term(report)
+        reactome_first = it.library_term(report, "reactome") or first_go_term(report, "reactome")
         ordered = ([report.name_term] if report.name_term else []) + [
             e for e in report.top_terms(k) if e is not report.name_term]
-        ordered = ordered[:k] + ([go_first] if go_first is not None and go_first not in ordered[:k] else [])
+        ordered = ordered[:k]
+        ordered += [e for e in (go_first, reactome_first) if e is not None and all(e is not o for o in ordered)]
+        asked = len(report.used)
         out = []
         for rank, e in enumerate(ordered):
             out.append(Evidence(
@@ -648,6 +620,7 @@ class GeneSetRetriever(Retriever):
                     p_adj=e.p_adj, p=e.p, significant=e.p_adj <= it.cfg.alpha,
                     names_the_set=rank == 0 and e is report.name_term,
                     process_name=report.name if rank == 0 else None, go_first=e is go_first,
+                    reactome_first=e is reactome_first, asked=asked, why_not=it.rule.why_not(e, asked),
                     genes=report.as_dict()["genes"], hpo_notice=report.hpo_notice).as_metadata()))
         if not out:
             raise NoRecord(SOURCE, "no term shares two or more of these genes")

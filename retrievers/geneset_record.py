@@ -26,8 +26,10 @@ class EnrichedTermRecord(BaseModel):
     name: str
     #: the asked genes the term holds
     supporting_genes: list[str]
-    #: how many of the asked genes were tested
+    #: how many of the asked genes were tested (those the term's library knows)
     query_size: int
+    #: how many of the asked genes are known human genes (what a term must explain)
+    asked: int = 0
     p_adj: float
     p: float
     significant: bool
@@ -37,6 +39,10 @@ class EnrichedTermRecord(BaseModel):
     process_name: str | None = None
     #: the GO BP term ranked first by p-value (what a question naming GO asks)
     go_first: bool = False
+    #: the Reactome pathway ranked first by p-value (what a question asking for a pathway asks)
+    reactome_first: bool = False
+    #: why this term does not answer what the set shares ('' when it does: biorag.set_rule)
+    why_not: str = ""
     #: the asked genes as they were checked: used, renamed, unknown, ambiguous
     genes: dict[str, Any]
     hpo_notice: str | None = None

@@ -101,7 +101,7 @@ def test_go_benchmark_sets_are_scored_without_go_bp(geneset_settings):
 def test_no_shared_term_is_said_plainly(interpreter):
     report = interpreter.interpret(["OR1A1", "KRT12"])  # an olfactory receptor and a corneal keratin
     assert not report.significant
-    assert report.summary_line().startswith(("No term is significantly enriched", "No term shares"))
+    assert report.summary_line().startswith(("No term answers what these genes share", "No term shares"))
     assert not [c for c in report.claims if c.kind == "member"]
 
 

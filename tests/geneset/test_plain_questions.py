@@ -37,20 +37,24 @@ def route(understanding, question):
     return a, [(h.source, h.field.name) for h in a.intent.hops]
 
 
-GENE_SET_QUESTIONS = [
-    "Which process do MLH1, MSH2, MSH6 and PMS2 share?",
-    "what do these genes do together: MLH1 MSH2 MSH6 PMS2",
-    "MLH1, MSH2, MSH6, PMS2 - shared pathway?",
-    "Tell me the biological process shared by MLH1 MSH2 MSH6 and PMS2",
-    "enrichment of MLH1 MSH2 MSH6 PMS2 please",
-    "which pathways do mlh1, msh2, msh6 and pms2 have in common",
-]
+#: question -> the field it asks: a process (the first GO BP term), a pathway (the first
+#: Reactome pathway), or what the set shares
+GENE_SET_QUESTIONS = {
+    "Which process do MLH1, MSH2, MSH6 and PMS2 share?": "go_term",
+    "what do these genes do together: MLH1 MSH2 MSH6 PMS2": "enriched_term",
+    "MLH1, MSH2, MSH6, PMS2 - shared pathway?": "enriched_term",
+    "MLH1, MSH2, MSH6, PMS2: which Reactome pathway?": "pathway",
+    "Tell me the biological process shared by MLH1 MSH2 MSH6 and PMS2": "go_term",
+    "enrichment of MLH1 MSH2 MSH6 PMS2 please": "enriched_term",
+    "which pathways do mlh1, msh2, msh6 and pms2 have in common": "enriched_term",
+    "what do MLH1, MSH2, MSH6 and PMS2 have in common": "enriched_term",
+}
 
 
-@pytest.mark.parametrize("question", GENE_SET_QUESTIONS)
-def test_gene_set_questions_reach_geneset(understanding, question):
+@pytest.mark.parametrize("question,field", GENE_SET_QUESTIONS.items())
+def test_gene_set_questions_reach_geneset(understanding, question, field):
     a, hops = route(understanding, question)
-    assert hops == [("geneset", "enriched_term")]
+    assert hops == [("geneset", field)]
     gene_list = a.first("gene_list")
     assert gene_list is not None and set(gene_list.text.split()) == set(GENES)
 
@@ -115,7 +119,7 @@ def agent(settings):
     return build_agent(settings)
 
 
-@pytest.mark.parametrize("question", GENE_SET_QUESTIONS[:3])
+@pytest.mark.parametrize("question", list(GENE_SET_QUESTIONS)[:3])
 def test_agent_names_the_term_first(agent, question):
     ans = agent.answer(question)
     first = ans.answer.splitlines()[0]

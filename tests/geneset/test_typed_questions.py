@@ -43,15 +43,13 @@ def _key(text: str) -> str:
 
 # ---- gene lists: the set, never the string ---------------------------------------------------
 SEPARATORS = [", ", " ", " and ", "\n", "/", "; "]
-WRAPPERS = [
-    "Which process do {genes} share?",
-    "what pathway do {genes} have in common",
-    "What links these genes: {genes}?",
-    "{genes}",
-    "genes {genes}",
-    "Could you tell me the enriched terms for {genes}, please?",
-    "The biological process shared by {genes} is",
-]
+#: wordings by what they ask: a process (GO BP), or what the set shares
+WRAPPERS = {
+    "process": ["Which process do {genes} share?", "The biological process shared by {genes} is"],
+    "shared": ["what pathway do {genes} have in common", "Which pathways link {genes}?",
+               "What links these genes: {genes}?", "{genes}", "genes {genes}",
+               "Could you tell me the enriched terms for {genes}, please?", "what do {genes} have in common"],
+}
 
 
 def _listing(genes: list[str], sep: str) -> str:
@@ -70,16 +68,22 @@ def _library_sets(n: int) -> list[list[str]]:
 
 @pytest.mark.parametrize("genes", _library_sets(20), ids=lambda g: "-".join(g[:2]))
 def test_gene_list_answer_is_the_same_whatever_order_separator_and_wording(agent, genes):
+    """One answer per kind of wording (a process, what they share), whatever the
+    order, the separators and the words around the list; a real GO term's genes share a
+    process."""
     rng = random.Random("".join(genes))
-    base_q = f"Which process do {', '.join(genes)} share?"
-    base = agent.answer(base_q)
-    assert base.sufficient and retrieved(base) == ["geneset"], (base_q, base.answer)
-    for wrapper in WRAPPERS:
-        for sep in rng.sample(SEPARATORS, 2):
-            shuffled = rng.sample(genes, len(genes))
-            q = wrapper.format(genes=_listing(shuffled, sep))
-            a = agent.answer(q)
-            assert first_line(a) == first_line(base), f"\n{base_q!r} -> {first_line(base)!r}\n{q!r} -> {first_line(a)!r}"
+    for wrappers in WRAPPERS.values():
+        base_q = wrappers[0].format(genes=", ".join(genes))
+        base = agent.answer(base_q)
+        assert retrieved(base) == ["geneset"], (base_q, base.answer)
+        assert base.sufficient, (base_q, base.answer)
+        for wrapper in wrappers:
+            for sep in rng.sample(SEPARATORS, 2):
+                shuffled = rng.sample(genes, len(genes))
+                q = wrapper.format(genes=_listing(shuffled, sep))
+                a = agent.answer(q)
+                assert (a.sufficient, first_line(a)) == (base.sufficient, first_line(base)), (
+                    f"\n{base_q!r} -> {first_line(base)!r}\n{q!r} -> {first_line(a)!r}")
 
 
 def test_gene_list_entity_is_a_set_of_resolved_genes(agent):
@@ -125,7 +129,7 @@ def test_go_questions_name_the_first_go_term_whatever_the_wording(agent):
     base questions name the gold term at about the rate plain enrichment allows (0.71 on
     the first 100 sets, benchmarks.go_sets)."""
     rng = random.Random(RNG_SEED)
-    right = 0
+    right = refused = 0
     sets = _go_sets()
     for row in sets:
         answers = {}
@@ -141,9 +145,12 @@ def test_go_questions_name_the_first_go_term_whatever_the_wording(agent):
         terms = {re.sub(r",.*", "", line) for line in answers.values()}  # the term's name and id
         assert len(terms) == 1, answers
         line = next(iter(answers.values()))
+        if line.startswith("Insufficient"):  # the first GO term explains too few (biorag.set_rule)
+            refused += 1
+            continue
         assert re.search(r"\(GO:\d{7}, GO Biological Process", line), line
         right += _key(row["Term_Description"]) in _key(line)
-    assert right / len(sets) >= 0.6, f"{right}/{len(sets)}"
+    assert right / len(sets) >= 0.6 and refused <= 0.1 * len(sets), f"{right}/{len(sets)}, {refused} refused"
 
 
 # ---- symptoms alone: candidate genes from HPO -----------------------------------------------
