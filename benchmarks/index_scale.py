@@ -242,11 +242,16 @@ def load_and_measure(server: Server, name: str, fig: dict) -> None:
     fig.update(load_s=round(time.perf_counter() - t0, 1), load_load_avg=[la, load_avg()])
     time.sleep(5)
     data = server.base_dir / "data"
+    # VmRSS counts mapped file pages the load touched; RssAnon is what the server cannot give
+    # back (with --mmap the field data is file-backed: the page cache, reclaimable under pressure)
+    fig.update(server_rss_anon_after_load_mb=round(server._status("RssAnon:"), 1),
+               server_rss_file_after_load_mb=round(server._status("RssFile:"), 1))
     fig.update(server_rss_after_load_mb=server.rss_mb(), server_peak_during_load_mb=server.peak_mb(),
                disk_data_mb=du_mb(data), disk_index_files_mb=du_mb(data / "index_files"),
                disk_insert_log_mb=du_mb(data / "insert_log"))
     c.close()
-    log(f"loaded in {fig['load_s']}s; server RSS {fig['server_rss_after_load_mb']} MB, peak {fig['server_peak_during_load_mb']} MB")
+    log(f"loaded in {fig['load_s']}s; server RSS {fig['server_rss_after_load_mb']} MB (anon "
+        f"{fig['server_rss_anon_after_load_mb']}, file {fig['server_rss_file_after_load_mb']}), peak {fig['server_peak_during_load_mb']} MB")
 
 
 def _search(c, name: str, q: np.ndarray, expr: str, itype: str, param: int) -> tuple[float, list[int]]:
