@@ -82,14 +82,15 @@ def du_mb(p: Path) -> float:
 class Server:
     """The 2.3.5 embedded server (tests/milvus_server.py) with its RSS readings."""
 
-    def __init__(self, base_dir: Path):
+    def __init__(self, base_dir: Path, mmap: bool = False):
         self.base_dir = base_dir
+        self.mmap_dir = base_dir / "mmap" if mmap else None
         self.srv = None
 
     def start(self) -> None:
         from tests.milvus_server import MilvusTestServer
 
-        self.srv = MilvusTestServer(self.base_dir, timeout_s=300).start()
+        self.srv = MilvusTestServer(self.base_dir, timeout_s=300, mmap_dir=self.mmap_dir).start()
 
     def stop(self) -> None:
         if self.srv is not None:
@@ -167,8 +168,25 @@ def _new_build_failure(base_dir: Path, since: dict[Path, int]) -> str | None:
     return None
 
 
-def build_index(server: Server, name: str, itype: str, fig: dict, timeout_s: float) -> bool:
-    """Replace the collection's vector index with `itype`; False (error recorded) if refused."""
+def _built_index(col, name: str, itype: str) -> bool:
+    """Whether the collection already holds a finished `itype` index with this run's build
+    parameters (a measurement that changes only how the server loads can reuse it)."""
+    from pymilvus import utility
+
+    for ix in col.indexes:
+        p = ix.params
+        params = p.get("params", {})
+        if isinstance(params, str):
+            params = json.loads(params)
+        if p.get("index_type") == itype and {k: int(v) for k, v in params.items()} == BUILD[itype]:
+            prog = utility.index_building_progress(name, using="bench")
+            return bool(prog.get("total_rows")) and prog.get("indexed_rows") == prog.get("total_rows")
+    return False
+
+
+def build_index(server: Server, name: str, itype: str, fig: dict, timeout_s: float, reuse: bool = False) -> bool:
+    """Replace the collection's vector index with `itype`; False (error recorded) if refused.
+    reuse: keep a finished index of the same type and parameters (no build figures then)."""
     from pymilvus import Collection, connections, utility
 
     from biorag import pubmed_schema as ps
@@ -177,6 +195,10 @@ def build_index(server: Server, name: str, itype: str, fig: dict, timeout_s: flo
     try:
         col = Collection(name, using="bench")
         col.release()
+        if reuse and _built_index(col, name, itype):
+            fig["index_reused"] = True
+            log(f"{itype}: the finished index of the same parameters is reused (no build figures)")
+            return True
         for ix in list(col.indexes):
             col.drop_index(index_name=ix.index_name)
         since = _log_lines(server.base_dir)
@@ -220,11 +242,16 @@ def load_and_measure(server: Server, name: str, fig: dict) -> None:
     fig.update(load_s=round(time.perf_counter() - t0, 1), load_load_avg=[la, load_avg()])
     time.sleep(5)
     data = server.base_dir / "data"
+    # VmRSS counts mapped file pages the load touched; RssAnon is what the server cannot give
+    # back (with --mmap the field data is file-backed: the page cache, reclaimable under pressure)
+    fig.update(server_rss_anon_after_load_mb=round(server._status("RssAnon:"), 1),
+               server_rss_file_after_load_mb=round(server._status("RssFile:"), 1))
     fig.update(server_rss_after_load_mb=server.rss_mb(), server_peak_during_load_mb=server.peak_mb(),
                disk_data_mb=du_mb(data), disk_index_files_mb=du_mb(data / "index_files"),
                disk_insert_log_mb=du_mb(data / "insert_log"))
     c.close()
-    log(f"loaded in {fig['load_s']}s; server RSS {fig['server_rss_after_load_mb']} MB, peak {fig['server_peak_during_load_mb']} MB")
+    log(f"loaded in {fig['load_s']}s; server RSS {fig['server_rss_after_load_mb']} MB (anon "
+        f"{fig['server_rss_anon_after_load_mb']}, file {fig['server_rss_file_after_load_mb']}), peak {fig['server_peak_during_load_mb']} MB")
 
 
 def _search(c, name: str, q: np.ndarray, expr: str, itype: str, param: int) -> tuple[float, list[int]]:
@@ -246,7 +273,8 @@ def _pct(xs: list[float], q: float) -> float:
     return round(float(np.percentile(np.asarray(xs) * 1000, q)), 1)
 
 
-def query_figures(server: Server, name: str, itype: str, base: Base, truth: dict, fig: dict) -> None:
+def query_figures(server: Server, name: str, itype: str, base: Base, truth: dict, fig: dict,
+                  params: list[int] | None = None) -> None:
     from pymilvus import MilvusClient
 
     from biorag import pubmed_schema as ps
@@ -257,7 +285,7 @@ def query_figures(server: Server, name: str, itype: str, base: Base, truth: dict
     for q in base.qv[:10]:  # warm-up
         _search(c, name, q, "", itype, SWEEP[itype][1][0])
     sweep, chosen = [], None
-    for param in SWEEP[itype][1]:
+    for param in params or SWEEP[itype][1]:
         la = load_avg()
         lat_u, lat_f, rec_u, rec_f = [], [], [], []
         for i, q in enumerate(base.qv):
@@ -331,21 +359,21 @@ def run_size(a, base: Base, rows: int, server: Server) -> None:
     truth = merged_truth(shards)
     name = f"scale_{tag}"
     for itype in a.types:
-        out = a.out / f"index_scale_{itype}_{tag}.json"
+        out = a.out / f"index_scale_{itype}_{tag}{'_mmap' if a.mmap else ''}.json"
         if out.exists():
             log(f"{out.name} exists: skipped")
             continue
         if server.srv is None:
             server.start()
         imported = ensure_imported(server, name, shards, rows, a.out / f"index_scale_import_{tag}.json")
-        fig = {"index_type": itype, "rows": rows, "text": not a.no_text,
+        fig = {"index_type": itype, "rows": rows, "text": not a.no_text, "mmap": a.mmap,
                # rows carrying each query's descriptor (expected: parents' share x rows), for the
                # production path, which scores filters of at most index.exact_filter_rows rows exactly
                "expected_matches_per_query": [round(float(x) * rows) for x in base.carries.mean(axis=0)], "dim": int(base.vecs.shape[1]), "build_params": BUILD[itype],
                "queries": len(base.qv), "server": "milvus 2.3.5 (embedded wheel)", **imported}
-        if build_index(server, name, itype, fig, a.build_timeout):
+        if build_index(server, name, itype, fig, a.build_timeout, reuse=a.reuse_index):
             load_and_measure(server, name, fig)
-            query_figures(server, name, itype, base, truth, fig)
+            query_figures(server, name, itype, base, truth, fig, a.params)
         fig["client_peak_rss_mb"] = client_peak_mb()
         fig["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         out.write_text(json.dumps(fig, indent=1))
@@ -370,6 +398,14 @@ def main(argv=None) -> None:
     ap.add_argument("--shards-only", action="store_true",
                     help="write the shards and exact truth only (no server): the client's peak memory per size")
     ap.add_argument("--fresh-server", action="store_true", help="remove the server's data dir first")
+    ap.add_argument("--mmap", action="store_true",
+                    help="memory-map loaded field data (2.3's queryNode.mmapDirPath under WORK/server/mmap): "
+                         "text, scalars and raw vectors leave the server's heap; figures go to *_mmap.json")
+    ap.add_argument("--reuse-index", action="store_true",
+                    help="keep a finished index of the same type and parameters (e.g. to measure --mmap "
+                         "on an index already built): no build figures then")
+    ap.add_argument("--params", type=int, nargs="+",
+                    help="search parameters to sweep instead of the type's full sweep (e.g. the served nprobe)")
     a = ap.parse_args(argv)
     warnings.filterwarnings("ignore", message=".*ORM-style PyMilvus API.*")
     logging.getLogger("pymilvus").setLevel(logging.CRITICAL)  # the polled "index not found" of a fresh index
@@ -391,7 +427,7 @@ def main(argv=None) -> None:
             (a.out / f"index_scale_client_{rows}.json").write_text(json.dumps(fig, indent=1))
             log(f"{rows} rows written: client peak RSS {fig['client_peak_rss_mb']} MB")
         return
-    server = Server(a.work / "server")
+    server = Server(a.work / "server", mmap=a.mmap)
     if a.fresh_server:
         shutil.rmtree(server.base_dir, ignore_errors=True)
     try:

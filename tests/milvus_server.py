@@ -25,14 +25,29 @@ def unavailable() -> str | None:
     return None
 
 
+def enable_mmap(config, mmap_dir: Path) -> None:
+    """Add `queryNode.mmapDirPath` to the wheel's config template (the template has no such
+    line, and the wheel's `set` only replaces lines that exist). 2.3 memory-maps every loaded
+    field's raw data when the path is set; 2.4+ has per-field `mmap.enabled` instead."""
+    mmap_dir.mkdir(parents=True, exist_ok=True)
+    text = config.template_text
+    if "\nqueryNode:\n" not in text:
+        raise RuntimeError("the milvus wheel's config template has no queryNode section: cannot enable mmap")
+    config.template_text = text.replace("\nqueryNode:\n", f"\nqueryNode:\n  mmapDirPath: {mmap_dir}\n", 1)
+
+
 class MilvusTestServer:
-    def __init__(self, base_dir: Path, timeout_s: float = 120.0):
+    def __init__(self, base_dir: Path, timeout_s: float = 120.0, mmap_dir: Path | None = None):
+        """mmap_dir: memory-map loaded field data there (2.3's global `queryNode.mmapDirPath`):
+        text, scalars and raw vectors live in the page cache instead of the server's heap."""
         from milvus import MilvusServer
 
         self.base_dir = base_dir
         self.timeout_s = timeout_s
         self.server = MilvusServer(wait_for_started=False)
         self.server.set_base_dir(str(base_dir))
+        if mmap_dir is not None:
+            enable_mmap(self.server.config, mmap_dir)
 
     @property
     def uri(self) -> str:
