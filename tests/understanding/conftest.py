@@ -11,6 +11,7 @@ from application.catalog import registered_sources
 from application.engine import build_agent
 from biorag.settings import load_settings
 from retrievers.http_store import BUNDLED_CASSETTE
+from retrievers.lexicon import StoreLexicon
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +22,14 @@ def store_path(tmp_path_factory):
     path = tmp_path_factory.mktemp("gene-store") / "gene_store.sqlite"
     build_store(path, dict(snapshot_paths()))
     return path
+
+
+@pytest.fixture(scope="module")
+def lexicon(store_path):
+    """The question lexicon over the session's gene store (one per test module)."""
+    lex = StoreLexicon(store_path)
+    yield lex
+    lex.close()
 
 
 def settings_for(store_path, planner: str = "rules", **kw):

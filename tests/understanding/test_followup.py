@@ -11,14 +11,6 @@ import sqlite3
 import pytest
 
 from biorag.followup import resolve
-from retrievers.lexicon import StoreLexicon
-
-
-@pytest.fixture(scope="module")
-def lexicon(store_path):
-    lex = StoreLexicon(store_path)
-    yield lex
-    lex.close()
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,6 @@ own rows in test_issue_rows_on_the_embedded_preset.
 
 from __future__ import annotations
 
-import csv
 import gzip
 import random
 import re
@@ -30,20 +29,15 @@ import pytest
 
 from biorag.gene_store_schema import EXPERIMENTAL_EVIDENCE
 from indexing.gene_annotations import CLINVAR_VCF, GO_DIRECT
-from indexing.gene_store_build import snapshot_paths
 from tests.agents import newcomer_agent
+from tests.hgnc_rows import approved_hgnc_rows
 
 SEED = 24
 GO_ID = re.compile(r"\bGO:\d{7}\b")
 
 
 # ---- real records, read here independently of the code under test -------------------------
-def _hgnc() -> list[dict[str, str]]:
-    with gzip.open(snapshot_paths()["hgnc"], "rt", encoding="utf-8", newline="") as fh:
-        return [r for r in csv.DictReader(fh, delimiter="\t") if r.get("status", "Approved") == "Approved"]
-
-
-HGNC = _hgnc()
+HGNC = approved_hgnc_rows()
 BY_ENTREZ = {r["entrez_id"]: r for r in HGNC if r["entrez_id"]}
 
 

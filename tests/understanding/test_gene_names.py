@@ -13,8 +13,6 @@ several wordings and cases:
 
 from __future__ import annotations
 
-import csv
-import gzip
 import random
 import re
 import sqlite3
@@ -23,18 +21,13 @@ import pytest
 
 from biorag.question_words import english_words
 from biorag.understanding import analyse
-from indexing.gene_store_build import snapshot_paths
+from tests.hgnc_rows import approved_hgnc_rows
 
 SEED = 24
 SYMBOL_LIKE = re.compile(r"[A-Z][A-Z0-9]{2,9}")
 
 
-def _hgnc() -> list[dict[str, str]]:
-    with gzip.open(snapshot_paths()["hgnc"], "rt", encoding="utf-8", newline="") as fh:
-        return [r for r in csv.DictReader(fh, delimiter="\t") if r.get("status", "Approved") == "Approved"]
-
-
-HGNC = _hgnc()
+HGNC = approved_hgnc_rows()
 BY_ENTREZ = {r["entrez_id"]: r for r in HGNC if r["entrez_id"]}
 
 

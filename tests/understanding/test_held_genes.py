@@ -17,15 +17,7 @@ from biorag.sufficiency import missing_entities
 from biorag.understanding import analyse
 from retrievers.gene import LocalGeneRetriever
 from retrievers.gene_store import GeneStore
-from retrievers.lexicon import StoreLexicon
 from tests.registered import SOURCES
-
-
-@pytest.fixture(scope="module")
-def lexicon(store_path):
-    lex = StoreLexicon(store_path)
-    yield lex
-    lex.close()
 
 
 @pytest.fixture(scope="module")

@@ -7,17 +7,9 @@ import pytest
 
 from application.engine import build_agent
 from biorag.understanding import analyse, find_entities
-from retrievers.lexicon import StoreLexicon
 from tests.registered import SOURCES
 from tests.understanding.conftest import settings_for
 from tests.understanding.phrasings import GENE
-
-
-@pytest.fixture(scope="module")
-def lexicon(store_path):
-    lex = StoreLexicon(store_path)
-    yield lex
-    lex.close()
 
 
 @pytest.mark.parametrize("question, text, how, canonical", [
