@@ -51,6 +51,7 @@ from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
 from biorag.sources import PASSAGES
 from biorag.vector_store import backend_of, index_token, open_store
+from retrievers.pubmed_record import PubMedRecord
 
 if TYPE_CHECKING:
     import numpy as np
@@ -505,16 +506,10 @@ class PubMedRetriever(Retriever):
             text=e.get("abstract", ""),
             url=record_url("pubmed", pmid),
             score=hit["distance"],
-            metadata={
-                "pmid": pmid,
-                "year": e.get("year") or None,
-                "journal": e.get("journal", ""),
-                "mesh": list(e.get("mesh_name") or []),
-                "mesh_ui": uis,
-                "mesh_major": list(e.get("mesh_major") or []),
-                "mesh_filter": sorted(mesh_uis),
-                "mesh_match": match,
-                "widened": bool(filter_uis) and not match,
+            metadata=PubMedRecord(
+                pmid=pmid, year=e.get("year") or None, journal=e.get("journal", ""),
+                mesh=list(e.get("mesh_name") or []), mesh_ui=uis, mesh_major=list(e.get("mesh_major") or []),
+                mesh_filter=sorted(mesh_uis), mesh_match=match, widened=bool(filter_uis) and not match,
                 **({"similarity": hit["similarity"]} if "similarity" in hit else {}),
-            },
+            ).as_metadata(),
         )
