@@ -7,7 +7,8 @@ Reports are parsed from BLAST XML or the plain-text report (what the dev recordi
 
 Evidence: ``source="blast"``, ``id`` = subject accession ("CP068263.2"), ``title`` = the
 subject description, ``url`` = https://www.ncbi.nlm.nih.gov/nuccore/<accession>.
-``metadata`` keys (always present, None when the report does not say):
+``metadata``: a `BlastHitRecord` (retrievers/blast_record.py; read it back with
+`BlastHitRecord.of`), keys always present, None when the report does not say:
 ``accession``, ``description``, ``organism`` (binomial from the description, e.g.
 "Homo sapiens"), ``identity`` (percent, float), ``evalue`` (float), ``bit_score``,
 ``align_length``, ``query_start``, ``query_end``, ``subject_start``, ``subject_end``,

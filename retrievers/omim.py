@@ -2,7 +2,8 @@
 (E-utilities esearch db=omim, then esummary).
 
 Evidence: ``source="omim"``, ``id`` = MIM number, ``title`` = OMIM title,
-``url`` = https://omim.org/entry/<mim>. ``metadata`` keys (always present):
+``url`` = https://omim.org/entry/<mim>. ``metadata``: an `OmimRecord`
+(retrievers/omim_record.py; read it back with `OmimRecord.of`), keys always present:
 ``title`` (OMIM's title, e.g. "KERATIN 12, TYPE I; KRT12"), ``genes`` (list of gene symbols:
 for gene entries the symbol after ';' in the title; empty for phenotype entries),
 ``locations`` (list of cytogenetic locations, e.g. ["17q21.2"]), ``entry_type``

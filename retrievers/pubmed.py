@@ -27,9 +27,10 @@ What the search did is returned with the hits (`SearchHits.info`): `filter` (the
 expression), `mesh` (UIs), `mesh_mode`, `path` (`exact`, `ann`, or `none` when the counts
 say nothing matches), `matching_rows` (from the counts), `filtered_hits`, `widened`,
 `widen_mode`, `batch` (searches that shared the embedding call), `note` (one sentence for
-the trace). Each Evidence's `metadata` carries `mesh_filter` (UIs requested), `mesh_match`
-(the record carries one of them), `widened` (a fill-in hit from the unfiltered search);
-plus `pmid`, `year`, `journal`, `mesh` (names), `mesh_ui`, `mesh_major`.
+the trace). Each Evidence's `metadata` (a `PubMedRecord`, retrievers/pubmed_record.py)
+carries `mesh_filter` (UIs requested), `mesh_match` (the record carries one of them),
+`widened` (a fill-in hit from the unfiltered search); plus `pmid`, `year`, `journal`, `mesh`
+(names), `mesh_ui`, `mesh_major`.
 """
 
 from __future__ import annotations

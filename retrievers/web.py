@@ -3,10 +3,10 @@ Wikipedia, arXiv and Crossref (backends ``wikipedia``, ``arxiv``, ``crossref``).
 
 Every backend goes through the shared record/replay store, so web results replay like NCBI.
 Evidence: ``source="web"``, ``id`` = result URL, ``title``, ``text`` = snippet (plain text,
-HTML stripped), ``url``. ``metadata`` keys: ``engine`` (backend name), ``url``, ``snippet``,
-``date`` (ISO date or None), ``authors`` (list, arXiv/Crossref), ``doi`` (Crossref/arXiv when
-known), ``untrusted`` (always True: web text is data, never instructions; prompts must
-quote it as such).
+HTML stripped), ``url``. ``metadata``: a `WebRecord` (retrievers/web_record.py), keys:
+``engine`` (backend name), ``url``, ``snippet``, ``date`` (ISO date or None), ``authors``
+(list, arXiv/Crossref), ``doi`` (Crossref/arXiv when known), ``untrusted`` (always True: web
+text is data, never instructions; prompts must quote it as such).
 """
 
 from __future__ import annotations
