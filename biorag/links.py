@@ -6,14 +6,15 @@ disease?", "does FBN1 cause Marfan syndrome?") is answered with the gene's recor
 checked against the disease's genes (`Intent.checks` taking the disease,
 biorag.understanding): every source that declares a disease's genes reads them from its own
 records, and each record that lists the gene links it to the record's disease. A record says
-who linked each gene in its ``gene_links`` metadata (gene symbol -> the catalogues, in plain
-words: "ClinVar", "NCBI mim2gene_medgen", "HPO annotations"); a record without it (genes a
-disease name merely names, genes ranked for phenotypes) links nothing.
+who linked each gene (`RecordLinks.gene_links`, read by its source from its typed record:
+gene symbol -> the catalogues, in plain words: "ClinVar", "NCBI mim2gene_medgen", "HPO
+annotations"); a record without them (genes a disease name merely names, genes ranked for
+phenotypes) links nothing.
 
 When no record links them, the gene's own diseases are looked up (`Intent.checks` taking
-the gene: the fields that list a gene's diseases, HPO's today). A gene's record lists them in
-``diseases`` ([{"disease_id", "name"}]) and says who linked each in ``disease_links``
-(disease id -> the catalogues).
+the gene: the fields that list a gene's diseases, HPO's today). A gene's record lists them
+(`RecordLinks.diseases`, (id, name)) and says who linked each (`RecordLinks.disease_links`:
+disease id -> the catalogues).
 
 The statement is one line, or two, the records cited under their own catalogue:
 
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 
 from biorag.catalogues import GENE_LINKERS, ID_PREFIXES, catalogue_of, cited_as, record_url
 from biorag.models import Evidence
-from biorag.sources import Source
+from biorag.sources import Source, record_links
 from biorag.understanding import Analysis, Entity, Hop
 
 #: at most this many disease records are cited for a link found
@@ -92,12 +93,11 @@ def gene_disease_link(analysis: Analysis, evidence: list[Evidence], sources: Map
     records: dict[str, tuple[Evidence, dict[str, list[str]]]] = {}  # cited id -> (record, gene -> linkers)
     for hop in asked:
         reading = sources[hop.source].read(hop.field, [e for e in evidence if e.source == hop.source], [disease.text])
-        for ev in reading.used if reading is not None else []:
-            links = ev.metadata.get("gene_links")
-            if not isinstance(links, dict) or not links:
+        for rec in record_links(sources[hop.source], reading.used) if reading is not None else []:
+            if not rec.gene_links:
                 continue
-            _, merged = records.setdefault(ev.cited, (ev, {}))
-            for g, who in links.items():
+            _, merged = records.setdefault(rec.evidence.cited, (rec.evidence, {}))
+            for g, who in rec.gene_links.items():
                 merged[g] = list(dict.fromkeys([*merged.get(g, []), *who]))
     if not asked and not records:
         return None
@@ -132,17 +132,17 @@ def gene_diseases(analysis: Analysis, evidence: list[Evidence], sources: Mapping
     diseases: dict[str, tuple[Evidence, str, list[str]]] = {}  # disease id -> (gene record, name, linkers)
     asked = []
     for hop, query in checks:
-        own = [e for e in evidence if e.source == hop.source
-               and symbol in (e.metadata.get("symbol"), e.title) and e.metadata.get("disease_links")]
-        reading = sources[hop.source].read(hop.field, own, [query]) if own else None
+        source = sources[hop.source]
+        own = [r.evidence for r in record_links(source, [e for e in evidence if e.source == hop.source])
+               if symbol in (r.symbol, r.evidence.title) and r.disease_links]
+        reading = source.read(hop.field, own, [query]) if own else None
         if reading is not None or (tried is not None and tried(hop.source, query)):
             asked.append(hop.source)
-        for ev in reading.used if reading is not None else []:
-            links = ev.metadata["disease_links"]
-            for d in ev.metadata.get("diseases") or []:
-                if d["disease_id"] in links:
-                    _, _, who = diseases.setdefault(d["disease_id"], (ev, d["name"], []))
-                    who += [w for w in links[d["disease_id"]] if w not in who]
+        for rec in record_links(source, reading.used) if reading is not None else []:
+            for did, name in rec.diseases:
+                if did in rec.disease_links:
+                    _, _, who = diseases.setdefault(did, (rec.evidence, name, []))
+                    who += [w for w in rec.disease_links[did] if w not in who]
     if not asked:
         return None
     if not diseases:

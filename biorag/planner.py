@@ -240,7 +240,7 @@ def unknown_name_step(state: LoopState) -> Selection | None:
             if not state.tried(source, name):
                 state.planned_query, state.planned_by = name, "rules"
                 return Selection(source, f"'{name}' is in no dictionary: ask {source} once", "rules")
-    if left := still_unknown(unknown, state.evidence):
+    if left := still_unknown(unknown, state.evidence, state.retrievers):
         raise PlanExhausted(refusal(left))
     return None
 

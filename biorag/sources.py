@@ -10,7 +10,10 @@ Every retriever (retrievers/) declares, as class attributes:
 - ``read(field, evidence, about)``: the field read from its own evidence, or None;
 - optionally ``genes(evidence)``: the genes its own records hold (`HeldGene`: NCBI Gene ID
   and names), read from its typed records. The sufficiency check matches the question's
-  resolved genes against them (by Gene ID or symbol, in any order), not against words.
+  resolved genes against them (by Gene ID or symbol, in any order), not against words, and
+  a name no dictionary holds counts as known once a record holds a gene by that name;
+- optionally ``links(evidence)``: the gene–disease links its own records carry, with who
+  made each (`RecordLinks`), read from its typed records (biorag.links).
 
 Question understanding, planning and grounding loop over these declarations and never
 name a source, so adding a source is one module in retrievers/ plus one registry line.
@@ -138,6 +141,20 @@ class HeldGene:
     names: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class RecordLinks:
+    """The gene–disease links one record carries, and who made each (the catalogues, in plain
+    words: "ClinVar", "HPO annotations"). A disease's record links genes (`gene_links`: symbol
+    -> who); a gene's record (`symbol`) links diseases (`diseases`: (id, name) in the record's
+    order; `disease_links`: disease id -> who)."""
+
+    evidence: Evidence
+    gene_links: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    symbol: str = ""
+    diseases: tuple[tuple[str, str], ...] = ()
+    disease_links: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+
 class Source(Protocol):
     """What the core reads from a retriever (class or instance): see the module docstring."""
 
@@ -152,6 +169,24 @@ def declared_fields(sources: Mapping[str, Source] | Iterable[Source]) -> list[tu
     """(source name, field) for every field the given sources declare, in source order."""
     items = sources.values() if isinstance(sources, Mapping) else sources
     return [(s.name, f) for s in items for f in getattr(s, "answers", ())]
+
+
+def held_genes(evidence: list[Evidence], sources: Mapping[str, Source] | None) -> list[HeldGene]:
+    """The genes the records hold, as each record's own source reads its typed records
+    (`Source.genes`, where a source declares it)."""
+    out: list[HeldGene] = []
+    for name, source in (sources or {}).items():
+        own = [e for e in evidence if e.source == name]
+        genes_of = getattr(source, "genes", None)
+        out += genes_of(own) if own and genes_of is not None else []
+    return out
+
+
+def record_links(source: Source, evidence: list[Evidence]) -> list[RecordLinks]:
+    """The links that the records of `source` among `evidence` carry (`Source.links`; none
+    when the source declares none)."""
+    links_of = getattr(source, "links", None)
+    return links_of(evidence) if evidence and links_of is not None else []
 
 
 def accepting(sources: Mapping[str, Source], kinds: Iterable[str]) -> list[str]:

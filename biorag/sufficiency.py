@@ -31,7 +31,7 @@ from biorag.extractive import ScoredSentence, SentenceRanker
 from biorag.grounding import StructuredAnswer
 from biorag.models import Evidence
 from biorag.names import disease_key
-from biorag.sources import GENE_IDS, Source
+from biorag.sources import GENE_IDS, Source, held_genes
 from biorag.understanding import Analysis
 from biorag.unknown_names import refusal, still_unknown
 
@@ -64,17 +64,9 @@ def _haystack(evidence: list[Evidence]) -> str:
 
 
 def _held_genes(evidence: list[Evidence], sources: Mapping[str, Source] | None) -> tuple[set[str], set[str]]:
-    """(Gene IDs, lower-cased names) of the genes the records hold, as each record's own
-    source reads its typed records (`Source.genes`, where a source declares it)."""
-    ids: set[str] = set()
-    names: set[str] = set()
-    for name, source in (sources or {}).items():
-        own = [e for e in evidence if e.source == name]
-        genes_of = getattr(source, "genes", None)
-        for gene in genes_of(own) if own and genes_of is not None else ():
-            ids |= {gene.gene_id} if gene.gene_id else set()
-            names |= {n.lower() for n in gene.names if n}
-    return ids, names
+    """(Gene IDs, lower-cased names) of the genes the records hold (`held_genes`)."""
+    held = held_genes(evidence, sources)
+    return {g.gene_id for g in held if g.gene_id}, {n.lower() for g in held for n in g.names if n}
 
 
 def missing_entities(analysis: Analysis, evidence: list[Evidence],
@@ -171,7 +163,7 @@ def check_evidence(
 ) -> EvidenceCheck:
     """Whether `evidence` can support an answer to the analysed question, and why not.
     `reading`: what the evidence answers (`LoopState.reading`, read once per retrieval)."""
-    if unknown := still_unknown(analysis.unknown, evidence):
+    if unknown := still_unknown(analysis.unknown, evidence, sources):
         # a name no dictionary holds and no source knew: say so, with the close symbols
         return EvidenceCheck(False, refusal(unknown), figures={"unknown_names": list(unknown)})
     if not evidence:

@@ -14,12 +14,14 @@ is about lungs too).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
+
+from biorag.sources import held_genes
 
 if TYPE_CHECKING:
     from biorag.models import Evidence
-    from biorag.sources import Lexicon
+    from biorag.sources import Lexicon, Source
 
 _SYMBOL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$")
 #: words a question may wrap a request in without asking about anything else
@@ -53,11 +55,11 @@ def refusal(unknown: dict[str, tuple[str, ...]]) -> str:
                      for name, close in unknown.items())
 
 
-def still_unknown(unknown: dict[str, tuple[str, ...]], evidence: list[Evidence]) -> dict[str, tuple[str, ...]]:
-    """The names no gathered record carries (a source outside the dictionary may know one)."""
-    def carried(name: str) -> bool:
-        n = name.lower()
-        return any(n == str(v).lower() for ev in evidence
-                   for v in (ev.id, ev.metadata.get("symbol"), *(ev.metadata.get("aliases") or ()),
-                             *(ev.metadata.get("previous_symbols") or ())))
-    return {n: c for n, c in unknown.items() if not carried(n)}
+def still_unknown(unknown: dict[str, tuple[str, ...]], evidence: list[Evidence],
+                  sources: Mapping[str, Source] | None) -> dict[str, tuple[str, ...]]:
+    """The names no gathered record carries (a source outside the dictionary may know one):
+    no record has it as its id, and no record holds a gene by it (symbol, alias, previous
+    symbol: `Source.genes`)."""
+    held = {n.lower() for g in held_genes(evidence, sources) for n in g.names if n}
+    held |= {ev.id.lower() for ev in evidence}
+    return {n: c for n, c in unknown.items() if n.lower() not in held}

@@ -7,7 +7,8 @@ Reports are parsed from BLAST XML or the plain-text report (what the dev recordi
 
 Evidence: ``source="blast"``, ``id`` = subject accession ("CP068263.2"), ``title`` = the
 subject description, ``url`` = https://www.ncbi.nlm.nih.gov/nuccore/<accession>.
-``metadata`` keys (always present, None when the report does not say):
+``metadata``: a `BlastHitRecord` (retrievers/blast_record.py; read it back with
+`BlastHitRecord.of`), keys always present, None when the report does not say:
 ``accession``, ``description``, ``organism`` (binomial from the description, e.g.
 "Homo sapiens"), ``identity`` (percent, float), ``evalue`` (float), ``bit_score``,
 ``align_length``, ``query_start``, ``query_end``, ``subject_start``, ``subject_end``,
@@ -37,6 +38,7 @@ from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, Reading
 from retrievers.blast_reading import BLAST_FIELDS, SEQUENCE_TEXT, read_blast_field
+from retrievers.blast_record import BlastHitRecord
 from retrievers.http_store import HttpStore, store_for
 
 if TYPE_CHECKING:
@@ -254,21 +256,22 @@ def parse_report(body: str) -> list[dict[str, Any]]:
 
 
 def blast_evidence(h: dict[str, Any], rid: str | None) -> Evidence:
-    md = {**h, "rid": rid}
+    """A parsed hit (`parse_report`) of search `rid` as evidence carrying its `BlastHitRecord`."""
+    rec = BlastHitRecord.model_validate({**h, "rid": rid})
     where = ""
-    if h.get("subject_start") is not None:
-        where = f"; subject {h['subject_start']}-{h['subject_end']}"
-        if h.get("chromosome_record"):
-            where += f" (chromosome {h['chromosome']}, assembly {h.get('assembly') or 'not named'})"
-        elif h.get("chromosome"):
-            where += f" (from chromosome {h['chromosome']}; local coordinates of a clone or feature record)"
+    if rec.subject_start is not None:
+        where = f"; subject {rec.subject_start}-{rec.subject_end}"
+        if rec.chromosome_record:
+            where += f" (chromosome {rec.chromosome}, assembly {rec.assembly or 'not named'})"
+        elif rec.chromosome:
+            where += f" (from chromosome {rec.chromosome}; local coordinates of a clone or feature record)"
     text = (
-        f"{h['accession']} {h['description']}\n"
-        f"Organism: {h.get('organism') or 'not stated'}; identity {h.get('identity')}%; "
-        f"E-value {h.get('evalue')}{where}"
+        f"{rec.accession} {rec.description}\n"
+        f"Organism: {rec.organism or 'not stated'}; identity {rec.identity}%; "
+        f"E-value {rec.evalue}{where}"
     )
-    return Evidence(source="blast", id=h["accession"], title=h["description"], text=text,
-                    url=f"https://www.ncbi.nlm.nih.gov/nuccore/{h['accession']}", metadata=md)
+    return Evidence(source="blast", id=rec.accession, title=rec.description, text=text,
+                    url=f"https://www.ncbi.nlm.nih.gov/nuccore/{rec.accession}", metadata=rec.as_metadata())
 
 
 # ---- client -------------------------------------------------------------------------

@@ -18,11 +18,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from biorag.models import Evidence
 from biorag.organisms import HUMAN
 from biorag.sources import AnswerField, Reading
+from retrievers.blast_record import BlastHitRecord
 
 SEQUENCE_TEXT = re.compile(r"[A-Za-z*]{20,}")
 
@@ -48,25 +48,18 @@ _ASSEMBLY_TIER = (("GRCh38", 0), ("GRC", 1), ("T2T", 2))
 _CLONE = re.compile(r"\bclone ([\w\-.]+)", re.I)
 
 
-def _meta(ev: Evidence, key: str, default: Any = None) -> Any:
-    value = ev.metadata.get(key, default)
-    return default if value in (None, "", []) else value
+def _hits(evidence: list[Evidence]) -> list[tuple[Evidence, BlastHitRecord]]:
+    return BlastHitRecord.all_of(evidence)
 
 
-def _bits(ev: Evidence) -> float:
-    try:
-        return float(_meta(ev, "bit_score", 0) or 0)
-    except (TypeError, ValueError):
-        return 0.0
-
-
-def reference_rank(ev: Evidence) -> tuple[float, int]:
+def reference_rank(hit: tuple[Evidence, BlastHitRecord]) -> tuple[float, int]:
     """Order chromosome records of one organism for 'where in the genome': the alignment
     score decides first (a worse alignment is never preferred); among equal scores the
     GRCh38 assembly, then other GRC assemblies, then T2T-CHM13, then other named ones."""
-    assembly = str(_meta(ev, "assembly", ""))
+    _, rec = hit
+    assembly = rec.assembly or ""
     tier = next((t for prefix, t in _ASSEMBLY_TIER if assembly.startswith(prefix)), len(_ASSEMBLY_TIER))
-    return (-_bits(ev), tier)
+    return (-rec.bits, tier)
 
 
 def organism_of_hits(hits: list[Evidence], wanted: str | None = None) -> str | None:
@@ -74,11 +67,11 @@ def organism_of_hits(hits: list[Evidence], wanted: str | None = None) -> str | N
     the question names), else Homo sapiens, else the organism most of the tied hits come
     from. BLAST lists ties in no meaningful order, so a close relative (chimpanzee) must
     not win by position."""
-    hits = [h for h in hits if _meta(h, "organism")]
-    if not hits:
+    recs = [r for _, r in _hits(hits) if r.organism]
+    if not recs:
         return None
-    top = max(_bits(h) for h in hits)
-    tied = [str(h.metadata["organism"]) for h in hits if _bits(h) >= top]
+    top = max(r.bits for r in recs)
+    tied = [str(r.organism) for r in recs if r.bits >= top]
     for preferred in (wanted, HUMAN):
         if preferred in tied:
             return preferred
@@ -89,42 +82,46 @@ def _chr(chrom: str) -> str:
     return chrom if chrom.lower().startswith("chr") else "chr" + chrom
 
 
+def _title(ev: Evidence, rec: BlastHitRecord) -> str:
+    return rec.description or ev.title
+
+
 def genome_location(hits: list[Evidence], wanted: str | None = None) -> Reading | None:
     """Where the sequence lies in the wanted organism's genome (Homo sapiens unless the
     question names another), from alignments as good as the best of all hits: coordinates
     on a chromosome record of a named assembly, else the chromosome the best hits' titles
     name (module docstring). A close relative's genome is not the one asked about."""
     organism = wanted or HUMAN
-    best = max((_bits(h) for h in hits), default=0.0)
-    own = [h for h in hits if _meta(h, "organism") == organism and _bits(h) >= best]
+    recs = _hits(hits)
+    best = max((r.bits for _, r in recs), default=0.0)
+    own = [(ev, r) for ev, r in recs if r.organism == organism and r.bits >= best]
     if not own:
         return None
-    records = [h for h in own if _meta(h, "chromosome_record") and _meta(h, "assembly") and _meta(h, "chromosome")
-               and _meta(h, "subject_start") is not None and _meta(h, "subject_end") is not None]
+    records = [(ev, r) for ev, r in own if r.located]
     if not records:
         return chromosome_by_title(own, organism)
-    ev = sorted(records, key=reference_rank)[0]
-    lo, hi = sorted((int(ev.metadata["subject_start"]), int(ev.metadata["subject_end"])))
-    where = f"{_chr(str(ev.metadata['chromosome']))}:{lo}-{hi}"
-    assembly = str(ev.metadata["assembly"])
+    ev, rec = sorted(records, key=reference_rank)[0]
+    lo, hi = sorted((int(rec.subject_start or 0), int(rec.subject_end or 0)))
+    where = f"{_chr(str(rec.chromosome))}:{lo}-{hi}"
+    assembly = str(rec.assembly)
     first = where
     if organism == HUMAN and not assembly.startswith("GRCh38"):
         first = f"{where} on {assembly}; no GRCh38 record in the evidence"
     return Reading([where], [ev], f"alignment to {ev.id}, a chromosome record of {assembly}",
-                   text=f"{first}\nAssembly: {assembly} ({organism}, {ev.id}: {_meta(ev, 'description', ev.title)})")
+                   text=f"{first}\nAssembly: {assembly} ({organism}, {ev.id}: {_title(ev, rec)})")
 
 
-def chromosome_by_title(best: list[Evidence], organism: str) -> Reading | None:
+def chromosome_by_title(best: list[tuple[Evidence, BlastHitRecord]], organism: str) -> Reading | None:
     """The chromosome that the titles of the best-scoring records (clones, contigs, genes
     'on chromosome N') name, when they name exactly one; None when they name none or
     several (tied hits on different chromosomes: a repeat, not a location)."""
-    named = [h for h in best if _meta(h, "chromosome")]
-    chroms = {str(h.metadata["chromosome"]).upper() for h in named}
+    named = [(ev, r) for ev, r in best if r.chromosome]
+    chroms = {str(r.chromosome).upper() for _, r in named}
     if len(chroms) != 1:
         return None
     chrom = _chr(chroms.pop())
-    ev = named[0]
-    title = str(_meta(ev, "description", ev.title))
+    ev, rec = named[0]
+    title = _title(ev, rec)
     clone = _CLONE.search(title)
     what = f"clone {clone.group(1)}, {ev.id}" if clone else ev.id
     first = f"{chrom} (named by the title of {what}; no chromosome coordinates in the evidence)"
@@ -133,11 +130,9 @@ def chromosome_by_title(best: list[Evidence], organism: str) -> Reading | None:
                    text=f"{first}\nRecord: {ev.id}: {title}")
 
 
-def symbols_of_hit(ev: Evidence) -> list[str]:
-    """Gene symbols a hit names: its `symbol`, else '(SYMBOL)' in the description."""
-    if _meta(ev, "symbol"):
-        return [str(_meta(ev, "symbol"))]
-    return _PAREN_SYMBOL.findall(str(_meta(ev, "description", ev.title)))
+def symbols_of_hit(ev: Evidence, rec: BlastHitRecord) -> list[str]:
+    """Gene symbols a hit names: '(SYMBOL)' in its description."""
+    return _PAREN_SYMBOL.findall(_title(ev, rec))
 
 
 def _binomial(organism: str) -> str:
@@ -149,17 +144,18 @@ def read_blast_field(field: AnswerField, evidence: list[Evidence], about: Sequen
                      organism: str | None = None) -> Reading | None:
     """`organism`: the organism the question names, when the caller knows it (ties and the
     genome to locate in go to it); otherwise Homo sapiens is preferred."""
+    recs = _hits(evidence)
     if field.name == "organism":
         found = organism_of_hits(evidence, organism)
         if found is None:
             return None
-        ev = next(h for h in sorted(evidence, key=lambda h: -_bits(h)) if _meta(h, "organism") == found)
+        ev = next(ev for ev, r in sorted(recs, key=lambda h: -h[1].bits) if r.organism == found)
         return Reading([_binomial(found)], [ev], f"organism of the best BLAST hit {ev.id}")
     if field.name == "alignment":
         return genome_location(evidence, organism)
     if field.name == "sequence_genes":
-        human = [e for e in evidence if _meta(e, "organism") == HUMAN]
-        used = [ev for ev in human or evidence if symbols_of_hit(ev)]
-        symbols = list(dict.fromkeys(s for ev in used for s in symbols_of_hit(ev)))
-        return Reading(symbols, used, "genes named by the BLAST hits") if symbols else None
+        human = [(ev, r) for ev, r in recs if r.organism == HUMAN]
+        named = [(ev, found) for ev, r in human or recs if (found := symbols_of_hit(ev, r))]
+        symbols = list(dict.fromkeys(s for _, found in named for s in found))
+        return Reading(symbols, [ev for ev, _ in named], "genes named by the BLAST hits") if symbols else None
     return None

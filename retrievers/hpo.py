@@ -52,7 +52,7 @@ from biorag.phenotype_scoring import (
 )
 from biorag.retriever import Retriever
 from biorag.search_request import Phenotype, SearchRequest
-from biorag.sources import AnswerField, HeldGene, LexiconHit, Reading
+from biorag.sources import AnswerField, HeldGene, LexiconHit, Reading, RecordLinks
 from biorag.sqlite_store import open_read_only, read_build_record
 from retrievers.hpo_ranking import ResolvedTerms, phenotype_model, resolve_terms
 from retrievers.hpo_record import (
@@ -62,6 +62,7 @@ from retrievers.hpo_record import (
     RankedDiseaseRecord,
     RankedGeneRecord,
     held_genes,
+    record_links,
 )
 
 if TYPE_CHECKING:
@@ -623,6 +624,10 @@ class HpoRetriever(Retriever):
     @classmethod
     def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
         return held_genes(evidence)
+
+    @classmethod
+    def links(cls, evidence: list[Evidence]) -> list[RecordLinks]:
+        return record_links(evidence)
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         """Records for what the request names. What is asked (genes, diseases or features)

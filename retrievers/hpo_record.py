@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict
 
 from biorag.models import Evidence
-from biorag.sources import HeldGene
+from biorag.sources import HeldGene, RecordLinks
 from retrievers.source_record import SourceRecord
 
 _RELEASE_NOTE = ("hpo_release", "notice")
@@ -136,3 +136,16 @@ def held_genes(evidence: list[Evidence]) -> list[HeldGene]:
            for _, r in kind.all_of(evidence)]
     return out + [HeldGene("", (g,)) for kind in (RankedDiseaseRecord, DiseaseRecord)
                   for _, r in kind.all_of(evidence) for g in r.genes]
+
+
+def record_links(evidence: list[Evidence]) -> list[RecordLinks]:
+    """The gene–disease links of the HPO records, in the evidence's order: a disease's genes
+    (`DiseaseRecord`) and a gene's diseases (`GeneDiseasesRecord`), each with who linked it."""
+    out = []
+    for ev in evidence:
+        if (disease := DiseaseRecord.of(ev)) is not None:
+            out.append(RecordLinks(ev, gene_links=disease.gene_links))
+        elif (gene := GeneDiseasesRecord.of(ev)) is not None:
+            out.append(RecordLinks(ev, symbol=gene.symbol, diseases=tuple((d.disease_id, d.name) for d in gene.diseases),
+                                   disease_links=gene.disease_links))
+    return out

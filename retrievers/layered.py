@@ -32,7 +32,7 @@ from biorag.errors import ToolError
 from biorag.models import Evidence, SearchHits
 from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, HeldGene, Reading
+from biorag.sources import AnswerField, HeldGene, Reading, RecordLinks
 from retrievers import dbsnp, gene_evidence, omim
 from retrievers.gene_fields import GeneFields
 from retrievers.omim import LocalOmimRetriever, OmimRetriever
@@ -158,6 +158,10 @@ class LayeredOmimRetriever(LayeredRetriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return omim.read_omim_field(field, evidence, about)
+
+    @classmethod
+    def links(cls, evidence: list[Evidence]) -> list[RecordLinks]:
+        return omim.omim_links(evidence)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LayeredOmimRetriever:

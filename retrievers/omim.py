@@ -2,7 +2,8 @@
 (E-utilities esearch db=omim, then esummary).
 
 Evidence: ``source="omim"``, ``id`` = MIM number, ``title`` = OMIM title,
-``url`` = https://omim.org/entry/<mim>. ``metadata`` keys (always present):
+``url`` = https://omim.org/entry/<mim>. ``metadata``: an `OmimRecord`
+(retrievers/omim_record.py; read it back with `OmimRecord.of`), keys always present:
 ``title`` (OMIM's title, e.g. "KERATIN 12, TYPE I; KRT12"), ``genes`` (list of gene symbols:
 for gene entries the symbol after ';' in the title; empty for phenotype entries),
 ``locations`` (list of cytogenetic locations, e.g. ["17q21.2"]), ``entry_type``
@@ -51,8 +52,9 @@ from biorag.models import Evidence
 from biorag.prompts import MANUALS
 from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, Reading
+from biorag.sources import AnswerField, Reading, RecordLinks
 from retrievers.eutils import EUtils, EUtilsRetriever
+from retrievers.omim_record import OmimRecord
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -71,7 +73,8 @@ ENTRY_TYPES = {
 _SYMBOL = re.compile(r"^[A-Z0-9][A-Z0-9@.\-]*[A-Z0-9@]$|^[A-Z0-9]$")
 
 
-def omim_metadata(doc: dict[str, Any]) -> dict[str, Any]:
+def omim_entry(doc: dict[str, Any]) -> OmimRecord:
+    """The record of an OMIM entry from its esummary document (genes from its title only)."""
     oid = str(doc.get("oid") or "")
     prefix = oid[0] if oid and not oid[0].isdigit() else ""
     title = str(doc.get("title") or "")
@@ -83,46 +86,48 @@ def omim_metadata(doc: dict[str, Any]) -> dict[str, Any]:
             genes = [sym]
     locus = str(doc.get("locus") or "")
     locations = [loc.strip() for loc in re.split(r"[,;]\s*", locus) if loc.strip()]
-    return {"title": title, "genes": genes, "locations": locations, "entry_type": kind,
-            "prefix": prefix, "alt_titles": doc.get("alttitles") or "",
-            "genes_source": "omim_title" if genes else None}
+    return OmimRecord(title=title, genes=genes, locations=locations, entry_type=kind, prefix=prefix,
+                      alt_titles=doc.get("alttitles") or "", genes_source="omim_title" if genes else None)
+
+
+def with_store_genes(mim: str, rec: OmimRecord, store: GeneStore) -> OmimRecord:
+    """An entry's genes completed from the local gene store (see the module docstring)."""
+    if rec.genes:
+        matches = [store.current_symbol(sym, mim=mim) for sym in rec.genes]
+        ambiguous = {m.listed: m.candidates for m in matches if m.basis == "ambiguous"}
+        return rec.with_fields(genes=[m.symbol or m.listed for m in matches], genes_as_listed=list(rec.genes),
+                               gene_ids=[m.gene_id for m in matches],
+                               **({"genes_ambiguous": ambiguous} if ambiguous else {}))
+    links = store.mim_links(mim) if rec.entry_type != "removed" else []
+    if not links:
+        return rec
+    notes = {r["symbol"]: r["comment"] for r in links if r["comment"]}
+    return rec.with_fields(
+        genes=[r["symbol"] for r in links], gene_ids=[r["gene_id"] for r in links], genes_source="mim2gene_medgen",
+        locations=list(dict.fromkeys(rec.locations + [r["map_location"] for r in links if r["map_location"]])),
+        **({"gene_link_notes": notes} if notes else {}))
+
+
+def omim_metadata(doc: dict[str, Any]) -> dict[str, Any]:
+    """`omim_entry` as the metadata dict the evidence carries."""
+    return omim_entry(doc).as_metadata()
 
 
 def link_genes(mim: str, md: dict[str, Any], store: GeneStore) -> dict[str, Any]:
-    """Complete an entry's genes from the local gene store (see the module docstring)."""
-    if md["genes"]:
-        matches = [store.current_symbol(sym, mim=mim) for sym in md["genes"]]
-        md["genes_as_listed"] = list(md["genes"])
-        md["genes"] = [m.symbol or m.listed for m in matches]
-        md["gene_ids"] = [m.gene_id for m in matches]
-        ambiguous = {m.listed: m.candidates for m in matches if m.basis == "ambiguous"}
-        if ambiguous:
-            md["genes_ambiguous"] = ambiguous
-    elif md["entry_type"] != "removed":
-        links = store.mim_links(mim)
-        if links:
-            md["genes"] = [r["symbol"] for r in links]
-            md["gene_ids"] = [r["gene_id"] for r in links]
-            md["genes_source"] = "mim2gene_medgen"
-            md["locations"] = list(dict.fromkeys(
-                md["locations"] + [r["map_location"] for r in links if r["map_location"]]))
-            notes = {r["symbol"]: r["comment"] for r in links if r["comment"]}
-            if notes:
-                md["gene_link_notes"] = notes
-    return md
+    """`with_store_genes` over an entry's metadata dict."""
+    return with_store_genes(mim, OmimRecord.model_validate(md), store).as_metadata()
 
 
-def _genes_line(md: dict[str, Any]) -> str:
-    if md.get("genes_source") == "mim2gene_medgen":
-        notes = md.get("gene_link_notes", {})
+def _genes_line(rec: OmimRecord) -> str:
+    if rec.genes_source == "mim2gene_medgen":
+        notes = rec.gene_link_notes
         return "Genes (NCBI mim2gene_medgen): " + ", ".join(
-            g + (f" (NCBI comment: {notes[g]})" if g in notes else "") for g in md["genes"])
-    listed = md.get("genes_as_listed", md["genes"])
-    ambiguous = md.get("genes_ambiguous", {})
+            g + (f" (NCBI comment: {notes[g]})" if g in notes else "") for g in rec.genes)
+    listed = rec.genes_as_listed or rec.genes
     parts = []
-    for cur, old in zip(md["genes"], listed, strict=True):
-        if old in ambiguous:
-            parts.append(f"{old} (ambiguous symbol: could be {', '.join(ambiguous[old])})")
+    for cur, old in zip(rec.genes, listed, strict=True):
+        if old in rec.genes_ambiguous:
+            parts.append(f"{old} (ambiguous symbol: could be {', '.join(rec.genes_ambiguous[old])})")
         elif cur != old:
             parts.append(f"{cur} (listed by OMIM as {old})")
         else:
@@ -130,21 +135,24 @@ def _genes_line(md: dict[str, Any]) -> str:
     return "Gene: " + ", ".join(parts)
 
 
-def omim_evidence(mim: str, md: dict[str, Any]) -> Evidence:
-    linker = GENE_LINKERS.get(md["genes_source"], md["genes_source"]) if md.get("genes_source") else None
-    if linker and "gene_links" not in md:  # who linked each gene (biorag.links)
-        md["gene_links"] = {g: [linker] for g in md["genes"]}
-    lines = [f"MIM {md['prefix']}{mim} ({md['entry_type']}): {md['title']}"]
-    if md["genes"]:
-        lines.append(_genes_line(md))
-    lines.append("Location: " + (", ".join(md["locations"]) or "not mapped"))
+def omim_evidence(mim: str, rec: OmimRecord | dict[str, Any]) -> Evidence:
+    """An OMIM entry's evidence; `rec` may be its metadata dict (`omim_metadata`)."""
+    if not isinstance(rec, OmimRecord):
+        rec = OmimRecord.model_validate(rec)
+    linker = GENE_LINKERS.get(rec.genes_source, rec.genes_source) if rec.genes_source else None
+    if linker and "gene_links" not in rec.model_fields_set:  # who linked each gene (biorag.links)
+        rec = rec.with_fields(gene_links={g: [linker] for g in rec.genes})
+    lines = [f"MIM {rec.prefix}{mim} ({rec.entry_type}): {rec.title}"]
+    if rec.genes:
+        lines.append(_genes_line(rec))
+    lines.append("Location: " + (", ".join(rec.locations) or "not mapped"))
     return Evidence(
         source="omim",
         id=str(mim),
-        title=md["title"],
+        title=rec.title,
         text="\n".join(lines),
         url=record_url("omim", mim),
-        metadata=md,
+        metadata=rec.as_metadata(),
         linked_by=[linker] if linker else [],
     )
 
@@ -171,18 +179,24 @@ DISEASE_LOCATIONS = AnswerField(
 OMIM_FIELDS = (DISEASE_GENES, DISEASE_LOCATIONS)
 
 
-def _genes_explanation(used: list[Evidence]) -> str:
+def omim_links(evidence: list[Evidence]) -> list[RecordLinks]:
+    """The genes each record links to its disease, with who linked each (biorag.links);
+    records without gene links (genes a disease name merely names) link nothing."""
+    return [RecordLinks(ev, gene_links=r.gene_links) for ev, r in OmimRecord.all_of(evidence) if r.gene_links]
+
+
+def _genes_explanation(used: list[tuple[Evidence, OmimRecord]]) -> str:
     """Which source answered: OMIM itself, or the local catalogues that link the genes (and
     whether the disease was found by its words or only names its gene)."""
-    local = [ev for ev in used if "match" in ev.metadata]  # the local backend's records
+    local = [(ev, r) for ev, r in used if r.is_local]  # the local backend's records
     if not local:
         return "genes of the OMIM entries"
-    sources = sorted({who for ev in local if ev.metadata.get("match") != "gene_name" for who in ev.linked_by})
+    sources = sorted({who for ev, r in local if r.match != "gene_name" for who in ev.linked_by})
     parts = [f"genes linked to the disease offline by {', '.join(sources)}"] if sources else []
-    matches = sorted({str(ev.metadata.get("match")) for ev in local} - {"name", "gene_name"})
+    matches = sorted({str(r.match) for _, r in local} - {"name", "gene_name"})
     if matches:
         parts.append(f"disease found by its {' and '.join(matches)} key")
-    if any(ev.metadata.get("match") == "gene_name" for ev in local):
+    if any(r.match == "gene_name" for _, r in local):
         parts.append("genes the disease name itself names (no offline catalogue has the disease)")
     if len(local) < len(used):
         parts.append("genes of the OMIM entries")
@@ -192,15 +206,14 @@ def _genes_explanation(used: list[Evidence]) -> str:
 def read_omim_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
     """Genes (current symbols where the store resolved them) or their locations, over the
     entries found for the disease, in OMIM's relevance order."""
-    used = [ev for ev in evidence if ev.metadata.get("genes")]
+    used = [(ev, r) for ev, r in OmimRecord.all_of(evidence) if r.genes]
     if field.name == "disease_genes":
-        genes = list(dict.fromkeys(str(g) for ev in used for g in ev.metadata["genes"]))
-        links = [str(i if i is not None else g) for ev in used
-                 for g, i in zip(ev.metadata["genes"], ev.metadata.get("gene_ids") or [None] * len(ev.metadata["genes"]), strict=False)]
-        return Reading(genes, used, _genes_explanation(used), links=list(dict.fromkeys(links))) if genes else None
+        genes = list(dict.fromkeys(g for _, r in used for g in r.genes))
+        links = list(dict.fromkeys(k for _, r in used for k in r.gene_keys))
+        return Reading(genes, [ev for ev, _ in used], _genes_explanation(used), links=links) if genes else None
     if field.name == "map_location":
-        locs = list(dict.fromkeys(str(loc) for ev in used for loc in ev.metadata.get("locations") or []))
-        return Reading(locs, [ev for ev in used if ev.metadata.get("locations")],
+        locs = list(dict.fromkeys(loc for _, r in used for loc in r.locations))
+        return Reading(locs, [ev for ev, r in used if r.locations],
                        "cytogenetic locations of the OMIM entries") if locs else None
     return None
 
@@ -215,6 +228,10 @@ class OmimRetriever(EUtilsRetriever):
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_omim_field(field, evidence, about)
+
+    @classmethod
+    def links(cls, evidence: list[Evidence]) -> list[RecordLinks]:
+        return omim_links(evidence)
 
     def __init__(self, eutils: EUtils, retmax: int = 20, store: GeneStore | None = None):
         super().__init__(eutils, retmax)
@@ -245,13 +262,11 @@ class OmimRetriever(EUtilsRetriever):
             doc = summ.docs.get(uid)
             if doc is None:
                 continue
-            md = omim_metadata(doc)
+            rec = omim_entry(doc)
             if self.store is not None:
-                link_genes(uid, md, self.store)
-            if summ.truncated:
-                md["partial_response"] = True
-            md["backend"] = "eutils"
-            out.append(omim_evidence(uid, md))
+                rec = with_store_genes(uid, rec, self.store)
+            rec = rec.with_fields(**({"partial_response": True} if summ.truncated else {}), backend="eutils")
+            out.append(omim_evidence(uid, rec))
         return out[:k]
 
     def close(self) -> None:
@@ -282,39 +297,40 @@ def _link_source(link: dict[str, Any]) -> str:
     return link["source"] + (" (related)" if link == _RELATED else "")
 
 
-def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]]) -> Evidence:
+def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]], asked: str | None = None) -> Evidence:
     """An omim-source record for a disease of the local dictionary (`GeneStore.find_diseases`
-    hit plus `genes_for_disease`), with the metadata keys of an OMIM entry (see the module
-    docstring) and ``disease_id``, ``xrefs``, ``backend="local"``. Genes linked only as
-    ClinVar "related" genes (genes of a broader term's subtypes, or inside a deleted region)
-    are used only when the disease has no other gene link."""
+    hit plus `genes_for_disease`), with the keys of an OMIM entry (see the module docstring)
+    and ``disease_id``, ``xrefs``, ``backend="local"``; ``asked_as`` (the words `asked`) when
+    the name was matched other than as written. Genes linked only as ClinVar "related" genes
+    (genes of a broader term's subtypes, or inside a deleted region) are used only when the
+    disease has no other gene link."""
     catalogue, local_id = catalogue_of(hit["disease_id"])
     strong = [g for g in genes if any(link != _RELATED for link in g["links"])] or genes
     sources = sorted({_link_source(link) for g in strong for link in g["links"]})
     notes = {g["symbol"]: n for g in strong for link in g["links"]
              if (n := link["note"]) and link["source"] == "mim2gene_medgen"}
-    md = {
-        "title": hit["name"], "genes": [g["symbol"] for g in strong], "gene_ids": [g["gene_id"] for g in strong],
-        "locations": list(dict.fromkeys(g["map_location"] for g in strong if g["map_location"])),
-        "entry_type": "phenotype", "prefix": "", "alt_titles": "",
-        "genes_source": "local: " + ", ".join(sources) if strong else None,
-        "disease_id": hit["disease_id"], "xrefs": hit.get("xrefs", []), "backend": "local",
-        "form": hit.get("form", "name"), "match": hit.get("match", "name"),
-    }
-    if notes:
-        md["gene_link_notes"] = notes
-    md["gene_links"] = {g["symbol"]: sorted({GENE_LINKERS.get(s, s) for s in map(_link_source, g["links"])})
-                        for g in strong}
+    match = hit.get("match", "name")
+    rec = OmimRecord(
+        title=hit["name"], genes=[g["symbol"] for g in strong], gene_ids=[g["gene_id"] for g in strong],
+        locations=list(dict.fromkeys(g["map_location"] for g in strong if g["map_location"])),
+        entry_type="phenotype", prefix="", alt_titles="",
+        genes_source="local: " + ", ".join(sources) if strong else None,
+        disease_id=hit["disease_id"], xrefs=hit.get("xrefs", []), backend="local",
+        form=hit.get("form", "name"), match=match,
+        gene_links={g["symbol"]: sorted({GENE_LINKERS.get(s, s) for s in map(_link_source, g["links"])})
+                    for g in strong},
+        **({"gene_link_notes": notes} if notes else {}),
+        **({"asked_as": asked} if asked is not None and match != "name" else {}))
     lines = [f"{hit['disease_id']} ({', '.join(hit['sources'])} name): {hit['name']}"]
-    if md["match"] in _MATCH_NOTES:
-        lines.append(f"Found as {hit['matched_name']!r}: {_MATCH_NOTES[md['match']]}")
+    if match in _MATCH_NOTES:
+        lines.append(f"Found as {hit['matched_name']!r}: {_MATCH_NOTES[match]}")
     if strong:
         lines.append(f"Genes ({', '.join(sources)}): " + ", ".join(
             g["symbol"] + (f" (NCBI comment: {notes[g['symbol']]})" if g["symbol"] in notes else "") for g in strong))
-    lines.append("Location: " + (", ".join(md["locations"]) or "not mapped"))
+    lines.append("Location: " + (", ".join(rec.locations) or "not mapped"))
     own = catalogue == "omim"  # an OMIM entry is this source's own record; others are cited as theirs
     return Evidence(source="omim", id=local_id if own else hit["disease_id"], title=hit["name"],
-                    text="\n".join(lines), url=record_url(catalogue, local_id), metadata=md,
+                    text="\n".join(lines), url=record_url(catalogue, local_id), metadata=rec.as_metadata(),
                     cite_as=None if own else cited_as(hit["disease_id"]),
                     linked_by=[GENE_LINKERS.get(s, s) for s in sources])
 
@@ -331,19 +347,18 @@ def named_gene_evidence(query: str, gene: dict[str, Any]) -> Evidence:
     given only when no catalogue knows the name: weaker than a curated disease-gene link,
     and it says so (``match="gene_name"``, ``genes_source``)."""
     how = _NAMED_BY[gene["named_by"]]
-    md = {
-        "title": query, "genes": [gene["symbol"]], "gene_ids": [gene["gene_id"]],
-        "locations": [gene["map_location"]] if gene.get("map_location") else [],
-        "entry_type": "gene", "prefix": "", "alt_titles": "",
-        "genes_source": f"local: gene store names ({gene['named_by']} {gene['named_as']!r})",
-        "disease_id": None, "xrefs": [], "backend": "local", "form": "name", "match": "gene_name",
-        "asked_as": query, "named_by": gene["named_by"], "named_as": gene["named_as"],
-    }
+    rec = OmimRecord(
+        title=query, genes=[gene["symbol"]], gene_ids=[gene["gene_id"]],
+        locations=[gene["map_location"]] if gene.get("map_location") else [],
+        entry_type="gene", prefix="", alt_titles="",
+        genes_source=f"local: gene store names ({gene['named_by']} {gene['named_as']!r})",
+        disease_id=None, xrefs=[], backend="local", form="name", match="gene_name",
+        asked_as=query, named_by=gene["named_by"], named_as=gene["named_as"])
     text = (f"{query!r} is in no offline disease catalogue; {how}: {gene['named_as']!r} names "
             f"{gene['symbol']} (Gene ID {gene['gene_id']}, {gene.get('name') or ''}).\n"
-            f"Gene: {gene['symbol']}\nLocation: " + (", ".join(md["locations"]) or "not mapped"))
+            f"Gene: {gene['symbol']}\nLocation: " + (", ".join(rec.locations) or "not mapped"))
     return Evidence(source="omim", id=f"gene:{gene['gene_id']}", title=f"{gene['symbol']} ({query})", text=text,
-                    url=record_url("gene", gene["gene_id"]), metadata=md,
+                    url=record_url("gene", gene["gene_id"]), metadata=rec.as_metadata(),
                     cite_as=f"gene:{gene['gene_id']}", linked_by=["the disease name (gene store names)"])
 
 
@@ -369,6 +384,10 @@ class LocalOmimRetriever(Retriever):
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_omim_field(field, evidence, about)
 
+    @classmethod
+    def links(cls, evidence: list[Evidence]) -> list[RecordLinks]:
+        return omim_links(evidence)
+
     def __init__(self, store: GeneStore, named_genes: Literal["fallback", "never", "only"] = "fallback"):
         self.store = store
         # the layered backend asks OMIM before it trusts the genes a name names ("never" in
@@ -389,13 +408,11 @@ class LocalOmimRetriever(Retriever):
         out: list[Evidence] = []
         hits = [] if self.named_genes == "only" else self.store.find_diseases(q, forms=True)
         for hit in [h for h in hits if h["n_genes"]]:
-            if hit["form"] == "name" and any(e.metadata["form"] == "name" for e in out):
+            if hit["form"] == "name" and any(r.form == "name" for _, r in OmimRecord.all_of(out)):
                 continue  # one record for the name itself (see the class docstring)
-            ev = disease_evidence(hit, self.store.genes_for_disease(hit["disease_id"]))
-            if ev.metadata["match"] != "name":
-                ev.metadata["asked_as"] = q  # the record is this disease under the words asked
-            if ev.metadata["genes"]:
-                out.append(ev)
+            genes = self.store.genes_for_disease(hit["disease_id"])
+            if genes:
+                out.append(disease_evidence(hit, genes, asked=q))
         if not out and self.named_genes != "never" and not (self.named_genes == "only" and self.store.find_diseases(q)):
             out = [named_gene_evidence(q, g) for g in self.store.genes_named_in(q)]
         return out[:max(k, 1)]

@@ -27,9 +27,10 @@ What the search did is returned with the hits (`SearchHits.info`): `filter` (the
 expression), `mesh` (UIs), `mesh_mode`, `path` (`exact`, `ann`, or `none` when the counts
 say nothing matches), `matching_rows` (from the counts), `filtered_hits`, `widened`,
 `widen_mode`, `batch` (searches that shared the embedding call), `note` (one sentence for
-the trace). Each Evidence's `metadata` carries `mesh_filter` (UIs requested), `mesh_match`
-(the record carries one of them), `widened` (a fill-in hit from the unfiltered search);
-plus `pmid`, `year`, `journal`, `mesh` (names), `mesh_ui`, `mesh_major`.
+the trace). Each Evidence's `metadata` (a `PubMedRecord`, retrievers/pubmed_record.py)
+carries `mesh_filter` (UIs requested), `mesh_match` (the record carries one of them),
+`widened` (a fill-in hit from the unfiltered search); plus `pmid`, `year`, `journal`, `mesh`
+(names), `mesh_ui`, `mesh_major`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
 from biorag.sources import PASSAGES
 from biorag.vector_store import backend_of, index_token, open_store
+from retrievers.pubmed_record import PubMedRecord
 
 if TYPE_CHECKING:
     import numpy as np
@@ -505,16 +507,10 @@ class PubMedRetriever(Retriever):
             text=e.get("abstract", ""),
             url=record_url("pubmed", pmid),
             score=hit["distance"],
-            metadata={
-                "pmid": pmid,
-                "year": e.get("year") or None,
-                "journal": e.get("journal", ""),
-                "mesh": list(e.get("mesh_name") or []),
-                "mesh_ui": uis,
-                "mesh_major": list(e.get("mesh_major") or []),
-                "mesh_filter": sorted(mesh_uis),
-                "mesh_match": match,
-                "widened": bool(filter_uis) and not match,
+            metadata=PubMedRecord(
+                pmid=pmid, year=e.get("year") or None, journal=e.get("journal", ""),
+                mesh=list(e.get("mesh_name") or []), mesh_ui=uis, mesh_major=list(e.get("mesh_major") or []),
+                mesh_filter=sorted(mesh_uis), mesh_match=match, widened=bool(filter_uis) and not match,
                 **({"similarity": hit["similarity"]} if "similarity" in hit else {}),
-            },
+            ).as_metadata(),
         )

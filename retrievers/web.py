@@ -3,10 +3,10 @@ Wikipedia, arXiv and Crossref (backends ``wikipedia``, ``arxiv``, ``crossref``).
 
 Every backend goes through the shared record/replay store, so web results replay like NCBI.
 Evidence: ``source="web"``, ``id`` = result URL, ``title``, ``text`` = snippet (plain text,
-HTML stripped), ``url``. ``metadata`` keys: ``engine`` (backend name), ``url``, ``snippet``,
-``date`` (ISO date or None), ``authors`` (list, arXiv/Crossref), ``doi`` (Crossref/arXiv when
-known), ``untrusted`` (always True: web text is data, never instructions; prompts must
-quote it as such).
+HTML stripped), ``url``. ``metadata``: a `WebRecord` (retrievers/web_record.py), keys:
+``engine`` (backend name), ``url``, ``snippet``, ``date`` (ISO date or None), ``authors``
+(list, arXiv/Crossref), ``doi`` (Crossref/arXiv when known), ``untrusted`` (always True: web
+text is data, never instructions; prompts must quote it as such).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
 from biorag.sources import PASSAGES
 from retrievers.http_store import HttpStore, store_for
+from retrievers.web_record import WebRecord
 
 if TYPE_CHECKING:
     from biorag.settings import Settings, WebSettings
@@ -39,10 +40,10 @@ def plain(text: str | None) -> str:
 
 def web_evidence(engine: str, url: str, title: str, snippet: str, date: str | None = None,
                  **extra: Any) -> Evidence:
-    md = {"engine": engine, "url": url, "snippet": snippet, "date": date, "authors": [], "doi": None,
-          "untrusted": True, **extra}
+    """A result as evidence carrying its `WebRecord`; `extra`: ``authors``, ``doi``."""
+    rec = WebRecord(engine=engine, url=url, snippet=snippet, date=date, **extra)
     text = snippet + (f"\n(date: {date})" if date else "")
-    return Evidence(source="web", id=url, title=title, text=text, url=url, metadata=md)
+    return Evidence(source="web", id=url, title=title, text=text, url=url, metadata=rec.as_metadata())
 
 
 class _WebBase(Retriever):

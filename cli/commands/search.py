@@ -45,6 +45,7 @@ def pubmed(
     from application.engine import Engine
     from biorag.models import SearchFilters
     from biorag.search_request import parse_request
+    from retrievers.pubmed_record import PubMedRecord
 
     settings = settings_from_options(preset, set_)
     query = check_user_text(query, settings, "query")  # the API's limit too
@@ -65,9 +66,9 @@ def pubmed(
     if not hits:
         typer.echo("no hits")
     for i, h in enumerate(hits, 1):
-        m = h.metadata
-        flag = "  [outside MeSH filter]" if m.get("widened") else ""
-        typer.echo(f"{i}. PMID {h.id} ({m.get('year') or '?'}) score {h.score:.3f}{flag}\n   {h.title}")
-        if m.get("mesh"):
-            typer.echo(f"   MeSH: {'; '.join(m['mesh'][:8])}{' ...' if len(m['mesh']) > 8 else ''}")
+        m = PubMedRecord.of(h) or PubMedRecord(pmid=h.id)
+        flag = "  [outside MeSH filter]" if m.widened else ""
+        typer.echo(f"{i}. PMID {h.id} ({m.year or '?'}) score {h.score:.3f}{flag}\n   {h.title}")
+        if m.mesh:
+            typer.echo(f"   MeSH: {'; '.join(m.mesh[:8])}{' ...' if len(m.mesh) > 8 else ''}")
         typer.echo(f"   {h.text[:300]}{'...' if len(h.text) > 300 else ''}")
