@@ -74,8 +74,9 @@ def test_random_gene_sets_are_refused_with_the_best_term_as_a_lead_below(agent, 
         first = lines(a)[0]
         assert first.startswith("Insufficient"), (q, a.answer)
         assert not re.search(r"GO:\d{7}|R-HSA-\d+", first), (q, first)
-    # the rule lets through about 1 in 200 random sets (README figures): 30 allow at most 1
-    assert len(answered) <= 1, answered
+    # the rule answers about 1 in 65 random sets of the GO sets' sizes (0.015-0.016 of 1,350,
+    # benchmarks.geneset_sufficiency, README figures): 30 allow at most 2 (3 or more: p ~ 0.01)
+    assert len(answered) <= 2, answered
 
 
 def test_a_term_holding_two_of_eight_genes_does_not_answer(agent, coding_genes):
@@ -148,3 +149,34 @@ def test_real_go_sets_are_still_answered(agent):
         refused += not a.sufficient
         right += a.sufficient and _key(row["Term_Description"]) in _key(lines(a)[0])
     assert right >= 24 and refused <= 4, (right, refused)
+
+
+def _go_id(line: str) -> str | None:
+    m = re.search(r"GO:\d{7}", line)
+    return m.group(0) if m else None
+
+
+def test_a_two_gene_term_names_the_set_it_explains_and_no_other(agent, coding_genes):
+    """GO BP keeps its 2-gene terms (biorag.gene_sets.MIN_TERM_SIZE; many current GO terms are
+    that small). Both genes of a real 2-gene term and one other gene: the cloze names a 2-gene
+    term holding both (the most significant a pair can be). With three other genes the pair is
+    2 of 5, under the rule's half: no answer may name a term holding only those 2."""
+    lib = bundled_library("go_bp")
+    rng = random.Random(SEED)
+    pairs = sorted(t for t in lib.names if lib.size(t) == 2)
+    assert len(pairs) > 100, len(pairs)
+    named_pair = 0
+    for term in rng.sample(pairs, 10):
+        pair = sorted(lib.members(term))
+        others = rng.sample([g for g in coding_genes if g not in pair], 3)
+        three = rng.sample(pair + others[:1], 3)
+        a = agent.answer(f"The enriched gene ontology term associated with {', '.join(three)} is")
+        first = lines(a)[0]
+        go = _go_id(first)
+        if a.sufficient and go and lib.size(go) == 2 and set(pair) <= lib.members(go):
+            named_pair += 1
+        five = rng.sample(pair + others, 5)
+        a = agent.answer(f"The enriched gene ontology term associated with {', '.join(five)} is")
+        go = _go_id(lines(a)[0])
+        assert not (a.sufficient and go and lib.members(go) & set(five) == set(pair)), (five, a.answer)
+    assert named_pair >= 9, named_pair
