@@ -13,8 +13,11 @@ order here, first key first:
    "susceptibility", ...; one qualifying catalogue is enough, as in the HPO store's links,
    `indexing/hpo_gene_links.py`). ClinVar associates PTPN11 with "Noonan syndrome" itself,
    BRAF only through a subtype;
-2. by the lowest subtype number the gene is linked to ("type 1" before "2A" before "2B";
-   a gene with no numbered subtype after those with one). The catalogues number a series
+2. by the number of the gene's subtype ("type 1" before "2A" before "2B"; a gene with no
+   numbered subtype after those with one): the subtype it alone causes where there is
+   one, else the lowest it is linked to. OMIM's "Noonan syndrome 1" lists BRAF and
+   MAP2K1 beside PTPN11, and BRAF has a subtype of its own, "Noonan syndrome 7"; "Bardet-
+   Biedl syndrome 1" lists ARL6, whose own is "Bardet-Biedl syndrome 3". The catalogues number a series
    in the order its forms were described, and the first described is usually the
    commonest (HFE hemochromatosis, PTPN11 Noonan syndrome, KCNQ1 long QT syndrome). An
    entry of the disease's own name (any qualifiers aside) that links one gene only is
@@ -96,17 +99,20 @@ def order_genes(disease_name: str, genes: list[dict[str, Any]],
 
     def key(g: dict[str, Any]) -> tuple[Any, ...]:
         direct = causal([(x["source"], x["note"]) for x in g["links"]])
-        numbers: dict[bool, tuple[int, int, str]] = {True: _NO_NUMBER, False: _NO_NUMBER}  # by causal link
+        # (causal link, the gene's alone) -> its lowest subtype number of that kind
+        numbers: dict[tuple[bool, bool], tuple[int, int, str]] = {}
         count = 0
         for did, name, links in entries.get(g["gene_id"], []):
             if not about(disease_name, name):
                 continue
             count += 1
             if (sub := subtype_number(disease_name, name, sizes.get(did) == 1)) is not None:
-                numbers[causal(links)] = min(numbers[causal(links)], sub)
-        strong = direct or numbers[True] != _NO_NUMBER
+                kind = (causal(links), sizes.get(did) == 1)
+                numbers[kind] = min(numbers.get(kind, _NO_NUMBER), sub)
+        strong = direct or any(cause for cause, _ in numbers)
         link = 0 if direct else 1 if strong else 2
-        number = numbers[True] if strong else numbers[False]  # a strong gene's causal subtypes only
+        # a strong gene's causal subtypes only; its own subtype first
+        number = numbers.get((strong, True)) or numbers.get((strong, False)) or _NO_NUMBER
         return (link, number, -count, g["symbol"], g["gene_id"])
 
     return sorted(genes, key=key)

@@ -86,3 +86,19 @@ def test_well_known_families_lead_with_their_first_gene(full_gene_store, disease
     hit = next(h for h in full_gene_store.find_diseases(disease) if h["n_genes"] > 1)
     genes = [g["symbol"] for g in full_gene_store.genes_for_disease(hit["disease_id"])]
     assert genes[0] == first, (hit, genes)
+
+
+def test_hpo_disease_records_list_the_same_genes_in_the_same_order_rules(hpo_store):
+    """The HPO store's disease -> genes (its disease records): the genes HPO links, every
+    one, in the order above (HPO's links are all causal); Noonan syndrome (Orphanet) leads
+    with PTPN11, not BRAF, whose own subtype is Noonan syndrome 7."""
+    con = hpo_store._con
+    rng = random.Random(RNG_SEED)
+    ids = [d for (d,) in con.execute("SELECT DISTINCT disease_id FROM gene_diseases ORDER BY disease_id")]
+    for did in rng.sample(ids, 300):
+        genes = hpo_store.genes_of_disease(did)
+        linked = set(con.execute("SELECT gene_id, symbol FROM gene_diseases WHERE disease_id=?", (did,)).fetchall())
+        assert len(genes) == len(set(genes)) and set(genes) == {tuple(r) for r in linked}, did
+    noonan = next(d for d, n in con.execute("SELECT disease_id, name FROM diseases WHERE disease_id LIKE 'ORPHA:%'")
+                  if n == "Noonan syndrome")
+    assert hpo_store.genes_of_disease(noonan)[0][1] == "PTPN11"
