@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from biorag.names import word_keys
+from biorag.names import catalogue_form, disease_key, word_keys
 
 #: mim2gene_medgen comments that make a phenotype link no Mendelian cause
 NOT_CAUSAL = ("question", "susceptibility", "nondisease", "somatic", "qtl", "modifier")
@@ -76,13 +76,34 @@ def subtype_number(disease_name: str, entry_name: str, single: bool = False) -> 
     words, numbers = _core(disease_name)
     e_words, e_numbers = _core(entry_name)
     if not words or e_words != words:
-        return None
+        return _number_after(disease_name, entry_name)
     if single and e_numbers == numbers:
         return (1, 0, "")
     if len(e_numbers) != len(numbers) + 1 or e_numbers[:len(numbers)] != numbers:
         return None
-    m = _SUBTYPE.fullmatch(e_numbers[-1])
+    return _number(e_numbers[-1])
+
+
+def _number(token: str) -> tuple[int, int, str] | None:
+    m = _SUBTYPE.fullmatch(token)
     return (int(m.group(1)), len(m.group(2)), m.group(2)) if m else None
+
+
+def _number_after(disease_name: str, entry_name: str) -> tuple[int, int, str] | None:
+    """The number right after the disease's whole name in an entry that goes on after it
+    ("Central hypoventilation syndrome, congenital, 1, with or without Hirschsprung
+    disease" of "Congenital central hypoventilation syndrome"), read in the catalogue's
+    inverted order too (`biorag.names.catalogue_form`)."""
+    key = disease_key(disease_name)
+    if not key or catalogue_form(key, entry_name) != "subtype":
+        return None
+    parts = [p.strip() for p in entry_name.split(",")]
+    readings = [entry_name] + ([", ".join([f"{parts[1]} {parts[0]}", *parts[2:]])] if len(parts) > 2 else [])
+    for reading in map(disease_key, readings):
+        rest = reading[len(key):].split() if reading.startswith(key + " ") else []
+        if rest and (number := _number(rest[0])):
+            return number
+    return None
 
 
 def about(disease_name: str, entry_name: str) -> bool:

@@ -26,6 +26,9 @@ def test_subtype_numbers_read_the_catalogues_series():
     assert subtype_number("Cardiomyopathy, dilated", "Cardiomyopathy, dilated, 1Z") \
         < subtype_number("Dilated cardiomyopathy", "Cardiomyopathy, dilated, 1AA")  # OMIM's letters run on
     assert subtype_number(family, "Juvenile hemochromatosis") is None  # another name, not a subtype
+    assert subtype_number("Congenital central hypoventilation syndrome",  # the number after the whole name
+                          "Central hypoventilation syndrome, congenital, 1, with or without Hirschsprung disease") \
+        == (1, 0, "")
     assert subtype_number("Noonan syndrome", "Noonan syndrome-like disorder") is None
     assert subtype_number("Wiskott-Aldrich syndrome", "Wiskott-Aldrich syndrome", single=True) == (1, 0, "")
     assert subtype_number("Wiskott-Aldrich syndrome", "Wiskott-Aldrich syndrome") is None  # a family's own entry
