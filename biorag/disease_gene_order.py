@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from biorag.names import catalogue_form, disease_key, word_keys
+from biorag.names import disease_key, subtype_token, word_keys
 
 #: mim2gene_medgen comments that make a phenotype link no Mendelian cause
 NOT_CAUSAL = ("question", "susceptibility", "nondisease", "somatic", "qtl", "modifier")
@@ -93,17 +93,9 @@ def _number_after(disease_name: str, entry_name: str) -> tuple[int, int, str] | 
     """The number right after the disease's whole name in an entry that goes on after it
     ("Central hypoventilation syndrome, congenital, 1, with or without Hirschsprung
     disease" of "Congenital central hypoventilation syndrome"), read in the catalogue's
-    inverted order too (`biorag.names.catalogue_form`)."""
-    key = disease_key(disease_name)
-    if not key or catalogue_form(key, entry_name) != "subtype":
-        return None
-    parts = [p.strip() for p in entry_name.split(",")]
-    readings = [entry_name] + ([", ".join([f"{parts[1]} {parts[0]}", *parts[2:]])] if len(parts) > 2 else [])
-    for reading in map(disease_key, readings):
-        rest = reading[len(key):].split() if reading.startswith(key + " ") else []
-        if rest and (number := _number(rest[0])):
-            return number
-    return None
+    inverted order too (`biorag.names.subtype_token`)."""
+    token = subtype_token(disease_key(disease_name), entry_name)
+    return _number(token) if token else None
 
 
 def about(disease_name: str, entry_name: str) -> bool:
