@@ -155,7 +155,7 @@ def test_go_questions_name_the_first_go_term_whatever_the_wording(agent):
 
 # ---- symptoms alone: candidate genes from HPO -----------------------------------------------
 PATIENT_FORMS = ["{f}", "child with {f}", "a patient presenting with {f}",
-                 "my son has {f}"]
+                 "my son has {f}", "genes for a child with {f}", "Could you tell me the genes for my son with {f}?"]
 
 
 @pytest.mark.parametrize("features,gene", [("aniridia", "PAX6"),
