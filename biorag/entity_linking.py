@@ -159,6 +159,9 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             disease = None
         elif disease and disease.how == "pattern" and len(phenotypes) >= 2 and _phenotype_list(disease.text, covered):
             disease = None  # a list of phenotypes in words around it ("both seizures and ataxia")
+        elif disease and disease.how == "pattern" and patient_framed(scan) \
+                and _phenotype_list(disease.text, covered | _PATIENTS):
+            disease = None  # a person and their features, no disease ("genes for a child with aniridia")
         elif disease and disease.how == "pattern" and _listed_phenotypes(disease.text, spans) >= 2:
             # a phrase no dictionary knows that lists two phenotypes or more, perhaps with items
             # no dictionary knows either ("genes for A, B and C", "... for a child with A, B")
@@ -174,6 +177,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
 #: words that only join or frame names of one list of phenotypes ("both A and B", "A together
 #: with B", "a phenotype of A as well as B"): no phenotype or disease is named by them
 _LIST_FRAME = words("list_frame")
+#: words for the person a question describes ("child", "patient", "my son")
+_PATIENTS = words("patients")
 
 
 def _phenotype_list(span: str, covered: set[str]) -> bool:

@@ -112,13 +112,19 @@ def catalogue_form(key: str, name: str) -> str | None:
     parts = [p.strip() for p in name.split(",")]
     if len(parts) > 1 and disease_key(parts[0]) == key:
         return "head"
-    # the catalogues' inverted order too: "Renal tubular acidosis, distal, 4, ..." numbers a
-    # subtype of "distal renal tubular acidosis"
+    return "subtype" if subtype_token(key, name) else None
+
+
+def subtype_token(key: str, name: str) -> str | None:
+    """The number after the family name with key `key` in a catalogue `name` ("3" of
+    "Distal renal tubular acidosis 3, with or without ..."), read in the catalogues'
+    inverted order too ("Renal tubular acidosis, distal, 4, ..."); None when none follows."""
+    parts = [p.strip() for p in name.split(",")]
     readings = [name] + ([", ".join([f"{parts[1]} {parts[0]}", *parts[2:]])] if len(parts) > 2 else [])
     for reading in map(disease_key, readings):
-        rest = reading[len(key):].split() if reading.startswith(key + " ") else []
+        rest = reading[len(key):].split() if key and reading.startswith(key + " ") else []
         if rest and rest[0][0].isdigit():
-            return "subtype"
+            return rest[0]
     return None
 
 

@@ -11,7 +11,9 @@ the patient's features:
   gives ``partial``: a feature the disease does not explain costs log(partial);
 - every LR is mixed with a noise floor (``noise``): a feature may be unrelated;
 - an excluded term the disease carries with frequency f: LR = 1 - excluded_weight x f;
-- a disease with many annotations loses log(n) x ``annotation_size`` (it matches more by chance);
+- a disease with many annotations loses log(n) x ``annotation_size`` (it matches more by chance),
+  unless its name names every one of the patient's features (``named_size``,
+  `biorag.phenotype_naming`): the tie a single feature leaves is broken by the name, not the size;
 - an onset or sex the disease cannot have lowers it (fixed factors, documented below).
 
 A gene is ranked by its best single disease plus a bounded soft maximum of its others
@@ -22,12 +24,15 @@ comparison. All arrays are built once per store (numpy); one case takes millisec
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+
+from biorag.phenotype_naming import named_postings
 
 #: HPO frequency terms as fractions (HP:0040280 obligate … HP:0040285 excluded)
 FREQUENCY_TERMS = {"HP:0040280": 1.0, "HP:0040281": 0.9, "HP:0040282": 0.55, "HP:0040283": 0.17,
@@ -75,6 +80,9 @@ class ScoringParams:
     #: a disease annotated with n phenotypes loses annotation_size x log(n): the more a
     #: disease is annotated with, the likelier it matches a feature by chance
     annotation_size: float = 1.0
+    #: the share of that penalty waived for a disease whose name names every observed term
+    #: (`biorag.phenotype_naming`, which says why). 0 turns it off
+    named_size: float = 1.0
     #: a gene's other diseases add support x log(sum of exp(score - best)) over all its
     #: diseases (a soft maximum): 0 ranks by the best disease alone; n equally good diseases
     #: add support x log(n), weak ones almost nothing, never a sum of scores. A gene that two
@@ -146,11 +154,13 @@ class PhenotypeModel:
     every term its own ancestor; annotations: (disease id, term number, frequency text) for
     observed phenotypes; names: disease id -> name; genes: (gene id, symbol, disease id[,
     catalogue]), HPO's own links first (their symbol is kept);
-    modifiers: (disease id, HP id) of onset and inheritance annotations."""
+    modifiers: (disease id, HP id) of onset and inheritance annotations; named: disease id ->
+    the term numbers its name names (`biorag.phenotype_naming`)."""
 
     def __init__(self, terms: Iterable[tuple[int, str, str, float]], ancestors: Iterable[tuple[int, int]],
                  annotations: Iterable[tuple[str, int, str]], names: dict[str, str],
-                 genes: Iterable[tuple[int, str, str]], modifiers: Iterable[tuple[str, str]] = ()):
+                 genes: Iterable[tuple[int, str, str]], modifiers: Iterable[tuple[str, str]] = (),
+                 named: dict[str, set[int]] | None = None):
         rows = sorted(terms)
         self.term_ids = [r[1] for r in rows]
         self.term_names = [r[2] for r in rows]
@@ -186,6 +196,7 @@ class PhenotypeModel:
                 self.disease_genes[di].append(sym)
             self.link_sources.setdefault((gid, di), []).extend(source or [HPO_LINK])
         self._log_size = np.log(np.array([max(len(a), 1) for a in self.annotated], dtype=float))
+        self.named_by = named_postings(named or {}, num, self.dindex)  # term -> diseases named after it
         self.onsets: list[list[tuple[float, float]]] = [[] for _ in self.disease_ids]
         self.inheritance: list[set[str]] = [set() for _ in self.disease_ids]
         for did, hp in modifiers:
@@ -261,7 +272,12 @@ class PhenotypeModel:
                 fs = np.where(known < 0, params.excluded_unknown_frequency, known)
                 total[ds] += np.log(np.clip(1 - params.excluded_weight * fs, 1e-3, 1.0))
             total += self._modifier_penalty(patient, params)
-            total -= params.annotation_size * self._log_size
+            size = params.annotation_size * self._log_size
+            if params.named_size and values and all(q in self.named_by for q in values):
+                named = functools.reduce(np.intersect1d, [self.named_by[q] for q in values])
+                size = size.copy()
+                size[named] *= 1 - params.named_size  # the diseases named after every feature
+            total -= size
         for d in leave_out:
             if d in self.dindex:
                 total[self.dindex[d]] = -np.inf

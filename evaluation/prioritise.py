@@ -34,8 +34,10 @@ TEMPLATES = (
     "A patient presents with {and_list}. Which gene is most likely responsible?",
     "Candidate genes for a patient with: {semi_list}",
 )
-#: the constants tried by cross-validation (the defaults of ScoringParams are among them)
-GRID = {"partial": (0.5, 0.3, 0.2), "annotation_size": (0.0, 1.0), "excluded_weight": (0.05, 0.3), "support": (0.0, 0.25)}
+#: the constants tried by cross-validation (the defaults of ScoringParams are among them;
+#: of settings that score alike on a fold's training cases, the first listed is chosen)
+GRID = {"partial": (0.5, 0.3, 0.2), "annotation_size": (0.0, 1.0), "excluded_weight": (0.05, 0.3), "support": (0.0, 0.25),
+        "named_size": (1.0, 0.0)}
 
 
 @dataclass

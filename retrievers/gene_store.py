@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from biorag.disease_gene_order import order_genes
 from biorag.gene_store_schema import KIND_ORDER, name_kind
 from biorag.names import (
     catalogue_form,
@@ -499,7 +500,10 @@ class GeneStore:
         """Genes linked to a disease id offline (ClinVar gene_condition_source_id, NCBI
         mim2gene_medgen, HPO genes_to_phenotype), through the id's xrefs too. Each is a gene
         dict as `by_gene_id` returns, plus ``links``: [{"source", "note"}] (note: ClinVar
-        "associated"/"related", NCBI comments such as "question"). Sorted by symbol.
+        "associated"/"related", NCBI comments such as "question"). Ordered by how strongly
+        the catalogues link each gene to the disease (`biorag.disease_gene_order`: causal
+        links first, then by subtype number, then by how many entries of the disease's
+        name link the gene, then by symbol).
 
         Ids are CURIEs, prefix case-insensitive ("omim:186580"); a bare 6-digit number is an
         OMIM number."""
@@ -514,7 +518,29 @@ class GeneStore:
             if g is not None:
                 g["links"] = [{"source": s, "note": n} for s, n in links]
                 out.append(g)
-        return sorted(out, key=lambda g: (g["symbol"], g["gene_id"]))
+        if len(out) < 2:
+            return out
+        name = self._con.execute("SELECT name FROM diseases WHERE disease_id=?", (did,)).fetchone()
+        entries = self._gene_entries([g["gene_id"] for g in out])
+        ids = sorted({did for rows in entries.values() for did, _, _ in rows})
+        sizes = dict(r for i in range(0, len(ids), 500) for r in self._con.execute(
+            "SELECT disease_id, COUNT(DISTINCT gene_id) FROM disease_genes "
+            f"WHERE disease_id IN ({','.join('?' * len(ids[i:i + 500]))}) GROUP BY disease_id", ids[i:i + 500]))
+        return order_genes(name[0] if name else "", out, entries, sizes)
+
+    def _gene_entries(self, gene_ids: list[int]) -> dict[int, list[tuple[str, str, list[tuple[str, str | None]]]]]:
+        """gene id -> (disease id, name, [(source, note)]) of every entry linking the gene."""
+        rows = [r for i in range(0, len(gene_ids), 500) for r in self._con.execute(
+            "SELECT g.gene_id, g.disease_id, d.name, g.source, g.note FROM disease_genes g "
+            "JOIN diseases d ON d.disease_id = g.disease_id "
+            f"WHERE g.gene_id IN ({','.join('?' * len(gene_ids[i:i + 500]))})", gene_ids[i:i + 500])]
+        by: dict[tuple[int, str], tuple[str, list[tuple[str, str | None]]]] = {}
+        for gid, did, name, source, note in rows:
+            by.setdefault((gid, did), (name, []))[1].append((source, note))
+        out: dict[int, list[tuple[str, str, list[tuple[str, str | None]]]]] = {}
+        for (gid, did), (name, links) in by.items():
+            out.setdefault(gid, []).append((did, name, links))
+        return out
 
     def _by_location(self, band: str, limit: int) -> list[tuple[dict[str, Any], str]]:
         rows = self._con.execute(

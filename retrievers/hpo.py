@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag.catalogues import GENE_LINKERS, cited_as, record_url
+from biorag.disease_gene_order import order_genes
 from biorag.errors import InputError, NoRecord
 from biorag.models import Evidence
 from biorag.phenotype_names import name_words as words
@@ -361,8 +362,21 @@ class HpoStore:
         return sorted(best.values(), key=lambda d: (-d["frequency_value"], -d["ic"], d["name"]))
 
     def genes_of_disease(self, disease_id: str) -> list[tuple[int, str]]:
-        return [(r[0], r[1]) for r in self._con.execute(
+        """(gene id, symbol) of HPO's genes of a disease, in `biorag.disease_gene_order`'s
+        order (HPO's links are all causal: by subtype number, entries of the name, symbol)."""
+        genes = [{"gene_id": r[0], "symbol": r[1], "links": [{"source": "hpo", "note": None}]} for r in self._con.execute(
             "SELECT DISTINCT gene_id, symbol FROM gene_diseases WHERE disease_id=? ORDER BY symbol", (disease_id,))]
+        if len(genes) > 1:
+            marks = ",".join("?" * len(genes))
+            rows = self._con.execute(
+                "SELECT g.gene_id, g.disease_id, d.name, (SELECT COUNT(DISTINCT x.gene_id) FROM gene_diseases x "
+                "WHERE x.disease_id=g.disease_id) FROM gene_diseases g JOIN diseases d ON d.disease_id=g.disease_id "
+                f"WHERE g.gene_id IN ({marks})", [g["gene_id"] for g in genes]).fetchall()
+            entries: dict[int, list[tuple[str, str, list[tuple[str, str | None]]]]] = {}
+            for gid, did, name, _ in rows:
+                entries.setdefault(gid, []).append((did, name, [("hpo", None)]))
+            genes = order_genes(self._disease_name(disease_id) or "", genes, entries, {r[1]: r[3] for r in rows})
+        return [(g["gene_id"], g["symbol"]) for g in genes]
 
     # ---- genes -------------------------------------------------------------------------------
     def gene_ids_for_symbol(self, symbol: str) -> list[tuple[int, str]]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biorag.phenotype_names import term_number
+from biorag.phenotype_naming import named_terms
 from biorag.phenotype_scoring import PhenotypeModel
 
 _LOCK = threading.Lock()
@@ -39,8 +40,10 @@ def _load(con: sqlite3.Connection) -> PhenotypeModel:
     modifiers = con.execute(
         "SELECT x.disease_id, t.id FROM disease_terms x JOIN terms t ON t.term=x.term "
         "WHERE x.aspect IN ('C','I') AND x.negated=0").fetchall()
+    named = named_terms(dict(con.execute("SELECT disease_id, name_norm FROM diseases").fetchall()),
+                        con.execute("SELECT name_norm, term FROM term_names").fetchall())
     return PhenotypeModel(*(list(map(tuple, rows)) for rows in (terms, ancestors, annotations)), names,
-                          *(list(map(tuple, rows)) for rows in (genes, modifiers)))
+                          *(list(map(tuple, rows)) for rows in (genes, modifiers)), named=named)
 
 
 @dataclass
