@@ -66,6 +66,30 @@ def tokenize(tok, spec: TokenizerSpec, texts: list[str]) -> list[list[int]]:
     return [e.ids for e in tok.encode_batch(prepared)]
 
 
+def pad_ids(ids: list[list[int]], pad_id: int = 0):
+    """(token ids, attention mask) as int64 arrays padded to the longest row."""
+    import numpy as np
+
+    width = max(len(x) for x in ids)
+    host = np.full((len(ids), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(ids), width), dtype=np.int64)
+    for i, x in enumerate(ids):
+        host[i, : len(x)] = x
+        mask[i, : len(x)] = 1
+    return host, mask
+
+
+def on_device(array, device):
+    """A host array as a tensor on `device`: on CUDA through pinned memory, copied without
+    blocking the host."""
+    import torch
+
+    t = torch.from_numpy(array)
+    if device.type == "cuda":
+        return t.pin_memory().to(device, non_blocking=True)
+    return t.to(device)
+
+
 class TokenEncoder:
     """Runs a sentence-transformers model (or any module whose forward takes input_ids and
     attention_mask and returns `sentence_embedding`) on token ids; unit-length float32 rows."""
@@ -83,17 +107,10 @@ class TokenEncoder:
         self._torch = torch
 
     def _batch(self, ids: list[list[int]]):
-        torch = self._torch
-        width = max(len(x) for x in ids)
-        host = torch.full((len(ids), width), self.pad_id, dtype=torch.long, pin_memory=self.cuda)
-        mask = torch.zeros((len(ids), width), dtype=torch.long, pin_memory=self.cuda)
-        for i, x in enumerate(ids):
-            host[i, : len(x)] = torch.as_tensor(x, dtype=torch.long)
-            mask[i, : len(x)] = 1
-        feats = {"input_ids": host.to(self.device, non_blocking=True),
-                 "attention_mask": mask.to(self.device, non_blocking=True)}
+        host, mask = pad_ids(ids, self.pad_id)
+        feats = {"input_ids": on_device(host, self.device), "attention_mask": on_device(mask, self.device)}
         if self.token_type_ids:
-            feats["token_type_ids"] = torch.zeros_like(feats["input_ids"])
+            feats["token_type_ids"] = self._torch.zeros_like(feats["input_ids"])
         return feats
 
     def encode(self, ids: list[list[int]]):

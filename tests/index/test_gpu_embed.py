@@ -110,3 +110,22 @@ def test_xml_reader_reads_real_citations_only_with_abstracts(tmp_path):
     assert gpu_embed.read_texts([str(plain)], max_texts=7) == texts[:7]
     assert all(t.strip() and "\n" in t for t in texts[:50])
     assert np.mean([len(t) for t in texts]) > 500
+
+
+def test_random_shapes_match_the_real_models():
+    from transformers import AutoModel
+
+    real = AutoModel.from_pretrained(model_path("all-MiniLM-L6-v2"), local_files_only=True)
+    shaped, pooling, what = gpu_embed.build_encoder("minilm-l6")
+    assert pooling == "mean" and "randomly initialised" in what
+    assert [(n, p.shape) for n, p in shaped.named_parameters()] == [(n, p.shape) for n, p in real.named_parameters()]
+    base, _, _ = gpu_embed.build_encoder("bert-base")
+    assert round(sum(p.numel() for p in base.parameters()) / 1e6, 1) == 109.5  # BERT-base, PubMedBERT's shape
+
+
+def test_shipped_tokenizer_files_tokenize_as_the_bundled_model():
+    shipped = tokenizer_spec(ROOT / "benchmarks" / "device" / "minilm_tokenizer")
+    bundled = tokenizer_spec(model_path("all-MiniLM-L6-v2"))
+    assert shipped is not None and (shipped.max_length, shipped.lower) == (bundled.max_length, bundled.lower) == (256, False)
+    texts = gpu_embed.read_texts([str(SAMPLE / "pubmed_0_to_99.xml.gz")], max_texts=40)
+    assert tokenize(shipped.load(), shipped, texts) == tokenize(bundled.load(), bundled, texts)
