@@ -54,14 +54,19 @@ def lora(model, target_modules, r: int, alpha: int, dropout: float):
 
 
 def multi_hot(rows: list[list[int]], n_labels: int, device):
-    """(len(rows), n_labels) float targets with a 1 at each row's label indices."""
+    """(len(rows), n_labels) float targets with a 1 at each row's label indices. On CUDA the
+    indices go through pinned memory without blocking: a plain copy would wait for every
+    queued kernel, and the GPU would then idle while the host prepares the next step."""
     import torch
 
-    r = [i for i, labels in enumerate(rows) for _ in labels]
-    c = [j for labels in rows for j in labels]
     y = torch.zeros(len(rows), n_labels, device=device)
-    if c:
-        y[torch.tensor(r, device=device), torch.tensor(c, device=device)] = 1.0
+    at = torch.tensor([[i for i, labels in enumerate(rows) for _ in labels], [j for labels in rows for j in labels]],
+                      dtype=torch.long)
+    if at.shape[1]:
+        if y.is_cuda:
+            at = at.pin_memory()
+        at = at.to(y.device, non_blocking=True)
+        y[at[0], at[1]] = 1.0
     return y
 
 
