@@ -27,10 +27,12 @@ from __future__ import annotations
 import argparse
 import collections
 import gzip
+import io
 import itertools
 import json
 import multiprocessing as mp
 import os
+import re
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -128,22 +130,40 @@ def _mesh(el) -> list[dict]:
     return out
 
 
-def _xml_records(path: Path) -> list[dict]:
+def _citations(stream) -> list[dict]:
     """pmid, title, abstract and MeSH headings of each citation with an abstract
     (ElementTree, streaming)."""
     records = []
-    with (gzip.open(path) if path.name.endswith(".gz") else open(path, "rb")) as f:
-        for _, el in ET.iterparse(f, events=("end",)):
-            if el.tag not in ("MedlineCitation", "PubmedBookArticle"):
-                continue
-            title = "".join(el.find(".//ArticleTitle").itertext()) if el.find(".//ArticleTitle") is not None else ""
-            abstract = "\n".join("".join(a.itertext()) for a in el.iterfind(".//Abstract/AbstractText"))
-            if abstract.strip():
-                pmid = el.find(".//PMID")
-                records.append({"pmid": (pmid.text or "").strip() if pmid is not None else "", "title": title,
-                                "abstract": abstract, "mesh": _mesh(el)})
-            el.clear()
+    for _, el in ET.iterparse(stream, events=("end",)):
+        if el.tag not in ("MedlineCitation", "PubmedBookArticle"):
+            continue
+        title = "".join(el.find(".//ArticleTitle").itertext()) if el.find(".//ArticleTitle") is not None else ""
+        abstract = "\n".join("".join(a.itertext()) for a in el.iterfind(".//Abstract/AbstractText"))
+        if abstract.strip():
+            pmid = el.find(".//PMID")
+            records.append({"pmid": (pmid.text or "").strip() if pmid is not None else "", "title": title,
+                            "abstract": abstract, "mesh": _mesh(el)})
+        el.clear()
     return records
+
+
+_PROLOG = re.compile(rb"<\?xml[^>]*\?>|<!DOCTYPE[^>\[]*(\[[^\]]*\])?\s*>")
+
+
+def _xml_records(path: Path) -> list[dict]:
+    def opened():
+        return gzip.open(path) if path.name.endswith(".gz") else open(path, "rb")
+
+    try:
+        with opened() as f:
+            return _citations(f)
+    except ET.ParseError:  # some exports hold bare <PubmedArticle> elements with no common root
+        with opened() as f:
+            body = _PROLOG.sub(b"", f.read())
+    try:
+        return _citations(io.BytesIO(b"<PubmedArticleSet>" + body + b"</PubmedArticleSet>"))
+    except ET.ParseError as e:
+        raise SystemExit(f"error: {path}: not well-formed XML ({e}): fix or leave out this file") from None
 
 
 def _parquet_records(path: Path) -> list[dict]:

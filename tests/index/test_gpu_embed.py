@@ -129,3 +129,17 @@ def test_shipped_tokenizer_files_tokenize_as_the_bundled_model():
     assert shipped is not None and (shipped.max_length, shipped.lower) == (bundled.max_length, bundled.lower) == (256, False)
     texts = gpu_embed.read_texts([str(SAMPLE / "pubmed_0_to_99.xml.gz")], max_texts=40)
     assert tokenize(shipped.load(), shipped, texts) == tokenize(bundled.load(), bundled, texts)
+
+
+def test_xml_reader_reads_exports_without_a_root_element(tmp_path):
+    # some real efetch exports hold bare <PubmedArticle> elements (shared/data's PROVENANCE names one)
+    xml = SAMPLE / "pubmed_0_to_99.xml.gz"
+    text = gzip.decompress(xml.read_bytes()).decode()
+    body = text[text.index(">", text.index("<PubmedArticleSet")) + 1 : text.rindex("</PubmedArticleSet>")]
+    rootless = tmp_path / "bare.xml"
+    rootless.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + body)
+    assert gpu_embed.read_records([str(rootless)]) == gpu_embed.read_records([str(xml)])
+    broken = tmp_path / "cut.xml"
+    broken.write_text(text[: len(text) // 2])
+    with pytest.raises(SystemExit, match="cut.xml: not well-formed XML"):
+        gpu_embed.read_records([str(broken)])
