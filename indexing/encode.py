@@ -9,8 +9,9 @@ the `tokenizers` library only), and this module only pads, moves and runs the mo
 - on CUDA the padded batch is built in pinned host memory and copied without blocking, and
   the model runs in the half precision the embedder loaded it in (fp16/bf16); on CPU
   neither applies;
-- `raw_rate` times the same forward on a warm sample of the same token ids, so a build can
-  print its end-to-end rate next to what its model does alone.
+- `raw_rate` times the same forward on a warm sample of the same token ids, already padded
+  and on the device, so a build can print its end-to-end rate next to what its model does
+  alone.
 
 Imports only numpy and torch (never biorag): the GPU entry point uses it too.
 """
@@ -132,17 +133,27 @@ class TokenEncoder:
         return np.stack(dim_out).astype(np.float32, copy=False)
 
     def raw_rate(self, ids: list[list[int]], repeat_min_s: float = 0.0) -> float:
-        """Texts per second of the forward alone on these token ids, after one warm-up batch;
-        the sample is encoded again until `repeat_min_s` has passed (0: once)."""
+        """Texts per second of the forward alone on these token ids: the same length-sorted
+        batches as `encode`, padded and on the device before the clock starts, vectors left
+        there; after one warm-up batch, the sample runs again until `repeat_min_s` has passed
+        (0: once)."""
         if not ids:
             return 0.0
-        self.encode(ids[: self.batch_size])  # warm-up: kernels, caches, allocator
-        n, t0 = 0, time.perf_counter()
-        while True:
-            self.encode(ids)
+        torch = self._torch
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        batches = [self._batch([ids[i] or [self.pad_id] for i in order[s : s + self.batch_size]])
+                   for s in range(0, len(order), self.batch_size)]
+        with torch.inference_mode():
+            self.model.forward(batches[-1])  # warm-up: kernels, caches, allocator
             if self.cuda:
-                self._torch.cuda.synchronize()
-            n += len(ids)
-            if time.perf_counter() - t0 >= repeat_min_s:
-                break
+                torch.cuda.synchronize()
+            n, t0 = 0, time.perf_counter()
+            while True:
+                for b in batches:
+                    self.model.forward(b)
+                if self.cuda:
+                    torch.cuda.synchronize()
+                n += len(ids)
+                if time.perf_counter() - t0 >= repeat_min_s:
+                    break
         return n / (time.perf_counter() - t0)

@@ -143,3 +143,23 @@ def test_xml_reader_reads_exports_without_a_root_element(tmp_path):
     broken.write_text(text[: len(text) // 2])
     with pytest.raises(SystemExit, match="cut.xml: not well-formed XML"):
         gpu_embed.read_records([str(broken)])
+
+
+def test_raw_rate_times_the_forward_alone_on_length_sorted_batches():
+    a = gpu_embed.parse_args(["--input", str(SAMPLE), "--arch", "tiny", "--device", "cpu"])
+    model, *_ = gpu_embed.load_model(a)
+    seen = []
+
+    class Counting:  # the real tiny encoder, recording the batch widths it is given
+        def parameters(self):
+            return model.parameters()
+
+        def forward(self, feats):
+            seen.append(tuple(feats["input_ids"].shape))
+            return model.forward(feats)
+
+    spec = tokenizer_spec(a.model)
+    ids = tokenize(spec.load(), spec, gpu_embed.read_texts([str(SAMPLE / "pubmed_0_to_99.xml.gz")], max_texts=20))
+    assert TokenEncoder(Counting(), batch_size=8).raw_rate(ids) > 0
+    widths = sorted(len(x) for x in ids)
+    assert seen == [(4, widths[-1]), (8, widths[7]), (8, widths[15]), (4, widths[-1])]  # warm-up, then the sample once
