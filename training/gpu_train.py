@@ -38,6 +38,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Callable, Iterator
 
 from biorag.encoder_classifier import build_encoder_classifier
 from indexing.encode import on_device, pad_ids, tokenize
@@ -137,7 +138,22 @@ def _tokenize_texts(texts: list[str], length: int):
 # ---- the two loops: batches (host jobs), device batches, and the loss ----------------------
 
 
-def contrastive_setup(a, records: list[dict], model, pooling: str, device):
+@dataclasses.dataclass
+class Loop:
+    """What the timing harness needs of a training loop."""
+
+    unit: str  # what a batch row is: pairs | examples
+    corpus: dict
+    jobs: Iterator  # (key, worker args) per batch, cycling over the corpus
+    worker: Callable  # runs in a tokenizer process: args -> padded int64 arrays
+    to_device: Callable  # (key, arrays) -> the device batch
+    loss_of: Callable  # device batch -> loss
+    model: object
+    groups: list  # what AdamW optimizes
+    widths: Callable  # arrays -> padded widths
+
+
+def contrastive_setup(a, records: list[dict], model, pooling: str, device) -> Loop:
     kinds = tuple(k.strip() for k in a.kinds.split(",") if k.strip())
     pairs = [p for r in records for p in build_pairs(normalise(r), kinds)]
     batches = [b for b in pmid_unique_batches(pairs, a.batch_size, a.seed) if len(b) == a.batch_size]
@@ -158,12 +174,12 @@ def contrastive_setup(a, records: list[dict], model, pooling: str, device):
     def loss_of(batch):
         return contrastive_loss(embed, batch[0], batch[1], a.scale)
 
-    return {"unit": "pairs", "corpus": {"records": len(records), "pairs": len(pairs), "batches": len(batches)},
-            "jobs": jobs, "worker": _tokenize_pairs, "to_device": to_device, "loss_of": loss_of,
-            "model": model, "groups": decay_groups(model, 0.01), "widths": lambda arrays: (arrays[0].shape[1], arrays[2].shape[1])}
+    return Loop("pairs", {"records": len(records), "pairs": len(pairs), "batches": len(batches)}, jobs,
+                _tokenize_pairs, to_device, loss_of, model, decay_groups(model, 0.01),
+                lambda arrays: (arrays[0].shape[1], arrays[2].shape[1]))
 
 
-def mesh_setup(a, records: list[dict], model, pooling: str, device):
+def mesh_setup(a, records: list[dict], model, pooling: str, device) -> Loop:
     examples = [MeshExample(r["pmid"], "title", record_text(r), [m.name for m in topical_mesh(normalise(r).mesh)])
                 for r in records]
     examples = [e for e in examples if e.labels]
@@ -189,10 +205,9 @@ def mesh_setup(a, records: list[dict], model, pooling: str, device):
     def loss_of(batch):
         return multilabel_loss(clf, *batch)
 
-    return {"unit": "examples", "corpus": {"records": len(records), "examples": len(examples),
-                                           "labels_seen": len(labels), "batches": len(batches)},
-            "jobs": jobs, "worker": _tokenize_texts, "to_device": to_device, "loss_of": loss_of,
-            "model": clf, "groups": [p for p in clf.parameters() if p.requires_grad], "widths": lambda arrays: (arrays[0].shape[1],)}
+    corpus = {"records": len(records), "examples": len(examples), "labels_seen": len(labels), "batches": len(batches)}
+    return Loop("examples", corpus, jobs, _tokenize_texts, to_device, loss_of, clf,
+                [p for p in clf.parameters() if p.requires_grad], lambda arrays: (arrays[0].shape[1],))
 
 
 # ---- the run ---------------------------------------------------------------------------------
@@ -210,8 +225,8 @@ def run(a: argparse.Namespace) -> dict:
     torch.manual_seed(a.seed)
     model, pooling, what = build_encoder(a.arch, a.model)
     setup = (contrastive_setup if a.loop == "contrastive" else mesh_setup)(a, records, model.to(device), pooling, device)
-    net = setup["model"].train()
-    optimizer = torch.optim.AdamW(setup["groups"], lr=a.lr)
+    net = setup.model.train()
+    optimizer = torch.optim.AdamW(setup.groups, lr=a.lr)
     params = [p for group in optimizer.param_groups for p in group["params"]]
     scheduler = linear_schedule(optimizer, 2 * (a.warmup + a.steps), 0.1)
     scaler = grad_scaler(dev, True)
@@ -219,7 +234,7 @@ def run(a: argparse.Namespace) -> dict:
 
     def step(batch) -> None:
         with autocast(dev, True):
-            loss = setup["loss_of"](batch)
+            loss = setup.loss_of(batch)
         backward(loss, scaler)
         optimizer_step(optimizer, scheduler, scaler, params)
         losses.append(loss.detach())
@@ -246,20 +261,20 @@ def run(a: argparse.Namespace) -> dict:
         for key, arrays in itertools.islice(stream, n):
             if keep:
                 kept.append((key, arrays))
-            yield setup["to_device"](key, arrays)
+            yield setup.to_device(key, arrays)
 
     with mp.get_context("spawn").Pool(a.workers, initializer=_init_worker, initargs=(spec,)) as pool:
-        stream = ahead(pool, setup["worker"], setup["jobs"], 2 * a.workers + 2)
+        stream = ahead(pool, setup.worker, setup.jobs, 2 * a.workers + 2)
         phase(end_to_end(stream, a.warmup, False))  # untimed: worker start, kernels, allocator
         e2e_s, host_s = phase(end_to_end(stream, a.steps, True))
-    resident = [setup["to_device"](key, arrays) for key, arrays in kept]  # the same batches, on the device
+    resident = [setup.to_device(key, arrays) for key, arrays in kept]  # the same batches, on the device
     phase(iter(resident[: a.warmup]))
     raw_s, _ = phase(iter(resident))
 
     per_step = a.batch_size * a.steps
     values = [round(float(x), 4) for x in losses]
     k = max(1, min(5, len(values) // 4))
-    widths = [setup["widths"](arrays) for _, arrays in kept]
+    widths = [setup.widths(arrays) for _, arrays in kept]
     e2e, raw = per_step / e2e_s, per_step / raw_s
     return {
         "loop": a.loop, "torch": torch.__version__,
@@ -267,8 +282,8 @@ def run(a: argparse.Namespace) -> dict:
         "model": what, "params_m": round(sum(p.numel() for p in net.parameters()) / 1e6, 3),
         "trainable_params_m": round(sum(p.numel() for p in params) / 1e6, 3),
         "batch_size": a.batch_size, "warmup": a.warmup, "steps": a.steps, "tokenizer_processes": a.workers,
-        "corpus": setup["corpus"], "mean_padded_width": [round(sum(w) / len(w), 1) for w in zip(*widths, strict=True)],
-        "unit": setup["unit"], "end_to_end_per_s": round(e2e, 2), "raw_per_s": round(raw, 2),
+        "corpus": setup.corpus, "mean_padded_width": [round(sum(w) / len(w), 1) for w in zip(*widths, strict=True)],
+        "unit": setup.unit, "end_to_end_per_s": round(e2e, 2), "raw_per_s": round(raw, 2),
         "ratio": round(e2e / raw, 3), "end_to_end_step_ms": round(1000 * e2e_s / a.steps, 2),
         "raw_step_ms": round(1000 * raw_s / a.steps, 2), "host_batch_ms": round(1000 * host_s / a.steps, 2),
         "peak_gib": round(torch.cuda.max_memory_allocated(device) / 2**30, 2) if cuda else None,
