@@ -27,6 +27,7 @@ from pathlib import Path
 
 from biorag.artifacts import ArtifactManifest, check_mesh_tagger_manifest
 from biorag.device import pick_device
+from biorag.encoder_classifier import build_encoder_classifier
 from biorag.errors import ConfigError
 from biorag.mesh import MeshTagger, VocabularyTagger, vocabulary
 
@@ -123,31 +124,6 @@ def load_causal_base(spec: str, artifact: Path | None = None):
 
     folder = causal_base_folder(spec, artifact)
     return AutoModelForCausalLM.from_pretrained(folder), AutoTokenizer.from_pretrained(folder)
-
-
-# ---- classifier head --------------------------------------------------------------------
-
-
-def build_encoder_classifier(encoder, n_labels: int, dropout: float = 0.1):
-    """Mean-pooled encoder -> dropout -> linear layer with one logit per descriptor."""
-    import torch
-    from torch import nn
-
-    class EncoderMultiLabel(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.encoder = encoder
-            self.dropout = nn.Dropout(dropout)
-            self.head = nn.Linear(encoder.config.hidden_size, n_labels)
-
-        def forward(self, input_ids, attention_mask, **_):
-            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-6)
-            return self.head(self.dropout(pooled))
-
-    torch.manual_seed(0)
-    return EncoderMultiLabel()
 
 
 # ---- constrained decoding ---------------------------------------------------------------

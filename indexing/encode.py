@@ -9,8 +9,9 @@ the `tokenizers` library only), and this module only pads, moves and runs the mo
 - on CUDA the padded batch is built in pinned host memory and copied without blocking, and
   the model runs in the half precision the embedder loaded it in (fp16/bf16); on CPU
   neither applies;
-- `raw_rate` times the same forward on a warm sample of the same token ids, so a build can
-  print its end-to-end rate next to what its model does alone.
+- `raw_rate` times the same forward on a warm sample of the same token ids, already padded
+  and on the device, so a build can print its end-to-end rate next to what its model does
+  alone.
 
 Imports only numpy and torch (never biorag): the GPU entry point uses it too.
 """
@@ -66,6 +67,30 @@ def tokenize(tok, spec: TokenizerSpec, texts: list[str]) -> list[list[int]]:
     return [e.ids for e in tok.encode_batch(prepared)]
 
 
+def pad_ids(ids: list[list[int]], pad_id: int = 0):
+    """(token ids, attention mask) as int64 arrays padded to the longest row."""
+    import numpy as np
+
+    width = max(len(x) for x in ids)
+    host = np.full((len(ids), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(ids), width), dtype=np.int64)
+    for i, x in enumerate(ids):
+        host[i, : len(x)] = x
+        mask[i, : len(x)] = 1
+    return host, mask
+
+
+def on_device(array, device):
+    """A host array as a tensor on `device`: on CUDA through pinned memory, copied without
+    blocking the host."""
+    import torch
+
+    t = torch.from_numpy(array)
+    if device.type == "cuda":
+        return t.pin_memory().to(device, non_blocking=True)
+    return t.to(device)
+
+
 class TokenEncoder:
     """Runs a sentence-transformers model (or any module whose forward takes input_ids and
     attention_mask and returns `sentence_embedding`) on token ids; unit-length float32 rows."""
@@ -83,49 +108,60 @@ class TokenEncoder:
         self._torch = torch
 
     def _batch(self, ids: list[list[int]]):
-        torch = self._torch
-        width = max(len(x) for x in ids)
-        host = torch.full((len(ids), width), self.pad_id, dtype=torch.long, pin_memory=self.cuda)
-        mask = torch.zeros((len(ids), width), dtype=torch.long, pin_memory=self.cuda)
-        for i, x in enumerate(ids):
-            host[i, : len(x)] = torch.as_tensor(x, dtype=torch.long)
-            mask[i, : len(x)] = 1
-        feats = {"input_ids": host.to(self.device, non_blocking=True),
-                 "attention_mask": mask.to(self.device, non_blocking=True)}
+        host, mask = pad_ids(ids, self.pad_id)
+        feats = {"input_ids": on_device(host, self.device), "attention_mask": on_device(mask, self.device)}
         if self.token_type_ids:
-            feats["token_type_ids"] = torch.zeros_like(feats["input_ids"])
+            feats["token_type_ids"] = self._torch.zeros_like(feats["input_ids"])
         return feats
 
     def encode(self, ids: list[list[int]]):
-        """Vectors in the order of `ids`, computed in length-sorted batches."""
+        """Vectors in the order of `ids`, computed in length-sorted batches.
+
+        On CUDA nothing waits for the GPU until every batch is queued: the vectors come back
+        without blocking and are read after one synchronize, so the host pads and copies the
+        next batch while the GPU computes this one (a `.cpu()` per batch left the GPU idle
+        during each batch's host work)."""
         import numpy as np
 
-        torch = self._torch
-        dim_out: list = [None] * len(ids)
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        with torch.inference_mode():
-            for s in range(0, len(order), self.batch_size):
-                picked = order[s : s + self.batch_size]
-                out = self.model.forward(self._batch([ids[i] or [self.pad_id] for i in picked]))
-                vecs = torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=-1).cpu().numpy()
-                for row, i in enumerate(picked):
-                    dim_out[i] = vecs[row]
         if not ids:
             return np.zeros((0, 0), dtype=np.float32)
-        return np.stack(dim_out).astype(np.float32, copy=False)
+        torch = self._torch
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        parts = []
+        with torch.inference_mode():
+            for s in range(0, len(order), self.batch_size):
+                out = self.model.forward(self._batch([ids[i] or [self.pad_id] for i in order[s : s + self.batch_size]]))
+                vecs = torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=-1)
+                parts.append(vecs.to("cpu", non_blocking=True) if self.cuda else vecs)
+        if self.cuda:
+            torch.cuda.synchronize()
+        sorted_vecs = torch.cat(parts).numpy()
+        out_vecs = np.empty_like(sorted_vecs)
+        out_vecs[np.asarray(order)] = sorted_vecs
+        return out_vecs.astype(np.float32, copy=False)
 
     def raw_rate(self, ids: list[list[int]], repeat_min_s: float = 0.0) -> float:
-        """Texts per second of the forward alone on these token ids, after one warm-up batch;
-        the sample is encoded again until `repeat_min_s` has passed (0: once)."""
+        """Texts per second of the forward alone on these token ids: the same length-sorted
+        batches as `encode`, padded and on the device before the clock starts, vectors left
+        there; after one warm-up batch, the sample runs again until `repeat_min_s` has passed
+        (0: once)."""
         if not ids:
             return 0.0
-        self.encode(ids[: self.batch_size])  # warm-up: kernels, caches, allocator
-        n, t0 = 0, time.perf_counter()
-        while True:
-            self.encode(ids)
+        torch = self._torch
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        batches = [self._batch([ids[i] or [self.pad_id] for i in order[s : s + self.batch_size]])
+                   for s in range(0, len(order), self.batch_size)]
+        with torch.inference_mode():
+            self.model.forward(batches[-1])  # warm-up: kernels, caches, allocator
             if self.cuda:
-                self._torch.cuda.synchronize()
-            n += len(ids)
-            if time.perf_counter() - t0 >= repeat_min_s:
-                break
+                torch.cuda.synchronize()
+            n, t0 = 0, time.perf_counter()
+            while True:
+                for b in batches:
+                    self.model.forward(b)
+                if self.cuda:
+                    torch.cuda.synchronize()
+                n += len(ids)
+                if time.perf_counter() - t0 >= repeat_min_s:
+                    break
         return n / (time.perf_counter() - t0)

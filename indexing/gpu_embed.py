@@ -2,7 +2,7 @@
 length-sorted batches, pinned memory and half precision, timed against the raw encoder.
 
     python -m indexing.gpu_embed --input abstracts/ --model /path/to/all-MiniLM-L6-v2
-    python -m indexing.gpu_embed --input shards/ --arch bert-base --tokenizer /path/to/minilm
+    python -m indexing.gpu_embed --input shards/ --arch bert-base --tokenizer benchmarks/device/minilm_tokenizer
 
 It needs only torch, transformers (whose `tokenizers` it uses) and pyarrow, the packages
 an accelerator machine has: it reads PubMed XML (`.xml`/`.xml.gz`, with the standard
@@ -16,7 +16,10 @@ a few thousand abstracts take a GPU about a second, too short to time. It prints
 the corpus was repeated, the end-to-end rate (texts in, vectors on the host), the raw
 encoder rate on a warm sample of the same token ids (forward only, no tokenization, no
 transfers), and their ratio. `--arch bert-base` is the BERT-base shape (`BertConfig()`
-defaults), randomly initialised: no PubMedBERT weights reach the accelerator machines.
+defaults) and `--arch minilm-l6` all-MiniLM-L6-v2's (6 x 384), randomly initialised: no
+weights need reach the accelerator machines, only a tokenizer (`--tokenizer`; a copy is in
+benchmarks/device/minilm_tokenizer). Its reader and model pieces also serve the training
+loops' entry point, `training.gpu_train`.
 """
 
 from __future__ import annotations
@@ -24,13 +27,16 @@ from __future__ import annotations
 import argparse
 import collections
 import gzip
+import io
 import itertools
 import json
 import multiprocessing as mp
 import os
+import re
 import sys
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 from indexing.encode import TokenEncoder, TokenizerSpec, tokenize, tokenizer_spec
@@ -55,17 +61,21 @@ def settings_defaults() -> dict:
     return out
 
 
+def add_arch_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--arch", choices=["model", *ARCHS], default="model",
+                   help="model: the weights in --model; bert-base (BertConfig()), minilm-l6 (all-MiniLM-L6-v2's "
+                   "shape), tiny (2 x 32, for CPU tests): that shape, randomly initialised")
+    p.add_argument("--tokenizer", help="sentence-transformers directory whose tokenizer to use with a random "
+                   "--arch (default: --model)")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     d = settings_defaults()
     p = argparse.ArgumentParser(prog="python -m indexing.gpu_embed", description=__doc__.split("\n\n")[0])
     p.add_argument("--input", nargs="+", required=True, help="PubMed XML files/folders or Parquet shards/folders")
     p.add_argument("--model", default=d.get("model"), help="sentence-transformers model directory "
                    "(default: index.embedder when the package is installed)")
-    p.add_argument("--arch", choices=["model", "bert-base", "tiny"], default="model",
-                   help="model: the weights in --model; bert-base: BertConfig() randomly initialised; "
-                   "tiny: a 2-layer 32-wide BERT for CPU tests")
-    p.add_argument("--tokenizer", help="model directory whose tokenizer to use with --arch bert-base/tiny "
-                   "(default: --model)")
+    add_arch_options(p)
     p.add_argument("--batch-size", type=int, default=None, help="texts per forward (default: 512 on CUDA, "
                    "else index.batch_size or 64)")
     p.add_argument("--device", default=d.get("device", "auto"), help="auto | cpu | cuda | cuda:N")
@@ -80,7 +90,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a = p.parse_args(argv)
     a.default_batch = d.get("batch_size", 64)
     if not a.model and not a.tokenizer:
-        p.error("give --model DIR (or --tokenizer DIR with --arch bert-base/tiny): the package's settings are not available")
+        p.error("give --model DIR (or --tokenizer DIR with a random --arch): the package's settings are not available")
     return a
 
 
@@ -102,35 +112,82 @@ def _files(inputs: list[str]) -> list[Path]:
     return out
 
 
-def _xml_texts(path: Path) -> list[str]:
-    """Title + abstract of each citation with an abstract (ElementTree, streaming)."""
-    texts = []
-    with (gzip.open(path) if path.name.endswith(".gz") else open(path, "rb")) as f:
-        for _, el in ET.iterparse(f, events=("end",)):
-            if el.tag not in ("MedlineCitation", "PubmedBookArticle"):
-                continue
-            title = "".join(el.find(".//ArticleTitle").itertext()) if el.find(".//ArticleTitle") is not None else ""
-            abstract = "\n".join("".join(a.itertext()) for a in el.iterfind(".//Abstract/AbstractText"))
-            if abstract.strip():
-                texts.append(f"{title}\n{abstract}".strip())
-            el.clear()
-    return texts
+def record_text(record: dict) -> str:
+    """Title and abstract: the text the build embeds."""
+    return f"{record['title']}\n{record['abstract']}".strip()
 
 
-def _parquet_texts(path: Path) -> list[str]:
+def _mesh(el) -> list[dict]:
+    """A citation's MeSH headings as `training.records.normalise` reads them."""
+    out = []
+    for h in el.iterfind(".//MeshHeadingList/MeshHeading"):
+        d = h.find("DescriptorName")
+        if d is None or not (d.text or "").strip():
+            continue
+        quals = [{"name": (q.text or "").strip(), "major": q.get("MajorTopicYN") == "Y"} for q in h.iterfind("QualifierName")]
+        out.append({"ui": d.get("UI", ""), "name": d.text.strip(), "major": d.get("MajorTopicYN") == "Y",
+                    "qualifiers": quals})
+    return out
+
+
+def _citations(stream) -> list[dict]:
+    """pmid, title, abstract and MeSH headings of each citation with an abstract
+    (ElementTree, streaming)."""
+    records = []
+    for _, el in ET.iterparse(stream, events=("end",)):
+        if el.tag not in ("MedlineCitation", "PubmedBookArticle"):
+            continue
+        title = "".join(el.find(".//ArticleTitle").itertext()) if el.find(".//ArticleTitle") is not None else ""
+        abstract = "\n".join("".join(a.itertext()) for a in el.iterfind(".//Abstract/AbstractText"))
+        if abstract.strip():
+            pmid = el.find(".//PMID")
+            records.append({"pmid": (pmid.text or "").strip() if pmid is not None else "", "title": title,
+                            "abstract": abstract, "mesh": _mesh(el)})
+        el.clear()
+    return records
+
+
+_PROLOG = re.compile(rb"<\?xml[^>]*\?>|<!DOCTYPE[^>\[]*(\[[^\]]*\])?\s*>")
+
+
+def _xml_records(path: Path) -> list[dict]:
+    def opened():
+        return gzip.open(path) if path.name.endswith(".gz") else open(path, "rb")
+
+    try:
+        with opened() as f:
+            return _citations(f)
+    except ET.ParseError:  # some exports hold bare <PubmedArticle> elements with no common root
+        with opened() as f:
+            body = _PROLOG.sub(b"", f.read())
+    try:
+        return _citations(io.BytesIO(b"<PubmedArticleSet>" + body + b"</PubmedArticleSet>"))
+    except ET.ParseError as e:
+        raise SystemExit(f"error: {path}: not well-formed XML ({e}): fix or leave out this file") from None
+
+
+def _parquet_records(path: Path) -> list[dict]:
     import pyarrow.parquet as pq
 
-    t = pq.read_table(path, columns=["title", "abstract"]).to_pydict()
-    return [f"{a}\n{b}".strip() for a, b in zip(t["title"], t["abstract"], strict=True)]
+    names = set(pq.read_schema(path).names)
+    t = pq.read_table(path, columns=[c for c in ("pmid", "title", "abstract") if c in names]).to_pylist()
+    return [{"pmid": str(r.get("pmid", "")), "title": r["title"] or "", "abstract": r["abstract"] or "", "mesh": []}
+            for r in t]
+
+
+def read_records(inputs: list[str], max_records: int = 0) -> list[dict]:
+    """The citations with an abstract in these XML files or Parquet shards (Parquet shards
+    carry no MeSH headings)."""
+    records: list[dict] = []
+    for f in _files(inputs):
+        records += _parquet_records(f) if f.name.endswith(".parquet") else _xml_records(f)
+        if max_records and len(records) >= max_records:
+            return records[:max_records]
+    return records
 
 
 def read_texts(inputs: list[str], max_texts: int = 0) -> list[str]:
-    texts: list[str] = []
-    for f in _files(inputs):
-        texts += _parquet_texts(f) if f.name.endswith(".parquet") else _xml_texts(f)
-        if max_texts and len(texts) >= max_texts:
-            return texts[:max_texts]
-    return texts
+    return [record_text(r) for r in read_records(inputs, max_texts)]
 
 
 # ---- model -------------------------------------------------------------------------------
@@ -165,23 +222,44 @@ def pick(device: str, dtype: str):
     return torch.device(dev), getattr(torch, dtype)
 
 
-def load_model(a: argparse.Namespace):
+#: randomly initialised shapes: BERT-base (PubMedBERT's shape), all-MiniLM-L6-v2's, and a tiny one for CPU tests
+ARCHS = {
+    "bert-base": ({}, "BERT-base shape (BertConfig())"),
+    "minilm-l6": ({"hidden_size": 384, "num_hidden_layers": 6, "num_attention_heads": 12, "intermediate_size": 1536},
+                  "all-MiniLM-L6-v2 shape (BertConfig, 6 x 384)"),
+    "tiny": ({"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64},
+             "tiny shape (BertConfig, 2 x 32)"),
+}
+
+
+def build_encoder(arch: str, model_dir: str | None = None):
+    """(transformers encoder in float32 on the CPU, pooling, description): the weights in
+    `model_dir` for arch "model", else the named shape with seeded random weights."""
     import torch
     from transformers import AutoModel, BertConfig, BertModel
 
-    device, dtype = pick(a.device, a.dtype)
-    if a.arch == "model":
-        d = Path(a.model)
+    if arch == "model":
+        d = Path(model_dir)
         model = AutoModel.from_pretrained(d, local_files_only=True)
         pool_cfg = d / "1_Pooling" / "config.json"
         pooling = "cls" if pool_cfg.exists() and json.loads(pool_cfg.read_text()).get("pooling_mode_cls_token") else "mean"
-        what = f"{d.name} weights"
-    else:
-        cfg = BertConfig() if a.arch == "bert-base" else BertConfig(hidden_size=32, num_hidden_layers=2,
-                                                                     num_attention_heads=2, intermediate_size=64)
-        torch.manual_seed(0)
-        model, pooling = BertModel(cfg), "mean"
-        what = f"{a.arch} shape (BertConfig{'()' if a.arch == 'bert-base' else ', tiny'}), randomly initialised"
+        return model, pooling, f"{d.name} weights"
+    overrides, what = ARCHS[arch]
+    torch.manual_seed(0)
+    return BertModel(BertConfig(**overrides)), "mean", f"{what}, randomly initialised"
+
+
+def tokenizer_of(a: argparse.Namespace) -> TokenizerSpec:
+    """The tokenizer of --tokenizer (else --model), or exit with what to give."""
+    spec = tokenizer_spec(a.tokenizer or a.model)
+    if spec is None:
+        raise SystemExit(f"error: {a.tokenizer or a.model}: not a sentence-transformers directory with tokenizer.json")
+    return spec
+
+
+def load_model(a: argparse.Namespace):
+    device, dtype = pick(a.device, a.dtype)
+    model, pooling, what = build_encoder(a.arch, a.model)
     model = model.to(device=device, dtype=dtype).eval()
     return PooledEncoder(model, pooling), device, dtype, what
 
@@ -202,6 +280,18 @@ def _tokenize_chunk(texts: list[str]) -> list[list[int]]:
     return tokenize(_TOK, _SPEC, texts)
 
 
+def ahead(pool, fn, jobs: Iterator[tuple], depth: int) -> Iterator[tuple]:
+    """(key, fn(*args)) for each (key, args) of `jobs`, in order, with `depth` jobs handed to
+    the pool ahead of the one returned: the workers tokenize while the caller computes."""
+    pending = collections.deque((key, pool.apply_async(fn, args)) for key, args in itertools.islice(jobs, depth))
+    while pending:
+        key, job = pending.popleft()
+        nxt = next(jobs, None)
+        if nxt is not None:
+            pending.append((nxt[0], pool.apply_async(fn, nxt[1])))
+        yield key, job.get()
+
+
 # ---- the run -----------------------------------------------------------------------------
 
 
@@ -211,9 +301,7 @@ def run(a: argparse.Namespace) -> dict:
     texts = read_texts(a.input, a.max_texts)
     if not texts:
         raise SystemExit("error: the input holds no abstracts")
-    spec = tokenizer_spec(a.tokenizer or a.model)
-    if spec is None:
-        raise SystemExit(f"error: {a.tokenizer or a.model}: not a sentence-transformers directory with tokenizer.json")
+    spec = tokenizer_of(a)
     model, device, dtype, what = load_model(a)
     cuda = device.type == "cuda"
     batch = a.batch_size or (512 if cuda else a.default_batch)
@@ -227,20 +315,10 @@ def run(a: argparse.Namespace) -> dict:
         warm_ids = pool.apply(_tokenize_chunk, (texts[:batch],))
         enc.encode(warm_ids)
         # the tokenizer processes stay a few chunks ahead of the model, across passes too
-        order = itertools.cycle(range(len(chunks)))
-        pending: collections.deque = collections.deque()
-
-        def submit() -> None:
-            i = next(order)
-            pending.append((i, pool.apply_async(_tokenize_chunk, (chunks[i],))))
-
-        for _ in range(2 * a.workers + 2):
-            submit()
+        jobs = ((i, (chunks[i],)) for i in itertools.cycle(range(len(chunks))))
         passes, n, t0 = 0, 0, time.perf_counter()
-        while True:
-            i, job = pending.popleft()
-            submit()
-            vecs = enc.encode(job.get())  # length-sorted batches; vectors land on the host
+        for i, ids in ahead(pool, _tokenize_chunk, jobs, 2 * a.workers + 2):
+            vecs = enc.encode(ids)  # length-sorted batches; vectors land on the host
             n += len(vecs)
             if i == len(chunks) - 1:
                 passes += 1

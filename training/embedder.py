@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import shutil
 import time
 from collections.abc import Callable
@@ -28,9 +27,10 @@ from biorag.device import pick_device
 from biorag.errors import ConfigError, InputError
 from biorag.settings import EmbedderTrainingSettings
 from training.evaluate import eval_pairs, eval_pubmedqa
-from training.pairs import Pair, pair_key
+from training.pairs import pair_key, pmid_unique_batches
 from training.prepare import Prepared
 from training.runtime import autocast, grad_scaler, seed_everything
+from training.steps import backward, contrastive_loss, decay_groups, linear_schedule, optimizer_step
 
 BUNDLED = "all-MiniLM-L6-v2"
 
@@ -50,41 +50,6 @@ def resolve_base(base: str | None) -> tuple[str, str]:
             "(models are never downloaded at run time) or omit --base for the bundled all-MiniLM-L6-v2"
         )
     return str(p), str(p)
-
-
-def pmid_unique_batches(pairs: list[Pair], batch_size: int, seed: int) -> list[list[int]]:
-    """Shuffled batches of pair indices, no PMID twice in a batch; the order depends only on seed."""
-    order = list(range(len(pairs)))
-    random.Random(seed).shuffle(order)
-    batches: list[list[int]] = []
-    open_batches: list[tuple[list[int], set[str]]] = []
-    for i in order:
-        pmid = pairs[i].pmid
-        for idx, pm in open_batches:
-            if pmid not in pm:
-                idx.append(i)
-                pm.add(pmid)
-                break
-        else:
-            open_batches.append(([i], {pmid}))
-        full = [b for b in open_batches if len(b[0]) == batch_size]
-        for b in full:
-            batches.append(b[0])
-            open_batches.remove(b)
-    batches.extend(b[0] for b in open_batches if len(b[0]) >= 2)
-    return batches
-
-
-def symmetric_info_nce(q, d, scale: float):
-    """Mean of query->doc and doc->query cross-entropy over in-batch cosine similarities."""
-    import torch
-    import torch.nn.functional as F
-
-    q = F.normalize(q, dim=-1)
-    d = F.normalize(d, dim=-1)
-    logits = scale * q @ d.T
-    target = torch.arange(len(q), device=q.device)
-    return (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
 
 
 def _features(model, texts: list[str], device: str) -> dict:
@@ -122,7 +87,6 @@ def train_embedder(
     import torch
     from sentence_transformers import SentenceTransformer
     from tqdm import tqdm
-    from transformers import get_linear_schedule_with_warmup
 
     if cfg.batch_size < 2:
         raise InputError("--batch-size must be at least 2 (in-batch negatives need company)")
@@ -158,13 +122,8 @@ def train_embedder(
     epoch_batches = [pmid_unique_batches(pairs, cfg.batch_size, cfg.seed + e) for e in range(cfg.epochs)]
     steps_per_epoch = math.ceil(len(epoch_batches[0]) / cfg.grad_accum)
     total_steps = steps_per_epoch * cfg.epochs
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm", "norm.weight")
-    params = [
-        {"params": [p for n, p in model.named_parameters() if not any(nd in n for nd in no_decay)], "weight_decay": cfg.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if any(nd in n for nd in no_decay)], "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(params, lr=cfg.lr)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup_ratio * total_steps), total_steps)
+    optimizer = torch.optim.AdamW(decay_groups(model, cfg.weight_decay), lr=cfg.lr)
+    scheduler = linear_schedule(optimizer, total_steps, cfg.warmup_ratio)
     scaler = grad_scaler(device, cfg.amp)
     state = {"epoch": 0, "batch": 0, "step": 0, "losses": []}
     if ckpts:
@@ -193,19 +152,13 @@ def train_embedder(
         for b in range(state["batch"], len(batches)):
             batch = [pairs[i] for i in batches[b]]
             with autocast(device, cfg.amp):
-                q = embed_batch(model, [p.query for p in batch], device)
-                d = embed_batch(model, [p.positive for p in batch], device)
-                loss = symmetric_info_nce(q.float(), d.float(), cfg.scale)
-            scaler.scale(loss / cfg.grad_accum).backward()
+                loss = contrastive_loss(lambda texts: embed_batch(model, texts, device), [p.query for p in batch],
+                                        [p.positive for p in batch], cfg.scale)
+            backward(loss, scaler, cfg.grad_accum)
             state["losses"].append(round(float(loss.detach()), 5))
             last_of_epoch = b == len(batches) - 1
             if (b + 1) % cfg.grad_accum == 0 or last_of_epoch:
-                scaler.unscale_(optimizer)
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                scaler.step(optimizer)
-                scaler.update()
-                scheduler.step()
-                optimizer.zero_grad(set_to_none=True)
+                optimizer_step(optimizer, scheduler, scaler, model.parameters())
                 state["step"] += 1
                 bar.update(1)
                 recent = state["losses"][-20:]

@@ -26,12 +26,12 @@ from pathlib import Path
 
 from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
 from biorag.device import pick_device
+from biorag.encoder_classifier import build_encoder_classifier
 from biorag.errors import InputError
 from biorag.mesh import VocabularyTagger, vocabulary
 from biorag.mesh_classifier import (
     BUNDLED_CAUSAL,
     BUNDLED_ENCODER,
-    build_encoder_classifier,
     encoder_path,
     load_causal_base,
     load_tagger,
@@ -45,6 +45,15 @@ from training.mesh_eval import filtered_retrieval, set_metrics, tagger_report
 from training.pairs import is_heldout
 from training.prepare import Prepared
 from training.runtime import autocast, grad_scaler, seed_everything
+from training.steps import (
+    backward,
+    linear_schedule,
+    lora,
+    multi_hot,
+    multilabel_loss,
+    optimizer_step,
+    prior_bias_,
+)
 
 TINY_RANDOM = "tiny-random"
 
@@ -56,12 +65,6 @@ def _examples(prepared: Prepared, split: str, cfg: MeshTrainingSettings, limit: 
     return exs
 
 
-def _schedule(optimizer, steps: int, warmup_ratio: float):
-    from transformers import get_linear_schedule_with_warmup
-
-    return get_linear_schedule_with_warmup(optimizer, int(warmup_ratio * steps), steps)
-
-
 def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshTrainingSettings, device: str, desc: str,
                 progress: bool) -> list[float]:
     """AdamW over the trainable parameters, warm-up, accumulation, AMP on CUDA."""
@@ -71,7 +74,7 @@ def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshTrainingSettin
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps = math.ceil(len(batches) / cfg.grad_accum) * cfg.epochs
-    scheduler = _schedule(optimizer, steps, cfg.warmup_ratio)
+    scheduler = linear_schedule(optimizer, steps, cfg.warmup_ratio)
     scaler = grad_scaler(device, cfg.amp)
     losses: list[float] = []
     model.train()
@@ -83,15 +86,10 @@ def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshTrainingSettin
         for j, b in enumerate(order):
             with autocast(device, cfg.amp):
                 loss = loss_fn(batches[b])
-            scaler.scale(loss / cfg.grad_accum).backward()
+            backward(loss, scaler, cfg.grad_accum)
             losses.append(round(float(loss.detach()), 5))
             if (j + 1) % cfg.grad_accum == 0 or j == len(order) - 1:
-                scaler.unscale_(optimizer)
-                torch.nn.utils.clip_grad_norm_(params, 1.0)
-                scaler.step(optimizer)
-                scaler.update()
-                scheduler.step()
-                optimizer.zero_grad(set_to_none=True)
+                optimizer_step(optimizer, scheduler, scaler, params)
                 bar.update(1)
                 recent = losses[-20:]
                 bar.set_postfix(epoch=epoch + 1, loss=f"{sum(recent) / len(recent):.4f}")
@@ -100,11 +98,7 @@ def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshTrainingSettin
 
 
 def _lora(model, target_modules, cfg: MeshTrainingSettings):
-    from peft import LoraConfig, get_peft_model
-
-    conf = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                      target_modules=target_modules, bias="none")
-    return get_peft_model(model, conf)
+    return lora(model, target_modules, cfg.lora_r, cfg.lora_alpha, cfg.lora_dropout)
 
 
 # ---- classifier head --------------------------------------------------------------------
@@ -112,7 +106,6 @@ def _lora(model, target_modules, cfg: MeshTrainingSettings):
 
 def _train_classifier(train: list[MeshExample], out: Path, cfg: MeshTrainingSettings, device: str, progress: bool,
                       log: Callable[[str], None]) -> dict:
-    import torch
     from safetensors.torch import save_file
     from transformers import AutoModel, AutoTokenizer
 
@@ -131,26 +124,17 @@ def _train_classifier(train: list[MeshExample], out: Path, cfg: MeshTrainingSett
     encoder = _lora(AutoModel.from_pretrained(base), ["query", "key", "value", "dense"], cfg)
     model = build_encoder_classifier(encoder, len(labels)).to(device)
     counts = label_counts(fit)
-    prior = torch.tensor([max(counts[lab], 1) / max(len(fit), 1) for lab in labels]).clamp(1e-4, 0.5)
-    with torch.no_grad():  # start from the label priors: the head need not learn them first
-        model.head.bias.copy_(torch.log(prior / (1 - prior)))
+    prior_bias_(model.head, [counts[lab] for lab in labels], len(fit))
 
     def target(batch: list[MeshExample]):
-        y = torch.zeros(len(batch), len(labels))
-        for r, e in enumerate(batch):
-            for lab in e.labels:
-                if lab in index:
-                    y[r, index[lab]] = 1.0
-        return y
+        return multi_hot([[index[lab] for lab in e.labels if lab in index] for e in batch], len(labels), device)
 
     order = list(range(len(fit)))
     batches = [[fit[i] for i in order[s: s + cfg.batch_size]] for s in range(0, len(order), cfg.batch_size)]
-    bce = torch.nn.BCEWithLogitsLoss()
 
     def loss_fn(batch):
         enc = tokenizer([e.text for e in batch], padding=True, truncation=True, max_length=cfg.max_length, return_tensors="pt")
-        logits = model(enc["input_ids"].to(device), enc["attention_mask"].to(device))
-        return bce(logits.float(), target(batch).to(device))
+        return multilabel_loss(model, enc["input_ids"].to(device), enc["attention_mask"].to(device), target(batch))
 
     losses = _train_loop(model, batches, loss_fn, cfg, device, "train mesh classifier", progress)
 

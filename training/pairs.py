@@ -14,6 +14,7 @@ record's pairs never straddle train and held-out.
 from __future__ import annotations
 
 import hashlib
+import random
 import re
 from dataclasses import asdict, dataclass
 
@@ -138,3 +139,26 @@ _WS = re.compile(r"\s+")
 def pair_key(p: Pair) -> str:
     """Text identity of a pair, used for the data fingerprint."""
     return f"{p.pmid}\t{p.kind}\t{_WS.sub(' ', p.query)}\t{len(p.positive)}"
+
+
+def pmid_unique_batches(pairs: list[Pair], batch_size: int, seed: int) -> list[list[int]]:
+    """Shuffled batches of pair indices, no PMID twice in a batch; the order depends only on seed."""
+    order = list(range(len(pairs)))
+    random.Random(seed).shuffle(order)
+    batches: list[list[int]] = []
+    open_batches: list[tuple[list[int], set[str]]] = []
+    for i in order:
+        pmid = pairs[i].pmid
+        for idx, pm in open_batches:
+            if pmid not in pm:
+                idx.append(i)
+                pm.add(pmid)
+                break
+        else:
+            open_batches.append(([i], {pmid}))
+        full = [b for b in open_batches if len(b[0]) == batch_size]
+        for b in full:
+            batches.append(b[0])
+            open_batches.remove(b)
+    batches.extend(b[0] for b in open_batches if len(b[0]) >= 2)
+    return batches

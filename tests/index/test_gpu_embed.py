@@ -110,3 +110,56 @@ def test_xml_reader_reads_real_citations_only_with_abstracts(tmp_path):
     assert gpu_embed.read_texts([str(plain)], max_texts=7) == texts[:7]
     assert all(t.strip() and "\n" in t for t in texts[:50])
     assert np.mean([len(t) for t in texts]) > 500
+
+
+def test_random_shapes_match_the_real_models():
+    from transformers import AutoModel
+
+    real = AutoModel.from_pretrained(model_path("all-MiniLM-L6-v2"), local_files_only=True)
+    shaped, pooling, what = gpu_embed.build_encoder("minilm-l6")
+    assert pooling == "mean" and "randomly initialised" in what
+    assert [(n, p.shape) for n, p in shaped.named_parameters()] == [(n, p.shape) for n, p in real.named_parameters()]
+    base, _, _ = gpu_embed.build_encoder("bert-base")
+    assert round(sum(p.numel() for p in base.parameters()) / 1e6, 1) == 109.5  # BERT-base, PubMedBERT's shape
+
+
+def test_shipped_tokenizer_files_tokenize_as_the_bundled_model():
+    shipped = tokenizer_spec(ROOT / "benchmarks" / "device" / "minilm_tokenizer")
+    bundled = tokenizer_spec(model_path("all-MiniLM-L6-v2"))
+    assert shipped is not None and (shipped.max_length, shipped.lower) == (bundled.max_length, bundled.lower) == (256, False)
+    texts = gpu_embed.read_texts([str(SAMPLE / "pubmed_0_to_99.xml.gz")], max_texts=40)
+    assert tokenize(shipped.load(), shipped, texts) == tokenize(bundled.load(), bundled, texts)
+
+
+def test_xml_reader_reads_exports_without_a_root_element(tmp_path):
+    # some real efetch exports hold bare <PubmedArticle> elements (shared/data's PROVENANCE names one)
+    xml = SAMPLE / "pubmed_0_to_99.xml.gz"
+    text = gzip.decompress(xml.read_bytes()).decode()
+    body = text[text.index(">", text.index("<PubmedArticleSet")) + 1 : text.rindex("</PubmedArticleSet>")]
+    rootless = tmp_path / "bare.xml"
+    rootless.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + body)
+    assert gpu_embed.read_records([str(rootless)]) == gpu_embed.read_records([str(xml)])
+    broken = tmp_path / "cut.xml"
+    broken.write_text(text[: len(text) // 2])
+    with pytest.raises(SystemExit, match="cut.xml: not well-formed XML"):
+        gpu_embed.read_records([str(broken)])
+
+
+def test_raw_rate_times_the_forward_alone_on_length_sorted_batches():
+    a = gpu_embed.parse_args(["--input", str(SAMPLE), "--arch", "tiny", "--device", "cpu"])
+    model, *_ = gpu_embed.load_model(a)
+    seen = []
+
+    class Counting:  # the real tiny encoder, recording the batch widths it is given
+        def parameters(self):
+            return model.parameters()
+
+        def forward(self, feats):
+            seen.append(tuple(feats["input_ids"].shape))
+            return model.forward(feats)
+
+    spec = tokenizer_spec(a.model)
+    ids = tokenize(spec.load(), spec, gpu_embed.read_texts([str(SAMPLE / "pubmed_0_to_99.xml.gz")], max_texts=20))
+    assert TokenEncoder(Counting(), batch_size=8).raw_rate(ids) > 0
+    widths = sorted(len(x) for x in ids)
+    assert seen == [(4, widths[-1]), (8, widths[7]), (8, widths[15]), (4, widths[-1])]  # warm-up, then the sample once

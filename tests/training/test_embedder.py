@@ -11,11 +11,9 @@ import pytest
 from biorag.artifacts import check_embedder_manifest, read_manifest
 from biorag.errors import ConfigError
 from biorag.settings import EmbedderTrainingSettings
-from training.embedder import (
-    pmid_unique_batches,
-    symmetric_info_nce,
-    train_embedder,
-)
+from training.embedder import train_embedder
+from training.pairs import pmid_unique_batches
+from training.steps import symmetric_info_nce
 
 
 def _cfg(**kw) -> EmbedderTrainingSettings:

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Issue 27: the GPU paths measured on a lent accelerator, in two ranked calls of the device
+# tool. Each call keeps to its own time budget (BUDGET_S, 270 s): a run that would not fit in
+# what is left is skipped and says so. Figures land in $OUT as one JSON line per run.
+#
+# 0. Here, once (copies the real abstracts into the ignored, carried folder .device-carry/):
+#      bash benchmarks/device/issue27.sh prepare            # from ../shared/data/pubmed_xml
+#      bash benchmarks/device/issue27.sh prepare DIR        # or from DIR
+# 1. The build's embed stage (indexing.gpu_embed; MiniLM-L6 and BERT-base shapes, bf16 then
+#    fp16, batches of 512 length-sorted, tokenizer processes) -- the most important row:
+#      run(command="bash benchmarks/device/issue27.sh embed", carry=[".device-carry"], timeout_s=360)
+# 2. Both training loops (training.gpu_train; BERT-base then MiniLM-L6 shapes, batch 256, bf16):
+#      run(command="bash benchmarks/device/issue27.sh train", carry=[".device-carry"], timeout_s=360)
+#    then give_back. Commit $OUT's files under benchmarks/results/DATE/issue27/.
+#
+# CPU dry run (tiny shapes and sizes, same entry points): DRY_RUN=1 bash benchmarks/device/issue27.sh embed|train
+# (benchmarks/results/2026-11-26/issue27-dry-run/ holds one). PYTHON picks the interpreter (python3).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+CARRY=.device-carry
+DATA=${DATA:-$CARRY/pubmed_xml}
+TOK=benchmarks/device/minilm_tokenizer
+PY=${PYTHON:-python3}
+OUT=${OUT:-/tmp/issue27_out}
+BUDGET_S=${BUDGET_S:-270}
+DRY_RUN=${DRY_RUN:-0}
+export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+START=$(date +%s)
+
+prepare() {
+  local src=${1:-../shared/data/pubmed_xml}
+  [ -d "$src" ] || { echo "error: $src: no such folder (give the pubmed_xml folder of shared/data)" >&2; exit 2; }
+  rm -rf "$DATA" && mkdir -p "$DATA"
+  local f n=0
+  while IFS= read -r f; do  # flat, and names the device tool accepts
+    cp "$f" "$DATA/$(basename "$f" | tr -c 'A-Za-z0-9._\n-' '_')"; n=$((n + 1))
+  done < <(find "$src" -name '*.xml.gz' | sort)
+  cp "$src/PROVENANCE.md" "$DATA/" 2>/dev/null || true
+  local tree carry
+  tree=$(git ls-files -z --cached --others --exclude-standard | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+  carry=$(du -sb "$CARRY" | cut -f1)
+  echo "prepared $n XML files in $DATA: $((carry / 1048576)) MiB carried + $((tree / 1048576)) MiB in the working tree (limit 64 MiB in all)"
+  [ $((tree + carry)) -lt $((62 * 1048576)) ] || { echo "error: the tree and the carried folder exceed 62 MiB: carry fewer XML files" >&2; exit 1; }
+}
+
+machine() {
+  {
+    echo "date: $(date -u +%FT%TZ)"; echo "host cores: $(nproc)"
+    nvidia-smi -L 2>/dev/null || echo "nvidia-smi: none (no GPU)"
+    nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null
+    "$PY" -c 'import torch, transformers, peft; print("python", __import__("sys").version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__, "peft", peft.__version__); print("device:", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu")'
+    echo "corpus: $(ls "$DATA"/*.xml.gz 2>/dev/null | wc -l) XML files in $DATA; dry run: $DRY_RUN; budget ${BUDGET_S}s"
+  } 2>&1 | tee "$OUT/machine_$CALL.txt"
+}
+
+# one_run LABEL NEEDS_S MODULE ARGS...: runs when NEEDS_S seconds are left, appends {"run": LABEL, ...} to $JSONL
+one_run() {
+  local label=$1 needs=$2; shift 2
+  local left=$((BUDGET_S - ($(date +%s) - START)))
+  if [ "$left" -lt "$needs" ]; then
+    echo "== $label: skipped, ${left}s left of the budget and it needs ~${needs}s" | tee -a "$LOG"; return
+  fi
+  echo "== $label ($(date -u +%T), ${left}s left): $PY -m $*" | tee -a "$LOG"
+  local line rc
+  line=$(timeout -k 10 "$left" "$PY" -m "$@" --json 2>>"$LOG" | tail -1); rc=$?
+  if [ $rc -eq 0 ] && [ "${line:0:1}" = "{" ]; then
+    echo "{\"run\": \"$label\", ${line:1}" | tee -a "$JSONL"
+  else
+    echo "== $label: failed (exit $rc), see $LOG" | tee -a "$LOG"
+  fi
+}
+
+embed() {
+  local common=(--input "$DATA" --tokenizer "$TOK" --workers 12 --batch-size 512 --min-seconds 30)
+  local need=60
+  if [ "$DRY_RUN" = 1 ]; then
+    common=(--input "$DATA" --tokenizer "$TOK" --workers 2 --batch-size 32 --min-seconds 1
+            --raw-sample 64 --device cpu)
+    need=5
+  fi
+  local arch dtype tag=""
+  [ "$DRY_RUN" = 1 ] && tag=" (dry run: tiny)"
+  for run in minilm-l6:bfloat16 bert-base:bfloat16 minilm-l6:float16 bert-base:float16; do
+    arch=${run%%:*}; dtype=${run##*:}
+    one_run "embed $arch $dtype$tag" $need indexing.gpu_embed --arch "$([ "$DRY_RUN" = 1 ] && echo tiny || echo "$arch")" --dtype "$dtype" "${common[@]}"
+  done
+  # what the remaining time allows: larger batches for the small model
+  [ "$DRY_RUN" = 1 ] || one_run "embed minilm-l6 bfloat16 batch 1024" $need indexing.gpu_embed --arch minilm-l6 \
+    --dtype bfloat16 "${common[@]}" --batch-size 1024
+}
+
+train() {
+  local common=(--input "$DATA" --tokenizer "$TOK" --workers 8 --batch-size 256 --warmup 10 --steps 40)
+  local need=70 small=50
+  if [ "$DRY_RUN" = 1 ]; then
+    common=(--input "$DATA" --tokenizer "$TOK" --workers 2 --batch-size 8 --warmup 1 --steps 3 --max-records 64
+            --device cpu)
+    need=5 small=5
+  fi
+  local big=bert-base little=minilm-l6 tag=""
+  [ "$DRY_RUN" = 1 ] && big=tiny little=tiny tag=" (dry run: tiny)"
+  one_run "contrastive bert-base$tag" $need training.gpu_train contrastive --arch $big "${common[@]}"
+  one_run "mesh-lora bert-base$tag" $need training.gpu_train mesh-lora --arch $big "${common[@]}"
+  one_run "contrastive minilm-l6$tag" $small training.gpu_train contrastive --arch $little "${common[@]}"
+  one_run "mesh-lora minilm-l6$tag" $small training.gpu_train mesh-lora --arch $little "${common[@]}"
+}
+
+case "${1:-}" in
+  prepare) prepare "${2:-}"; exit ;;
+  embed|train)
+    CALL=$1; mkdir -p "$OUT"; JSONL=$OUT/issue27_$1.jsonl LOG=$OUT/issue27_$1.log; : >"$JSONL"; : >"$LOG"
+    [ -d "$DATA" ] || { echo "error: $DATA is missing: run 'bash benchmarks/device/issue27.sh prepare' here and carry $CARRY" >&2; exit 2; }
+    machine; "$1"
+    echo "done in $(($(date +%s) - START))s; $(wc -l <"$JSONL") run(s) in $JSONL" | tee -a "$LOG" ;;
+  *) echo "usage: bash benchmarks/device/issue27.sh prepare [DIR] | embed | train" >&2; exit 2 ;;
+esac
