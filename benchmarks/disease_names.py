@@ -35,7 +35,7 @@ from indexing import hpo_files
 from indexing.disease_dictionary import add_disease_dictionary
 from indexing.gene_store_build import build_gene_store, snapshot_paths
 from retrievers.gene_store import GeneStore
-from retrievers.omim import LocalOmimRetriever
+from retrievers.omim_local import LocalOmimRetriever
 
 
 def clinvar_rows() -> list[dict[str, str]]:

@@ -31,7 +31,7 @@ from cli.commands.data import build_store
 from indexing.gene_store_build import snapshot_paths
 from retrievers.gene import LocalGeneRetriever
 from retrievers.gene_store import GeneStore
-from retrievers.omim import LocalOmimRetriever
+from retrievers.omim_local import LocalOmimRetriever
 
 
 def _every_kth(items: list[str], n: int) -> list[str]:

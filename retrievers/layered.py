@@ -35,7 +35,8 @@ from biorag.search_request import SearchRequest
 from biorag.sources import AnswerField, HeldGene, Reading, RecordLinks
 from retrievers import dbsnp, gene_evidence, omim
 from retrievers.gene_fields import GeneFields
-from retrievers.omim import LocalOmimRetriever, OmimRetriever
+from retrievers.omim import OmimRetriever
+from retrievers.omim_local import LocalOmimRetriever
 
 if TYPE_CHECKING:
     from biorag.settings import Settings

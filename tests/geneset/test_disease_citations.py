@@ -18,7 +18,7 @@ from biorag.models import Citation
 from biorag.search_request import SearchRequest
 from biorag.settings import load_settings
 from indexing import hpo_files
-from retrievers.omim import LocalOmimRetriever
+from retrievers.omim_local import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "serving"))

@@ -250,7 +250,8 @@ def test_the_page_links_with_the_one_catalogue_map_the_retrievers_use():
     from retrievers.dbsnp import snp_evidence
     from retrievers.gene_evidence import gene_evidence
     from retrievers.gene_record import GeneRecord
-    from retrievers.omim import disease_evidence, omim_evidence
+    from retrievers.omim import omim_evidence
+    from retrievers.omim_local import disease_evidence
     from retrievers.variant_record import VariantRecord
 
     key = "catalogue-Key-123456"

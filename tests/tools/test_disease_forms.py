@@ -13,7 +13,7 @@ import pytest
 
 from biorag.names import catalogue_form, disease_key, inverted_keys
 from biorag.search_request import SearchRequest
-from retrievers.omim import LocalOmimRetriever
+from retrievers.omim_local import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
 N = 12

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from biorag.search_request import SearchRequest
-from retrievers.omim import LocalOmimRetriever
+from retrievers.omim_local import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
 N = 20

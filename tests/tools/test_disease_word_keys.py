@@ -12,7 +12,7 @@ import pytest
 from biorag.names import inheritance_words, name_keys, same_inheritance, word_keys
 from biorag.search_request import SearchRequest
 from indexing import hpo_files
-from retrievers.omim import LocalOmimRetriever
+from retrievers.omim_local import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
 N = 25

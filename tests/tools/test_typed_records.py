@@ -31,10 +31,10 @@ from retrievers.lexicon import StoreLexicon
 from retrievers.omim import (
     DISEASE_GENES,
     DISEASE_LOCATIONS,
-    LocalOmimRetriever,
     OmimRetriever,
     read_omim_field,
 )
+from retrievers.omim_local import LocalOmimRetriever
 from retrievers.omim_record import OmimRecord
 from retrievers.pubmed import PubMedRetriever
 from retrievers.pubmed_record import PubMedRecord
