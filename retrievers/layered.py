@@ -32,7 +32,7 @@ from biorag.errors import ToolError
 from biorag.models import Evidence, SearchHits
 from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, HeldGene, Reading, RecordLinks
+from biorag.sources import AnswerField, HeldGene, Reading
 from retrievers import dbsnp, gene_evidence, omim
 from retrievers.gene_fields import GeneFields
 from retrievers.omim import OmimRetriever
@@ -147,22 +147,8 @@ class LayeredDbSnpRetriever(LayeredRetriever):
         return cls([("local", LocalVariantRetriever(store)), ("eutils", remote)])
 
 
-class LayeredOmimRetriever(LayeredRetriever):
+class LayeredOmimRetriever(omim.OmimFields, LayeredRetriever):
     """`omim` source: the store's disease dictionary first, then OMIM via E-utilities."""
-
-    name = "omim"
-    manual = omim.MANUAL
-    query_format = omim.OmimRetriever.query_format
-    accepts = omim.OmimRetriever.accepts
-    answers = omim.OMIM_FIELDS
-
-    @classmethod
-    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
-        return omim.read_omim_field(field, evidence, about)
-
-    @classmethod
-    def links(cls, evidence: list[Evidence]) -> list[RecordLinks]:
-        return omim.omim_links(evidence)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LayeredOmimRetriever:

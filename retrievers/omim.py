@@ -217,7 +217,10 @@ def read_omim_field(field: AnswerField, evidence: list[Evidence], about: Sequenc
     return None
 
 
-class OmimRetriever(EUtilsRetriever):
+class OmimFields:
+    """The `omim` source's declarations, mixed into each backend's retriever class
+    (E-utilities, local, layered), as `GeneFields` is for the gene source."""
+
     name = "omim"
     manual = MANUAL
     query_format = "a disease or phenotype name, e.g. Marfan syndrome"
@@ -232,6 +235,8 @@ class OmimRetriever(EUtilsRetriever):
     def links(cls, evidence: list[Evidence]) -> list[RecordLinks]:
         return omim_links(evidence)
 
+
+class OmimRetriever(OmimFields, EUtilsRetriever):
     def __init__(self, eutils: EUtils, retmax: int = 20, store: GeneStore | None = None):
         super().__init__(eutils, retmax)
         self.store = store  # optional local gene store: phenotype genes, current symbols

@@ -8,7 +8,6 @@ E-utilities only for what it lacks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from biorag.catalogues import GENE_LINKERS, catalogue_of, cited_as, record_url
@@ -16,8 +15,7 @@ from biorag.errors import InputError
 from biorag.models import Evidence
 from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, Reading, RecordLinks
-from retrievers.omim import MANUAL, OMIM_FIELDS, OmimRetriever, omim_links, read_omim_field
+from retrievers.omim import OmimFields
 from retrievers.omim_record import OmimRecord
 
 if TYPE_CHECKING:
@@ -108,7 +106,7 @@ def named_gene_evidence(query: str, gene: dict[str, Any]) -> Evidence:
                     cite_as=f"gene:{gene['gene_id']}", linked_by=["the disease name (gene store names)"])
 
 
-class LocalOmimRetriever(Retriever):
+class LocalOmimRetriever(OmimFields, Retriever):
     """`omim` source answered by the local gene store's disease dictionary (ClinVar, NCBI
     mim2gene_medgen, HPO and MeSH names; genes linked offline). A disease name gives its
     best-matching disease with its genes (one record: the names of one disease in several
@@ -119,20 +117,6 @@ class LocalOmimRetriever(Retriever):
     Names the dictionary lacks fall back to the genes the name itself names (its official
     symbol, or its product's name beside "deficiency"; `named_gene_evidence`); otherwise
     they, and diseases with no linked gene, give nothing, so the layered backend asks OMIM."""
-
-    name = "omim"
-    manual = MANUAL
-    query_format = OmimRetriever.query_format
-    accepts = OmimRetriever.accepts
-    answers = OMIM_FIELDS
-
-    @classmethod
-    def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
-        return read_omim_field(field, evidence, about)
-
-    @classmethod
-    def links(cls, evidence: list[Evidence]) -> list[RecordLinks]:
-        return omim_links(evidence)
 
     def __init__(self, store: GeneStore, named_genes: Literal["fallback", "never", "only"] = "fallback"):
         self.store = store
