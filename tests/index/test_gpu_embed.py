@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pyarrow as pa
@@ -23,29 +19,21 @@ from biorag.embedder import Embedder, model_path
 from indexing import gpu_embed
 from indexing.encode import TokenEncoder, tokenize, tokenizer_spec
 from indexing.reader import read_file
+from tests.blocked_imports import run_without
 
-BLOCKED_RUN = textwrap.dedent(
-    """
-    import json, sys
-    BLOCKED = {"biorag", "lxml", "pymilvus", "sentence_transformers", "pydantic", "unstructured", "milvus_lite"}
-    class Block:
-        def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] in BLOCKED:
-                raise ImportError(f"{name} is not on the accelerator machine")
-    sys.meta_path.insert(0, Block())
+BLOCKED = {"biorag", "lxml", "pymilvus", "sentence_transformers", "pydantic", "unstructured", "milvus_lite"}
+RUN = """
+    import json
     from indexing import gpu_embed
     a = gpu_embed.parse_args(sys.argv[1:])
     r = gpu_embed.run(a)
     r["imported"] = sorted({m.split(".")[0] for m in sys.modules} & BLOCKED)
     print(json.dumps(r))
     """
-)
 
 
 def run_blocked(*args: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", BLOCKED_RUN, *args], env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = run_without(BLOCKED, RUN, *args)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -76,10 +64,7 @@ def test_runs_without_the_package_on_xml_and_parquet(tmp_path):
 
 
 def test_without_the_package_a_model_flag_is_required():
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    script = BLOCKED_RUN.replace("from indexing import gpu_embed", "from indexing import gpu_embed  # noqa")
-    proc = subprocess.run([sys.executable, "-c", script, "--input", str(SAMPLE)], env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = run_without(BLOCKED, RUN, "--input", str(SAMPLE), timeout=300)
     assert proc.returncode == 2 and "give --model DIR" in proc.stderr
 
 

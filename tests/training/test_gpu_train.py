@@ -10,12 +10,12 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from indexing.gpu_embed import read_records
+from tests.blocked_imports import run_without
 from training.gpu_train import parse_args
 from training.pairs import build_pairs
 from training.records import normalise
@@ -24,31 +24,22 @@ ROOT = Path(__file__).resolve().parents[2]
 XML = ROOT / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
 TOKENIZER = ROOT / "benchmarks" / "device" / "minilm_tokenizer"
 
-BLOCKED_RUN = textwrap.dedent(
-    """
-    import json, sys
-    BLOCKED = {"pydantic", "pydantic_settings", "fastapi", "pymilvus", "milvus_lite", "sentence_transformers", "lxml"}
-    class Block:
-        def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] in BLOCKED:
-                raise ImportError(f"{name} is not on the accelerator machine")
-    sys.meta_path.insert(0, Block())
+BLOCKED = {"pydantic", "pydantic_settings", "fastapi", "pymilvus", "milvus_lite", "sentence_transformers", "lxml"}
+RUN = """
+    import json
     from training import gpu_train
     r = gpu_train.run(gpu_train.parse_args(sys.argv[1:]))
     r["imported"] = sorted({m.split(".")[0] for m in sys.modules} & BLOCKED)
     print(gpu_train.report(r))
     print(json.dumps(r))
     """
-)
 
 SMALL = ["--input", str(XML), "--arch", "tiny", "--tokenizer", str(TOKENIZER), "--batch-size", "8",
          "--warmup", "2", "--steps", "6", "--workers", "1", "--device", "cpu"]
 
 
 def run_blocked(*args: str) -> tuple[dict, str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", BLOCKED_RUN, *args], env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = run_without(BLOCKED, RUN, *args)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
     return json.loads(lines[-1]), "\n".join(lines[:-1])
