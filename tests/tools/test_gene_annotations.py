@@ -73,11 +73,12 @@ def test_pathways_are_the_genes_own_in_reactome(con):
         for line in fh:
             cols = line.rstrip("\n").split("\t")
             members[cols[1]] = set(cols[2:])
-    rows = con.execute("SELECT g.symbol, p.pathway_id FROM gene_pathways p JOIN genes g USING (gene_id) "
-                       "ORDER BY random() LIMIT 2000").fetchall()
-    assert len(rows) == 2000
+    # every link, not an unseeded sample: at a 0.7 % miss rate, 2,000 random rows crossed the
+    # 1 % bound now and then (21 of 2,000 once), so the test failed by chance
+    rows = con.execute("SELECT g.symbol, p.pathway_id FROM gene_pathways p JOIN genes g USING (gene_id)").fetchall()
+    assert len(rows) >= 2000
     misses = [(s, p) for s, p in rows if s not in members[p]]
-    assert len(misses) <= 20, misses[:5]  # a few genes HGNC renamed since Reactome listed them
+    assert len(misses) <= 0.01 * len(rows), misses[:5]  # a few genes HGNC renamed since Reactome listed them
 
 
 def test_every_clinvar_rsid_is_held_with_its_gene(con):
