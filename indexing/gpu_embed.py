@@ -39,7 +39,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
-from indexing.encode import TokenEncoder, TokenizerSpec, tokenize, tokenizer_spec
+from indexing.encode import TokenEncoder, TokenizerSpec, sorted_batches, tokenize, tokenizer_spec
 
 # ---- options: the settings tree when installed, flags always --------------------------------
 
@@ -280,6 +280,12 @@ def _tokenize_chunk(texts: list[str]) -> list[list[int]]:
     return tokenize(_TOK, _SPEC, texts)
 
 
+def _batched_chunk(texts: list[str], batch_size: int) -> tuple[list[int], list[tuple]]:
+    """A chunk tokenized, length-sorted and padded into batches, in a tokenizer process: the
+    GPU's process then only copies numpy arrays (pickled as bytes, not lists of ints)."""
+    return sorted_batches(tokenize(_TOK, _SPEC, texts), batch_size)
+
+
 def ahead(pool, fn, jobs: Iterator[tuple], depth: int) -> Iterator[tuple]:
     """(key, fn(*args)) for each (key, args) of `jobs`, in order, with `depth` jobs handed to
     the pool ahead of the one returned: the workers tokenize while the caller computes."""
@@ -304,28 +310,40 @@ def run(a: argparse.Namespace) -> dict:
     spec = tokenizer_of(a)
     model, device, dtype, what = load_model(a)
     cuda = device.type == "cuda"
+    if cuda:  # the host's cores are the tokenizer processes': no idle intra-op threads spinning beside them
+        torch.set_num_threads(1)
     batch = a.batch_size or (512 if cuda else a.default_batch)
     enc = TokenEncoder(model, batch_size=batch)
-    window = batch * (16 if cuda else 4)
+    window = batch * (8 if cuda else 4)
     chunks = [texts[i : i + window] for i in range(0, len(texts), window)]
 
     ctx = mp.get_context("spawn")
     with ctx.Pool(a.workers, initializer=_init_tokenizer, initargs=(spec,)) as pool:
         # warm-up, untimed: model kernels and the tokenizer processes' start
-        warm_ids = pool.apply(_tokenize_chunk, (texts[:batch],))
-        enc.encode(warm_ids)
-        # the tokenizer processes stay a few chunks ahead of the model, across passes too
-        jobs = ((i, (chunks[i],)) for i in itertools.cycle(range(len(chunks))))
-        passes, n, t0 = 0, 0, time.perf_counter()
-        for i, ids in ahead(pool, _tokenize_chunk, jobs, 2 * a.workers + 2):
-            vecs = enc.encode(ids)  # length-sorted batches; vectors land on the host
-            n += len(vecs)
+        enc.collect(enc.submit(*pool.apply(_batched_chunk, (texts[:batch], batch))))
+        # what the tokenizer processes supply alone: one (full) chunk for each
+        t0 = time.perf_counter()
+        supplied = sum(len(order) for order, _ in pool.starmap(
+            _batched_chunk, [(chunks[0], batch)] * a.workers, chunksize=1))
+        supply = supplied / (time.perf_counter() - t0)
+        # the tokenizer processes stay a few chunks ahead of the model, across passes too; a
+        # chunk's vectors are read after the next chunk is queued, so the GPU never drains
+        jobs = ((i, (chunks[i], batch)) for i in itertools.cycle(range(len(chunks))))
+        stream = ahead(pool, _batched_chunk, jobs, 2 * a.workers + 2)
+        passes, n, waited, pending, t0 = 0, 0, 0.0, None, time.perf_counter()
+        while True:
+            tw = time.perf_counter()
+            i, (order, batches) = next(stream)
+            waited += time.perf_counter() - tw
+            queued = enc.submit(order, batches)
+            if pending is not None:
+                n += len(enc.collect(pending))
+            pending = queued
             if i == len(chunks) - 1:
                 passes += 1
                 if time.perf_counter() - t0 >= a.min_seconds:
                     break
-        if cuda:
-            torch.cuda.synchronize()
+        n += len(enc.collect(pending))
         e2e_s = time.perf_counter() - t0
         sample = pool.apply(_tokenize_chunk, (texts[: a.raw_sample],))
     raw = enc.raw_rate(sample, repeat_min_s=min(10.0, max(1.0, a.min_seconds / 6)))
@@ -335,7 +353,8 @@ def run(a: argparse.Namespace) -> dict:
         "device": f"{device.type} {str(dtype).removeprefix('torch.')}"
                   + (f" ({torch.cuda.get_device_name(device)})" if cuda else ""),
         "model": what, "texts": len(texts), "passes": passes, "embedded": n, "seconds": round(e2e_s, 2),
-        "batch_size": batch, "tokenizer_processes": a.workers,
+        "batch_size": batch, "tokenizer_processes": a.workers, "tokenizer_supply_per_s": round(supply, 1),
+        "waiting_for_tokens_s": round(waited, 2),
         "mean_tokens": round(sum(lengths) / len(lengths), 1), "max_tokens": max(lengths),
         "end_to_end_per_s": round(e2e, 1), "raw_per_s": round(raw, 1), "ratio": round(e2e / raw, 3) if raw else None,
         "projected_22m_hours": round(22_000_000 / e2e / 3600, 2),
@@ -352,6 +371,8 @@ def main(argv: list[str] | None = None) -> int:
           f"process(es)")
     print(f"corpus: {r['texts']} real abstracts (mean {r['mean_tokens']} tokens, max {r['max_tokens']}), repeated "
           f"{r['passes']} time(s) to run >= the minimum: {r['embedded']} texts in {r['seconds']}s")
+    print(f"tokenizer processes alone: {r['tokenizer_supply_per_s']} texts/s; the GPU's process waited "
+          f"{r['waiting_for_tokens_s']}s of {r['seconds']}s for tokens")
     print(f"end-to-end {r['end_to_end_per_s']} texts/s vs raw encoder {r['raw_per_s']} texts/s (same run, warm "
           f"sample of these token ids): ratio {r['ratio']}; 22M abstracts at this rate: {r['projected_22m_hours']} h")
     return 0

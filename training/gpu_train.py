@@ -222,6 +222,8 @@ def run(a: argparse.Namespace) -> dict:
     spec = tokenizer_of(a)
     device, _ = pick(a.device, "float32")
     cuda, dev = device.type == "cuda", str(device)
+    if cuda:  # the host's cores are the tokenizer processes': no idle intra-op threads spinning beside them
+        torch.set_num_threads(1)
     torch.manual_seed(a.seed)
     model, pooling, what = build_encoder(a.arch, a.model)
     setup = (contrastive_setup if a.loop == "contrastive" else mesh_setup)(a, records, model.to(device), pooling, device)

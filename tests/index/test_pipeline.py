@@ -13,6 +13,7 @@ from index_helpers import SAMPLE, sample_rows
 
 from biorag.embedder import Embedder, model_path
 from biorag.errors import ToolError
+from indexing import encode
 from indexing.encode import TokenEncoder, tokenize, tokenizer_spec
 from indexing.pipeline import ReaderPool
 from indexing.split import split_pubmed_xml
@@ -67,6 +68,36 @@ def test_a_dead_reader_process_fails_fast_with_one_line(tmp_path):
 @pytest.fixture(scope="module")
 def embedder():
     return Embedder()
+
+
+@pytest.mark.parametrize("chars_per_token", [encode.CUT_CHARS_PER_TOKEN, 4, 1])
+def test_prefix_tokenization_gives_the_ids_of_whole_texts(embedder, monkeypatch, chars_per_token):
+    # a prefix that falls short of max_length (4 and 1 characters per token cut most abstracts
+    # too short) must be tokenized whole; the default cut must not change a single id
+    texts = [f"{r['title']}\n{r['abstract']}".strip() for r in sample_rows(100)]
+    spec = tokenizer_spec(model_path(embedder.name))
+    whole = [e.ids for e in spec.load().encode_batch(texts)]
+    monkeypatch.setattr(encode, "CUT_CHARS_PER_TOKEN", chars_per_token)
+    calls = []
+    tok = spec.load()
+
+    class Recording:  # the real tokenizer, recording how many texts each call is given
+        def encode_batch(self, batch):
+            calls.append(len(batch))
+            return tok.encode_batch(batch)
+
+    assert tokenize(Recording(), spec, texts) == whole
+    cut = sum(len(t) > chars_per_token * spec.max_length for t in texts)
+    assert cut > 0  # the cut applied to some real abstracts
+    assert calls[0] == len(texts) and (len(calls) == 2) == (chars_per_token < 4 + 1)
+
+
+def test_sorted_batches_pad_length_sorted_rows_and_keep_the_order():
+    order, batches = encode.sorted_batches([[5, 6, 7], [], [8], [9, 10]], batch_size=3, pad_id=0)
+    assert order == [1, 2, 3, 0]
+    ids, mask = batches[0]
+    assert ids.tolist() == [[0, 0], [8, 0], [9, 10]] and mask.tolist() == [[1, 0], [1, 0], [1, 1]]
+    assert [b[0].tolist() for b in batches[1:]] == [[[5, 6, 7]]]
 
 
 def test_token_ids_and_vectors_match_the_library_path(embedder):
