@@ -13,6 +13,8 @@
 #      run(command="bash benchmarks/device/issue27.sh train", carry=[".device-carry"], timeout_s=360)
 #    then give_back. Commit $OUT's files under benchmarks/results/DATE/issue27/.
 #
+# EMBED_RUNS / TRAIN_RUNS pick runs (e.g. EMBED_RUNS="minilm-l6:bfloat16" TRAIN_RUNS="contrastive:minilm-l6"),
+# EMBED_WORKERS / TRAIN_WORKERS the tokenizer processes (default: all cores but one / but four).
 # CPU dry run (tiny shapes and sizes, same entry points): DRY_RUN=1 bash benchmarks/device/issue27.sh embed|train
 # (benchmarks/results/2026-11-26/issue27-dry-run/ holds one). PYTHON picks the interpreter (python3).
 set -uo pipefail
@@ -25,6 +27,13 @@ PY=${PYTHON:-python3}
 OUT=${OUT:-/tmp/issue27_out}
 BUDGET_S=${BUDGET_S:-270}
 DRY_RUN=${DRY_RUN:-0}
+# which runs, in order (arch:dtype and loop:arch), and the tokenizer processes: the GPU's own
+# process mostly waits on the GPU, so all but one core tokenize (on the lent 16-core machines)
+ALL_EMBED="minilm-l6:bfloat16 bert-base:bfloat16 minilm-l6:float16 bert-base:float16"
+EMBED_RUNS=${EMBED_RUNS:-$ALL_EMBED}
+TRAIN_RUNS=${TRAIN_RUNS:-"contrastive:bert-base mesh-lora:bert-base contrastive:minilm-l6 mesh-lora:minilm-l6"}
+EMBED_WORKERS=${EMBED_WORKERS:-$(( $(nproc) > 2 ? $(nproc) - 1 : 1 ))}
+TRAIN_WORKERS=${TRAIN_WORKERS:-$(( $(nproc) > 4 ? $(nproc) - 4 : 1 ))}
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 START=$(date +%s)
 
@@ -72,7 +81,7 @@ one_run() {
 }
 
 embed() {
-  local common=(--input "$DATA" --tokenizer "$TOK" --workers 12 --batch-size 512 --min-seconds 30)
+  local common=(--input "$DATA" --tokenizer "$TOK" --workers "$EMBED_WORKERS" --batch-size 512 --min-seconds 30)
   local need=60
   if [ "$DRY_RUN" = 1 ]; then
     common=(--input "$DATA" --tokenizer "$TOK" --workers 2 --batch-size 32 --min-seconds 1
@@ -81,29 +90,31 @@ embed() {
   fi
   local arch dtype tag=""
   [ "$DRY_RUN" = 1 ] && tag=" (dry run: tiny)"
-  for run in minilm-l6:bfloat16 bert-base:bfloat16 minilm-l6:float16 bert-base:float16; do
+  for run in $EMBED_RUNS; do
     arch=${run%%:*}; dtype=${run##*:}
     one_run "embed $arch $dtype$tag" $need indexing.gpu_embed --arch "$([ "$DRY_RUN" = 1 ] && echo tiny || echo "$arch")" --dtype "$dtype" "${common[@]}"
   done
   # what the remaining time allows: larger batches for the small model
-  [ "$DRY_RUN" = 1 ] || one_run "embed minilm-l6 bfloat16 batch 1024" $need indexing.gpu_embed --arch minilm-l6 \
+  [ "$DRY_RUN" = 1 ] || [ "$EMBED_RUNS" != "$ALL_EMBED" ] || one_run "embed minilm-l6 bfloat16 batch 1024" $need indexing.gpu_embed --arch minilm-l6 \
     --dtype bfloat16 "${common[@]}" --batch-size 1024
 }
 
 train() {
-  local common=(--input "$DATA" --tokenizer "$TOK" --workers 8 --batch-size 256 --warmup 10 --steps 40)
+  local common=(--input "$DATA" --tokenizer "$TOK" --workers "$TRAIN_WORKERS" --batch-size 256 --warmup 10 --steps 40)
   local need=70 small=50
   if [ "$DRY_RUN" = 1 ]; then
     common=(--input "$DATA" --tokenizer "$TOK" --workers 2 --batch-size 8 --warmup 1 --steps 3 --max-records 64
             --device cpu)
     need=5 small=5
   fi
-  local big=bert-base little=minilm-l6 tag=""
-  [ "$DRY_RUN" = 1 ] && big=tiny little=tiny tag=" (dry run: tiny)"
-  one_run "contrastive bert-base$tag" $need training.gpu_train contrastive --arch $big "${common[@]}"
-  one_run "mesh-lora bert-base$tag" $need training.gpu_train mesh-lora --arch $big "${common[@]}"
-  one_run "contrastive minilm-l6$tag" $small training.gpu_train contrastive --arch $little "${common[@]}"
-  one_run "mesh-lora minilm-l6$tag" $small training.gpu_train mesh-lora --arch $little "${common[@]}"
+  local tag=""
+  [ "$DRY_RUN" = 1 ] && tag=" (dry run: tiny)"
+  local run loop arch
+  for run in $TRAIN_RUNS; do
+    loop=${run%%:*}; arch=${run##*:}
+    one_run "$loop $arch$tag" "$([ "$arch" = bert-base ] && echo $need || echo $small)" training.gpu_train "$loop" \
+      --arch "$([ "$DRY_RUN" = 1 ] && echo tiny || echo "$arch")" "${common[@]}"
+  done
 }
 
 case "${1:-}" in
