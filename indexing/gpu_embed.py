@@ -371,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
           f"process(es)")
     print(f"corpus: {r['texts']} real abstracts (mean {r['mean_tokens']} tokens, max {r['max_tokens']}), repeated "
           f"{r['passes']} time(s) to run >= the minimum: {r['embedded']} texts in {r['seconds']}s")
-    print(f"tokenizer processes alone: {r['tokenizer_supply_per_s']} texts/s; the GPU's process waited "
+    print(f"tokenizer processes alone: {r['tokenizer_supply_per_s']} texts/s; the model's process waited "
           f"{r['waiting_for_tokens_s']}s of {r['seconds']}s for tokens")
     print(f"end-to-end {r['end_to_end_per_s']} texts/s vs raw encoder {r['raw_per_s']} texts/s (same run, warm "
           f"sample of these token ids): ratio {r['ratio']}; 22M abstracts at this rate: {r['projected_22m_hours']} h")
