@@ -89,6 +89,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         s.add_argument("--max-records", type=int, default=0, help="use at most this many citations (0: all)")
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+        s.add_argument("--profile-out", metavar="FILE", help="after the timed phases, profile 5 more end-to-end "
+                       "steps and 5 raw ones (torch.profiler) and write both op tables to FILE: where a step's "
+                       "time goes when the ratio is low")
         if loop == "contrastive":
             s.add_argument("--query-length", type=int, default=64)
             s.add_argument("--doc-length", type=int, default=256)
@@ -213,6 +216,19 @@ def mesh_setup(a, records: list[dict], model, pooling: str, device) -> Loop:
 # ---- the run ---------------------------------------------------------------------------------
 
 
+PROFILED_STEPS = 5
+
+
+def profiled(cuda: bool, fn: Callable) -> str:
+    """The op table (top 30 by self CPU time, with CUDA times on a GPU) of running `fn`."""
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=activities) as prof:
+        fn()
+    return prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=30)
+
+
 def run(a: argparse.Namespace) -> dict:
     import torch
 
@@ -269,9 +285,16 @@ def run(a: argparse.Namespace) -> dict:
         stream = ahead(pool, setup.worker, setup.jobs, 2 * a.workers + 2)
         phase(end_to_end(stream, a.warmup, False))  # untimed: worker start, kernels, allocator
         e2e_s, host_s = phase(end_to_end(stream, a.steps, True))
+        if a.profile_out:
+            e2e_table = profiled(cuda, lambda: phase(end_to_end(stream, PROFILED_STEPS, False)))
     resident = [setup.to_device(key, arrays) for key, arrays in kept]  # the same batches, on the device
     phase(iter(resident[: a.warmup]))
     raw_s, _ = phase(iter(resident))
+    if a.profile_out:
+        raw_table = profiled(cuda, lambda: phase(iter(resident[:PROFILED_STEPS])))
+        with open(a.profile_out, "w") as f:
+            f.write(f"{a.loop} {what}: {PROFILED_STEPS} end-to-end steps\n{e2e_table}\n\n"
+                    f"the same loop: {PROFILED_STEPS} raw steps (batches already on the device)\n{raw_table}\n")
 
     per_step = a.batch_size * a.steps
     values = [round(float(x), 4) for x in losses]

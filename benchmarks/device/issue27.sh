@@ -14,6 +14,7 @@
 #    then give_back. Commit $OUT's files under benchmarks/results/DATE/issue27/.
 #
 # EMBED_RUNS / TRAIN_RUNS pick runs (e.g. EMBED_RUNS="minilm-l6:bfloat16" TRAIN_RUNS="contrastive:minilm-l6"),
+# PROFILE=1 adds op tables of 5 end-to-end and 5 raw training steps ($OUT/profile_LOOP_ARCH.txt).
 # EMBED_WORKERS / TRAIN_WORKERS the tokenizer processes (default: all cores but one / but four).
 # CPU dry run (tiny shapes and sizes, same entry points): DRY_RUN=1 bash benchmarks/device/issue27.sh embed|train
 # (benchmarks/results/2026-11-26/issue27-dry-run/ holds one). PYTHON picks the interpreter (python3).
@@ -113,7 +114,8 @@ train() {
   for run in $TRAIN_RUNS; do
     loop=${run%%:*}; arch=${run##*:}
     one_run "$loop $arch$tag" "$([ "$arch" = bert-base ] && echo $need || echo $small)" training.gpu_train "$loop" \
-      --arch "$([ "$DRY_RUN" = 1 ] && echo tiny || echo "$arch")" "${common[@]}"
+      --arch "$([ "$DRY_RUN" = 1 ] && echo tiny || echo "$arch")" "${common[@]}" \
+      ${PROFILE:+--profile-out "$OUT/profile_${loop}_${arch}.txt"}
   done
 }
 

@@ -116,3 +116,14 @@ def test_multi_hot_targets_mark_each_rows_labels():
     assert y.shape == (3, 5) and y.dtype.is_floating_point
     assert [sorted(int(j) for j in r.nonzero().flatten()) for r in y] == [sorted(r) for r in rows]
     assert multi_hot([[], []], 3, "cpu").sum() == 0
+
+
+def test_profile_out_writes_op_tables_of_both_phases(tmp_path):
+    out = tmp_path / "profile.txt"
+    r, _ = run_blocked("contrastive", *SMALL, "--profile-out", str(out))
+    assert len(r["losses"]) == 2 * (2 + 6) + 2 * 5  # the profiled steps come after the timed ones
+    text = out.read_text()
+    e2e, raw = text.split("the same loop: 5 raw steps")
+    assert "5 end-to-end steps" in e2e
+    for table in (e2e, raw):
+        assert "Self CPU" in table and "aten::mm" in table  # the step's matrix products were recorded
