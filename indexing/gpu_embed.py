@@ -195,19 +195,31 @@ def read_texts(inputs: list[str], max_texts: int = 0) -> list[str]:
 
 class PooledEncoder:
     """A transformers encoder with the sentence-transformers pooling of its directory (mean
-    or CLS), exposing forward(features) -> {"sentence_embedding"} like a SentenceTransformer."""
+    or CLS), exposing forward(features) -> {"sentence_embedding"} like a SentenceTransformer.
 
-    def __init__(self, model, pooling: str):
-        self.model, self.pooling = model, pooling
+    `mask_4d`: hand an SDPA model a boolean (batch, 1, 1, length) mask built on the device.
+    Given the 2D mask, transformers' SDPA path asks `padding_mask.all()` in Python to skip
+    the mask when nothing is padded: a host-GPU sync in every forward, which stops the host
+    queueing the next work. A 4D mask is used as given, so nothing waits; but a batch with
+    no padding then runs with a mask instead of the flash kernel. The training loop (its
+    batches are padded anyway) sets it; the embed stage, whose length-sorted batches are
+    mostly unpadded, does not."""
+
+    def __init__(self, model, pooling: str, mask_4d: bool = False):
+        self.model, self.pooling, self.mask_4d = model, pooling, mask_4d
 
     def parameters(self):
         return self.model.parameters()
 
     def forward(self, feats: dict):
+        mask2d = feats["attention_mask"]
+        if self.mask_4d and getattr(self.model.config, "_attn_implementation", None) == "sdpa":
+            # SDPA takes a boolean mask (True: attend) in any precision, broadcast over heads and queries
+            feats = {**feats, "attention_mask": mask2d[:, None, None, :].bool()}
         out = self.model(**feats).last_hidden_state
         if self.pooling == "cls":
             return {"sentence_embedding": out[:, 0]}
-        mask = feats["attention_mask"].unsqueeze(-1).to(out.dtype)
+        mask = mask2d.unsqueeze(-1).to(out.dtype)
         return {"sentence_embedding": (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)}
 
 

@@ -165,7 +165,7 @@ def contrastive_setup(a, records: list[dict], model, pooling: str, device) -> Lo
                          "give more --input or a smaller --batch-size")
     jobs = ((None, ([pairs[i].query for i in b], [pairs[i].positive for i in b], a.query_length, a.doc_length))
             for b in itertools.cycle(batches))
-    pooled = PooledEncoder(model, pooling)
+    pooled = PooledEncoder(model, pooling, mask_4d=True)  # no host sync per forward
 
     def embed(feats):
         return pooled.forward(feats)["sentence_embedding"]

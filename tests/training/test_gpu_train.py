@@ -127,3 +127,34 @@ def test_profile_out_writes_op_tables_of_both_phases(tmp_path):
     assert "5 end-to-end steps" in e2e
     for table in (e2e, raw):
         assert "Self CPU" in table and "aten::mm" in table  # the step's matrix products were recorded
+
+
+def test_contrastive_forward_and_backward_ask_the_device_nothing():
+    # On a GPU, reading a tensor's value in Python (transformers' `padding_mask.all()`) waits
+    # for every queued kernel. The training loop's encoder hands SDPA a 4D mask instead: same
+    # vectors, and no tensor is read back during the loss and its backward.
+    import torch
+    from torch.profiler import profile
+
+    from indexing.gpu_embed import PooledEncoder, build_encoder
+    from training.steps import contrastive_loss
+
+    model, pooling, _ = build_encoder("tiny")
+    model.eval()  # no dropout: the two masks must give the same loss
+    ids = torch.randint(1000, 2000, (4, 12))
+    mask = torch.ones(4, 12, dtype=torch.long)
+    mask[1, 5:], mask[3, 9:] = 0, 0  # padded rows
+    batch = {"input_ids": ids, "attention_mask": mask}
+    reads = {"aten::_local_scalar_dense", "aten::is_nonzero", "aten::item"}
+
+    def loss_and_reads(encoder):
+        with profile() as prof:
+            loss = contrastive_loss(lambda f: encoder.forward(f)["sentence_embedding"], batch, batch, 20.0)
+            loss.backward()
+        return loss.detach(), {e.key for e in prof.key_averages()} & reads
+
+    plain, plain_reads = loss_and_reads(PooledEncoder(model, pooling))
+    four_d, four_d_reads = loss_and_reads(PooledEncoder(model, pooling, mask_4d=True))
+    assert plain_reads  # the 2D mask is read back: the check would catch a regression
+    assert four_d_reads == set()
+    assert torch.allclose(plain, four_d, atol=1e-6)
