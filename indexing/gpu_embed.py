@@ -39,7 +39,14 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
-from indexing.encode import TokenEncoder, TokenizerSpec, sorted_batches, tokenize, tokenizer_spec
+from indexing.encode import (
+    TokenEncoder,
+    TokenizerSpec,
+    forget_words,
+    sorted_batches,
+    tokenize,
+    tokenizer_spec,
+)
 
 # ---- options: the settings tree when installed, flags always --------------------------------
 
@@ -292,9 +299,21 @@ def _tokenize_chunk(texts: list[str]) -> list[list[int]]:
     return tokenize(_TOK, _SPEC, texts)
 
 
-def _batched_chunk(texts: list[str], batch_size: int) -> tuple[list[int], list[tuple]]:
+_SEEN: set[int] = set()
+
+
+def _batched_chunk(texts: list[str], batch_size: int, chunk: int | None = None) -> tuple[list[int], list[tuple]]:
     """A chunk tokenized, length-sorted and padded into batches, in a tokenizer process: the
-    GPU's process then only copies numpy arrays (pickled as bytes, not lists of ints)."""
+    GPU's process then only copies numpy arrays (pickled as bytes, not lists of ints).
+
+    The corpus is repeated, and a build never sees an abstract twice: a process given a
+    `chunk` it has tokenized before first forgets the words it cached (`bert_pretokenize`),
+    so every chunk meets a cache of other abstracts' words, as in a build."""
+    if chunk is not None:
+        if chunk in _SEEN:
+            forget_words(_TOK)
+            _SEEN.clear()
+        _SEEN.add(chunk)
     return sorted_batches(tokenize(_TOK, _SPEC, texts), batch_size)
 
 
@@ -340,7 +359,7 @@ def run(a: argparse.Namespace) -> dict:
         supply = supplied / (time.perf_counter() - t0)
         # the tokenizer processes stay a few chunks ahead of the model, across passes too; a
         # chunk's vectors are read after the next chunk is queued, so the GPU never drains
-        jobs = ((i, (chunks[i], batch)) for i in itertools.cycle(range(len(chunks))))
+        jobs = ((i, (chunks[i], batch, i)) for i in itertools.cycle(range(len(chunks))))
         stream = ahead(pool, _batched_chunk, jobs, 2 * a.workers + 2)
         passes, n, waited, pending, t0 = 0, 0, 0.0, None, time.perf_counter()
         while True:

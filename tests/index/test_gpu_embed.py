@@ -148,3 +148,26 @@ def test_raw_rate_times_the_forward_alone_on_length_sorted_batches():
     assert TokenEncoder(Counting(), batch_size=8).raw_rate(ids) > 0
     widths = sorted(len(x) for x in ids)
     assert seen == [(4, widths[-1]), (8, widths[7]), (8, widths[15]), (4, widths[-1])]  # warm-up, then the sample once
+
+
+def test_a_repeated_chunk_meets_a_word_cache_without_its_words(monkeypatch):
+    # the benchmark repeats its corpus; a build never tokenizes an abstract twice, so a chunk
+    # seen before is tokenized after the process forgets its cached words, with the same ids
+    from indexing import encode
+
+    spec = tokenizer_spec(model_path(Embedder().name))
+    for name, value in (("_SEEN", set()), ("_TOK", None), ("_SPEC", None)):
+        monkeypatch.setattr(gpu_embed, name, value)  # restored after the test, as is the variable below
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    gpu_embed._init_tokenizer(spec)
+    texts = [f"{r['title']}\n{r['abstract']}".strip() for r in sample_rows(30)]
+    first = gpu_embed._batched_chunk(texts[:15], 8, chunk=0)
+    fast = encode._FAST[id(gpu_embed._TOK)][1]
+    assert fast is not None and len(fast._pieces) > 100
+    gpu_embed._batched_chunk(texts[15:], 8, chunk=1)
+    grown = len(fast._pieces)
+    again = gpu_embed._batched_chunk(texts[:15], 8, chunk=0)
+    assert len(fast._pieces) < grown  # emptied, then refilled with chunk 0's words only
+    assert again[0] == first[0] and len(again[1]) == len(first[1])
+    for (ids, mask), (ids0, mask0) in zip(again[1], first[1], strict=True):
+        assert (ids == ids0).all() and (mask == mask0).all()
