@@ -95,9 +95,11 @@ def test_prefix_tokenization_gives_the_ids_of_whole_texts(embedder, monkeypatch,
 def test_sorted_batches_pad_length_sorted_rows_and_keep_the_order():
     order, batches = encode.sorted_batches([[5, 6, 7], [], [8], [9, 10]], batch_size=3, pad_id=0)
     assert order == [1, 2, 3, 0]
-    ids, mask = batches[0]
-    assert ids.tolist() == [[0, 0], [8, 0], [9, 10]] and mask.tolist() == [[1, 0], [1, 0], [1, 1]]
+    ids, lengths = batches[0]
+    assert ids.tolist() == [[0, 0], [8, 0], [9, 10]] and lengths.tolist() == [1, 1, 2]
+    assert ids.dtype == lengths.dtype == np.int32  # a quarter of int64 ids and mask to pickle and copy
     assert [b[0].tolist() for b in batches[1:]] == [[[5, 6, 7]]]
+    assert encode.pad_ids([[5, 6], [7]])[1].tolist() == [[1, 1], [1, 0]]
 
 
 def test_token_ids_and_vectors_match_the_library_path(embedder):
