@@ -104,14 +104,20 @@ def tokenize(tok, spec: TokenizerSpec, texts: list[str], library_only: bool = Fa
 _FAST: dict[int, tuple[object, object]] = {}
 
 
+def fast_path(tok):
+    """`tok`'s BERT fast path (`indexing.bert_pretokenize.BertPretokenizer`), built once per
+    tokenizer object, or None when `tok` does not qualify."""
+    from indexing import bert_pretokenize
+
+    if id(tok) not in _FAST:
+        _FAST[id(tok)] = (tok, bert_pretokenize.for_tokenizer(tok))
+    return _FAST[id(tok)][1]
+
+
 def _encode(tok, texts: list[str], library_only: bool = False) -> list[list[int]]:
     """Token ids of `texts`: through `bert_pretokenize` where the tokenizer and the text
     allow it (the same ids, about 4 x faster), the rest through `tok` itself."""
-    from indexing import bert_pretokenize
-
-    if id(tok) not in _FAST and not library_only:
-        _FAST[id(tok)] = (tok, bert_pretokenize.for_tokenizer(tok))
-    fast = None if library_only else _FAST[id(tok)][1]
+    fast = None if library_only else fast_path(tok)
     ids = fast.encode(texts) if fast is not None else [None] * len(texts)
     hard = [i for i, x in enumerate(ids) if x is None]
     if hard:
@@ -123,28 +129,29 @@ def _encode(tok, texts: list[str], library_only: bool = False) -> list[list[int]
 
 def forget_words(tok) -> None:
     """Empty `tok`'s word cache on the BERT fast path, if it has one (see `_encode`)."""
-    entry = _FAST.get(id(tok))
-    if entry is not None and entry[1] is not None:
-        entry[1].forget()
+    fast = fast_path(tok)
+    if fast is not None:
+        fast.forget()
 
 
 def _padded(ids: list[list[int]], pad_id: int, dtype):
-    """(token ids padded to the longest row, row lengths), both numpy arrays of `dtype`."""
+    """(token ids padded to the longest row, row lengths) as numpy arrays of `dtype`, and the
+    boolean mask of the real tokens."""
     import numpy as np
 
     lengths = np.fromiter(map(len, ids), dtype=dtype, count=len(ids))
     mask = np.arange(lengths.max(initial=0)) < lengths[:, None]
     host = np.full(mask.shape, pad_id, dtype=dtype)
     host[mask] = np.fromiter(itertools.chain.from_iterable(ids), dtype=dtype, count=int(lengths.sum()))
-    return host, lengths
+    return host, lengths, mask
 
 
 def pad_ids(ids: list[list[int]], pad_id: int = 0):
     """(token ids, attention mask) as int64 arrays padded to the longest row."""
     import numpy as np
 
-    host, lengths = _padded(ids, pad_id, np.int64)
-    return host, (np.arange(host.shape[1]) < lengths[:, None]).astype(np.int64)
+    host, _, mask = _padded(ids, pad_id, np.int64)
+    return host, mask.astype(np.int64)
 
 
 def sorted_batches(ids: list[list[int]], batch_size: int, pad_id: int = 0) -> tuple[list[int], list[tuple]]:
@@ -156,7 +163,7 @@ def sorted_batches(ids: list[list[int]], batch_size: int, pad_id: int = 0) -> tu
     import numpy as np
 
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    return order, [_padded([ids[i] or [pad_id] for i in order[s : s + batch_size]], pad_id, np.int32)
+    return order, [_padded([ids[i] or [pad_id] for i in order[s : s + batch_size]], pad_id, np.int32)[:2]
                    for s in range(0, len(order), batch_size)]
 
 
@@ -206,7 +213,7 @@ class TokenEncoder:
         mask = (positions < on_device(lengths, self.device).long()[:, None]).long()
         feats = {"input_ids": input_ids, "attention_mask": mask}
         if self.token_type_ids:
-            feats["token_type_ids"] = self._torch.zeros_like(feats["input_ids"])
+            feats["token_type_ids"] = torch.zeros_like(input_ids)
         return feats
 
     def submit(self, order: list[int], batches: list[tuple]) -> Pending:
