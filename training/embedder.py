@@ -30,7 +30,15 @@ from training.evaluate import eval_pairs, eval_pubmedqa
 from training.pairs import pair_key, pmid_unique_batches
 from training.prepare import Prepared
 from training.runtime import autocast, grad_scaler, seed_everything
-from training.steps import backward, contrastive_loss, decay_groups, linear_schedule, optimizer_step
+from training.steps import (
+    PROGRESS_EVERY,
+    LossLog,
+    backward,
+    contrastive_loss,
+    decay_groups,
+    linear_schedule,
+    optimizer_step,
+)
 
 BUNDLED = "all-MiniLM-L6-v2"
 
@@ -133,9 +141,11 @@ def train_embedder(
         scaler.load_state_dict(saved["scaler"])
         state = saved["state"]
         torch.set_rng_state(saved["torch_rng"])
+    losses = LossLog(state["losses"])
 
     def save_checkpoint() -> None:
         path = out / "checkpoints" / f"step-{state['step']:07d}"
+        state["losses"] = losses.values()
         model.save(str(path))
         torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                     "scaler": scaler.state_dict(), "state": state, "torch_rng": torch.get_rng_state()},
@@ -155,14 +165,14 @@ def train_embedder(
                 loss = contrastive_loss(lambda texts: embed_batch(model, texts, device), [p.query for p in batch],
                                         [p.positive for p in batch], cfg.scale)
             backward(loss, scaler, cfg.grad_accum)
-            state["losses"].append(round(float(loss.detach()), 5))
+            losses.add(loss)
             last_of_epoch = b == len(batches) - 1
             if (b + 1) % cfg.grad_accum == 0 or last_of_epoch:
                 optimizer_step(optimizer, scheduler, scaler, model.parameters())
                 state["step"] += 1
                 bar.update(1)
-                recent = state["losses"][-20:]
-                bar.set_postfix(epoch=epoch + 1, loss=f"{sum(recent) / len(recent):.4f}")
+                if state["step"] % PROGRESS_EVERY == 1:  # reading the losses waits for the GPU
+                    bar.set_postfix(epoch=epoch + 1, loss=f"{losses.recent_mean():.4f}")
                 state["batch"] = b + 1
                 if cfg.checkpoint_every and state["step"] % cfg.checkpoint_every == 0 and not last_of_epoch:
                     save_checkpoint()
@@ -174,7 +184,7 @@ def train_embedder(
     if cfg.evaluate:
         log("evaluating the fine-tuned model ...")
         metrics["after"] = _evaluate(model, prepared, cfg, progress)
-    losses = state["losses"]
+    losses = losses.values()
     k = max(1, min(20, len(losses) // 4))
     metrics["train"] = {
         "pairs": len(pairs), "optimizer_steps": state["step"], "seconds": seconds,

@@ -57,6 +57,7 @@ from training.pairs import build_pairs, pmid_unique_batches, topical_mesh
 from training.records import normalise
 from training.runtime import autocast, grad_scaler
 from training.steps import (
+    LossLog,
     backward,
     contrastive_loss,
     decay_groups,
@@ -248,14 +249,14 @@ def run(a: argparse.Namespace) -> dict:
     params = [p for group in optimizer.param_groups for p in group["params"]]
     scheduler = linear_schedule(optimizer, 2 * (a.warmup + a.steps), 0.1)
     scaler = grad_scaler(dev, True)
-    losses: list = []  # loss tensors, read after the run: no host sync per step
+    losses = LossLog()  # read after the run: no host sync per step
 
     def step(batch) -> None:
         with autocast(dev, True):
             loss = setup.loss_of(batch)
         backward(loss, scaler)
         optimizer_step(optimizer, scheduler, scaler, params)
-        losses.append(loss.detach())
+        losses.add(loss)
 
     def phase(batches) -> tuple[float, float]:
         """(seconds, seconds the host spent producing batches) for running every batch."""
@@ -297,7 +298,7 @@ def run(a: argparse.Namespace) -> dict:
                     f"the same loop: {PROFILED_STEPS} raw steps (batches already on the device)\n{raw_table}\n")
 
     per_step = a.batch_size * a.steps
-    values = [round(float(x), 4) for x in losses]
+    values = losses.values()
     k = max(1, min(5, len(values) // 4))
     widths = [setup.widths(arrays) for _, arrays in kept]
     e2e, raw = per_step / e2e_s, per_step / raw_s

@@ -46,6 +46,8 @@ from training.pairs import is_heldout
 from training.prepare import Prepared
 from training.runtime import autocast, grad_scaler, seed_everything
 from training.steps import (
+    PROGRESS_EVERY,
+    LossLog,
     backward,
     linear_schedule,
     lora,
@@ -76,7 +78,7 @@ def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshTrainingSettin
     steps = math.ceil(len(batches) / cfg.grad_accum) * cfg.epochs
     scheduler = linear_schedule(optimizer, steps, cfg.warmup_ratio)
     scaler = grad_scaler(device, cfg.amp)
-    losses: list[float] = []
+    losses = LossLog()
     model.train()
     bar = tqdm(total=steps, desc=desc, unit="step", disable=not progress)
     for epoch in range(cfg.epochs):
@@ -87,14 +89,14 @@ def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshTrainingSettin
             with autocast(device, cfg.amp):
                 loss = loss_fn(batches[b])
             backward(loss, scaler, cfg.grad_accum)
-            losses.append(round(float(loss.detach()), 5))
+            losses.add(loss)
             if (j + 1) % cfg.grad_accum == 0 or j == len(order) - 1:
                 optimizer_step(optimizer, scheduler, scaler, params)
                 bar.update(1)
-                recent = losses[-20:]
-                bar.set_postfix(epoch=epoch + 1, loss=f"{sum(recent) / len(recent):.4f}")
+                if bar.n % PROGRESS_EVERY == 1:  # reading the losses waits for the GPU
+                    bar.set_postfix(epoch=epoch + 1, loss=f"{losses.recent_mean():.4f}")
     bar.close()
-    return losses
+    return losses.values()
 
 
 def _lora(model, target_modules, cfg: MeshTrainingSettings):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+PROGRESS_EVERY = 20  # optimizer steps between loss read-outs on a progress bar (each waits for the GPU)
 NO_DECAY = ("bias", "LayerNorm.weight", "layer_norm", "norm.weight")
 
 
@@ -94,6 +95,38 @@ def linear_schedule(optimizer, steps: int, warmup_ratio: float):
     from transformers import get_linear_schedule_with_warmup
 
     return get_linear_schedule_with_warmup(optimizer, int(warmup_ratio * steps), steps)
+
+
+class LossLog:
+    """Per-step loss values, kept on the device and read to the host in one transfer.
+
+    `float(loss)` after every step makes the host wait for that step's kernels, so the next
+    batch cannot be tokenized while the GPU works; `add` keeps the tensor, and `values` /
+    `recent_mean` read everything pending at once (call them at a progress update or a
+    checkpoint, not every step). Values are rounded to 5 places, as checkpoints store them.
+    """
+
+    def __init__(self, values: Iterable[float] = ()):
+        self._values = [float(v) for v in values]
+        self._pending: list = []
+
+    def add(self, loss) -> None:
+        self._pending.append(loss.detach().float().reshape(()))
+
+    def values(self) -> list[float]:
+        if self._pending:
+            import torch
+
+            self._values.extend(round(v, 5) for v in torch.stack(self._pending).cpu().tolist())
+            self._pending.clear()
+        return self._values
+
+    def recent_mean(self, n: int = 20) -> float:
+        recent = self.values()[-n:]
+        return sum(recent) / len(recent) if recent else float("nan")
+
+    def __len__(self) -> int:
+        return len(self._values) + len(self._pending)
 
 
 def backward(loss, scaler, accum: int = 1) -> None:

@@ -13,7 +13,7 @@ from biorag.errors import ConfigError
 from biorag.settings import EmbedderTrainingSettings
 from training.embedder import train_embedder
 from training.pairs import pmid_unique_batches
-from training.steps import symmetric_info_nce
+from training.steps import LossLog, symmetric_info_nce
 
 
 def _cfg(**kw) -> EmbedderTrainingSettings:
@@ -42,6 +42,22 @@ def test_symmetric_info_nce():
     assert torch.allclose(loss, manual)
     assert torch.allclose(loss, symmetric_info_nce(d, q, scale=20.0))  # symmetric
     assert symmetric_info_nce(q, q, 20.0) < loss  # matching pairs score better
+
+
+def test_loss_log_keeps_order_across_read_outs_and_resumed_values():
+    """Losses stay on the device until read; a read-out in the middle of training and one at
+    the end give every step once, in order, after the values a checkpoint restored."""
+    import torch
+
+    log = LossLog([0.9, 0.8])  # restored from a checkpoint
+    steps = [torch.tensor(v, dtype=dt) for v, dt in [(0.7, torch.float32), (0.612345678, torch.bfloat16)]]
+    for loss in steps:
+        log.add(loss.requires_grad_() * 1)  # a loss with a graph, as backward() leaves it
+    assert len(log) == 4
+    assert log.recent_mean(2) == pytest.approx((0.7 + float(steps[1])) / 2, abs=1e-5)
+    log.add(torch.tensor([0.5]))
+    assert log.values() == [0.9, 0.8, 0.7, round(float(steps[1]), 5), 0.5]
+    assert LossLog().recent_mean() != LossLog().recent_mean()  # nothing logged yet: NaN, not a made-up 0
 
 
 def test_batches_never_repeat_a_pmid(prepared):
@@ -103,12 +119,14 @@ def test_resume_from_a_checkpoint_reproduces_the_run(prepared, trained, tmp_path
     import torch
     from sentence_transformers import SentenceTransformer
 
-    out, _ = trained
+    out, first = trained
     (tmp_path / "checkpoints").mkdir()
     shutil.copytree(out / "checkpoints" / "step-0000002", tmp_path / "checkpoints" / "step-0000002")
     resumed = train_embedder(prepared, tmp_path, _cfg(resume=True, evaluate=False, keep_checkpoints_after=False),
                              progress=False, log=lambda _m: None)
     assert resumed.metrics["train"]["optimizer_steps"] == 6
+    for key in ("loss_first", "loss_last"):  # the losses before the checkpoint travel in it
+        assert resumed.metrics["train"][key] == pytest.approx(first.metrics["train"][key], abs=1e-4)
     assert not (tmp_path / "checkpoints").exists()  # a finished run cleans up
     a = SentenceTransformer(str(out), device="cpu").state_dict()
     b = SentenceTransformer(str(tmp_path), device="cpu").state_dict()
