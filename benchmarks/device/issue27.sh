@@ -12,7 +12,11 @@
 # 2. Both training loops (training.gpu_train; BERT-base then MiniLM-L6 shapes, batch 256, bf16):
 #      run(command="bash benchmarks/device/issue27.sh train", carry=[".device-carry"], timeout_s=360)
 #    then give_back. Commit $OUT's files under benchmarks/results/DATE/issue27/.
+# 3. `biorag train`'s own loops (benchmarks.train_loop_rate: main-thread tokenization, checkpoints,
+#    the settings tree from carried wheels), MiniLM-L6 then BERT-base shapes, batch 256:
+#      run(command="bash benchmarks/device/issue27.sh real", carry=[".device-carry"], timeout_s=240)
 #
+# REAL_ARCHS picks the shapes of step 3 (default "minilm-l6 bert-base").
 # EMBED_RUNS / TRAIN_RUNS pick runs (e.g. EMBED_RUNS="minilm-l6:bfloat16" TRAIN_RUNS="contrastive:minilm-l6"),
 # PROFILE=1 adds op tables of 5 end-to-end and 5 raw training steps ($OUT/profile_LOOP_ARCH.txt).
 # EMBED_WORKERS / TRAIN_WORKERS the tokenizer processes (default: all cores but one / but four).
@@ -23,6 +27,7 @@ cd "$(dirname "$0")/../.."
 
 CARRY=.device-carry
 DATA=${DATA:-$CARRY/pubmed_xml}
+WHEELS=$CARRY/wheels
 TOK=benchmarks/device/minilm_tokenizer
 PY=${PYTHON:-python3}
 OUT=${OUT:-/tmp/issue27_out}
@@ -33,6 +38,7 @@ DRY_RUN=${DRY_RUN:-0}
 ALL_EMBED="minilm-l6:bfloat16 bert-base:bfloat16 minilm-l6:float16 bert-base:float16"
 EMBED_RUNS=${EMBED_RUNS:-$ALL_EMBED}
 TRAIN_RUNS=${TRAIN_RUNS:-"contrastive:bert-base mesh-lora:bert-base contrastive:minilm-l6 mesh-lora:minilm-l6"}
+REAL_ARCHS=${REAL_ARCHS:-"minilm-l6 bert-base"}
 EMBED_WORKERS=${EMBED_WORKERS:-$(( $(nproc) > 2 ? $(nproc) - 1 : 1 ))}
 TRAIN_WORKERS=${TRAIN_WORKERS:-$(( $(nproc) > 4 ? $(nproc) - 4 : 1 ))}
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
@@ -47,6 +53,13 @@ prepare() {
     cp "$f" "$DATA/$(basename "$f" | tr -c 'A-Za-z0-9._\n-' '_')"; n=$((n + 1))
   done < <(find "$src" -name '*.xml.gz' | sort)
   cp "$src/PROVENANCE.md" "$DATA/" 2>/dev/null || true
+  # for `real`: the settings tree's packages (absent there) as CPython 3.12 x86-64 wheels, the
+  # versions installed here
+  local here=${PYTHON:-$([ -x .venv/bin/python ] && echo .venv/bin/python || echo python3)} pins
+  pins=$("$here" -c 'import importlib.metadata as m; print(" ".join(f"{d}=={m.version(d)}" for d in ("pydantic", "pydantic-core", "pydantic-settings", "python-dotenv", "annotated-types", "typing-inspection", "typing-extensions")))') \
+    && rm -rf "$WHEELS" && "$here" -m pip download -q --only-binary=:all: --python-version 3.12 --implementation cp \
+      --abi cp312 --abi none --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 -d "$WHEELS" $pins \
+    || echo "warning: no wheels in $WHEELS ($here has no pydantic, or pip download failed): 'real' cannot run there" >&2
   local tree carry
   tree=$(git ls-files -z --cached --others --exclude-standard | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
   carry=$(du -sb "$CARRY" | cut -f1)
@@ -56,7 +69,7 @@ prepare() {
 
 machine() {
   {
-    echo "date: $(date -u +%FT%TZ)"; echo "host cores: $(nproc)"
+    echo "date: $(date -u +%FT%TZ)"; echo "host cores: $(nproc); $(uname -m)"
     nvidia-smi -L 2>/dev/null || echo "nvidia-smi: none (no GPU)"
     nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null
     "$PY" -c 'import torch, transformers, peft; print("python", __import__("sys").version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__, "peft", peft.__version__); print("device:", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu")'
@@ -119,12 +132,34 @@ train() {
   done
 }
 
+real() {
+  # `biorag train`'s own loops (benchmarks.train_loop_rate): they need the settings tree
+  if ! "$PY" -c 'import pydantic_settings' 2>/dev/null; then
+    local deps=/tmp/issue27_pydeps
+    "$PY" -c 'import sys, zipfile, glob; [zipfile.ZipFile(w).extractall(sys.argv[2]) for w in glob.glob(sys.argv[1] + "/*.whl")]' \
+      "$WHEELS" "$deps" && export PYTHONPATH="$deps${PYTHONPATH:+:$PYTHONPATH}"
+    "$PY" -c 'import pydantic_settings' 2>>"$LOG" || { echo "== real: no pydantic (wheels in $WHEELS?), see $LOG" | tee -a "$LOG"; return; }
+  fi
+  local common=(--input "$DATA" --tokenizer "$TOK" --batch-size 256 --work /tmp/issue27_real)
+  local need=90 small=60 tag=""
+  if [ "$DRY_RUN" = 1 ]; then
+    common=(--input "$DATA" --tokenizer "$TOK" --batch-size 8 --pairs 48 --examples 48 --device cpu --work "$OUT/real_work")
+    need=5 small=5 tag=" (dry run: tiny)"
+  fi
+  local arch
+  for arch in $REAL_ARCHS; do
+    one_run "biorag train loops $arch$tag" "$([ "$arch" = bert-base ] && echo $need || echo $small)" benchmarks.train_loop_rate \
+      --arch "$([ "$DRY_RUN" = 1 ] && echo tiny || echo "$arch")" "${common[@]}"
+  done
+  [ "$DRY_RUN" = 1 ] && rm -rf "$OUT/real_work"
+}
+
 case "${1:-}" in
   prepare) prepare "${2:-}"; exit ;;
-  embed|train)
+  embed|train|real)
     CALL=$1; mkdir -p "$OUT"; JSONL=$OUT/issue27_$1.jsonl LOG=$OUT/issue27_$1.log; : >"$JSONL"; : >"$LOG"
     [ -d "$DATA" ] || { echo "error: $DATA is missing: run 'bash benchmarks/device/issue27.sh prepare' here and carry $CARRY" >&2; exit 2; }
     machine; "$1"
     echo "done in $(($(date +%s) - START))s; $(wc -l <"$JSONL") run(s) in $JSONL" | tee -a "$LOG" ;;
-  *) echo "usage: bash benchmarks/device/issue27.sh prepare [DIR] | embed | train" >&2; exit 2 ;;
+  *) echo "usage: bash benchmarks/device/issue27.sh prepare [DIR] | embed | train | real" >&2; exit 2 ;;
 esac
