@@ -133,7 +133,7 @@ def mesh_rate(prepared, base: Path, work: Path, a: argparse.Namespace, device: s
         mesh_train._train_loop = inner
     train = manifest.metrics["train"]
     return {"loop": "mesh", "unit": "examples", "items": train["examples"], "labels": manifest.dim,
-            "seconds": round(timed[-1], 2), "per_s": round(train["examples"] / timed[-1], 1),
+            "seconds": round(timed[-1], 3), "per_s": round(train["examples"] / timed[-1], 1),
             "loss_first": train["loss_first"], "loss_last": train["loss_last"]}
 
 
