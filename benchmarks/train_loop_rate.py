@@ -170,8 +170,18 @@ def report(r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from biorag.errors import BioragError
+
     a = parse_args(argv)
-    r = run(a)
+    if not (Path(a.tokenizer) / "tokenizer.json").is_file() and not (Path(a.tokenizer) / "vocab.txt").is_file():
+        print(f"error: --tokenizer {a.tokenizer} holds no tokenizer.json or vocab.txt: give a model or tokenizer "
+              "folder (benchmarks/device/minilm_tokenizer is one)", file=sys.stderr)
+        return 2
+    try:
+        r = run(a)
+    except BioragError as e:  # bad input or settings: say what, not a traceback
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print(report(r), file=sys.stderr if a.json else sys.stdout)
     if a.json:
         print(json.dumps(r))

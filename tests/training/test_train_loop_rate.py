@@ -56,3 +56,12 @@ def test_shapes_share_one_prepared_directory(tmp_path):
     r = train_loop_rate.run(_args(tmp_path, "--loop", "mesh"))
     assert manifest.stat().st_mtime_ns == first and r["setup_s"] >= 0
     assert [x["loop"] for x in r["rates"]] == ["mesh"]
+
+
+def test_bad_input_and_tokenizer_are_one_line_errors(tmp_path, capsys):
+    common = ["--arch", "tiny", "--device", "cpu", "--work", str(tmp_path / "work")]
+    assert train_loop_rate.main(["--input", str(XML), "--tokenizer", str(tmp_path), *common]) == 2
+    assert "holds no tokenizer.json or vocab.txt" in capsys.readouterr().err
+    assert train_loop_rate.main(["--input", str(tmp_path / "none.xml"), "--tokenizer", str(TOKENIZER), *common]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "none.xml" in err and "Traceback" not in err
