@@ -31,7 +31,6 @@ from training.pairs import pair_key, pmid_unique_batches
 from training.prepare import Prepared
 from training.runtime import autocast, grad_scaler, seed_everything
 from training.steps import (
-    PROGRESS_EVERY,
     LossLog,
     backward,
     contrastive_loss,
@@ -171,8 +170,7 @@ def train_embedder(
                 optimizer_step(optimizer, scheduler, scaler, model.parameters())
                 state["step"] += 1
                 bar.update(1)
-                if state["step"] % PROGRESS_EVERY == 1:  # reading the losses waits for the GPU
-                    bar.set_postfix(epoch=epoch + 1, loss=f"{losses.recent_mean():.4f}")
+                losses.show(bar, state["step"], epoch=epoch + 1)
                 state["batch"] = b + 1
                 if cfg.checkpoint_every and state["step"] % cfg.checkpoint_every == 0 and not last_of_epoch:
                     save_checkpoint()

@@ -46,7 +46,6 @@ from training.pairs import is_heldout
 from training.prepare import Prepared
 from training.runtime import autocast, grad_scaler, seed_everything
 from training.steps import (
-    PROGRESS_EVERY,
     LossLog,
     backward,
     linear_schedule,
@@ -93,8 +92,7 @@ def _train_loop(model, batches: list, loss_fn: Callable, cfg: MeshTrainingSettin
             if (j + 1) % cfg.grad_accum == 0 or j == len(order) - 1:
                 optimizer_step(optimizer, scheduler, scaler, params)
                 bar.update(1)
-                if bar.n % PROGRESS_EVERY == 1:  # reading the losses waits for the GPU
-                    bar.set_postfix(epoch=epoch + 1, loss=f"{losses.recent_mean():.4f}")
+                losses.show(bar, bar.n, epoch=epoch + 1)
     bar.close()
     return losses.values()
 

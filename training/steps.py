@@ -102,7 +102,7 @@ class LossLog:
 
     `float(loss)` after every step makes the host wait for that step's kernels, so the next
     batch cannot be tokenized while the GPU works; `add` keeps the tensor, and `values` /
-    `recent_mean` read everything pending at once (call them at a progress update or a
+    `recent_mean` read everything pending at once (at a progress update, `show`, or a
     checkpoint, not every step). Values are rounded to 5 places, as checkpoints store them.
     """
 
@@ -124,6 +124,12 @@ class LossLog:
     def recent_mean(self, n: int = 20) -> float:
         recent = self.values()[-n:]
         return sum(recent) / len(recent) if recent else float("nan")
+
+    def show(self, bar, step: int, **postfix) -> None:
+        """Put the recent mean loss (and `postfix`) on a tqdm `bar` at optimizer steps 1,
+        1 + PROGRESS_EVERY, ...; never on a disabled bar, since each read waits for the GPU."""
+        if not bar.disable and (step - 1) % PROGRESS_EVERY == 0:
+            bar.set_postfix(**postfix, loss=f"{self.recent_mean():.4f}")
 
     def __len__(self) -> int:
         return len(self._values) + len(self._pending)

@@ -60,6 +60,32 @@ def test_loss_log_keeps_order_across_read_outs_and_resumed_values():
     assert LossLog().recent_mean() != LossLog().recent_mean()  # nothing logged yet: NaN, not a made-up 0
 
 
+def test_loss_log_shows_every_twentieth_step_and_never_on_a_hidden_bar():
+    import torch
+    from tqdm import tqdm
+
+    shown = []
+
+    class Bar:
+        def __init__(self, disable):
+            self.disable = disable
+
+        def set_postfix(self, **kw):
+            shown.append(kw)
+
+    log = LossLog()
+    for step in range(1, 42):
+        log.add(torch.tensor(float(step)))
+        log.show(Bar(disable=True), step, epoch=1)
+    assert shown == [] and len(log._pending) == 41  # a hidden bar never makes it read the GPU
+    log.show(Bar(disable=False), 21, epoch=2)
+    assert shown == [{"epoch": 2, "loss": f"{sum(range(22, 42)) / 20:.4f}"}]
+    for step in (2, 20, 22):
+        log.show(Bar(disable=False), step, epoch=2)
+    assert len(shown) == 1
+    assert tqdm(total=3, disable=True).disable  # the attribute the real bar carries
+
+
 def test_batches_never_repeat_a_pmid(prepared):
     pairs = prepared.pairs("train")
     batches = pmid_unique_batches(pairs, 16, seed=1)
