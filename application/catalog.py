@@ -6,7 +6,7 @@ so only the sources a run enables are ever imported."""
 
 from __future__ import annotations
 
-from biorag.registry import Registry
+from biorag.retrieval.registry import Registry
 
 SOURCES = Registry()
 
@@ -16,21 +16,21 @@ registered_sources = SOURCES.names
 retriever_class = SOURCES.retriever_class
 
 # ---- the registry lines --------------------------------------------------------------
-SOURCES.register("gene", "eutils", "retrievers.gene:GeneRetriever")
-SOURCES.register("gene", "local", "retrievers.gene:LocalGeneRetriever")
+SOURCES.register("gene", "eutils", "retrievers.gene.retriever:GeneRetriever")
+SOURCES.register("gene", "local", "retrievers.gene.retriever:LocalGeneRetriever")
 SOURCES.register("gene", "layered", "retrievers.layered:LayeredGeneRetriever")
-SOURCES.register("dbsnp", "eutils", "retrievers.dbsnp:DbSnpRetriever")
-SOURCES.register("dbsnp", "local", "retrievers.clinvar_variants:LocalVariantRetriever")
+SOURCES.register("dbsnp", "eutils", "retrievers.dbsnp.retriever:DbSnpRetriever")
+SOURCES.register("dbsnp", "local", "retrievers.dbsnp.clinvar:LocalVariantRetriever")
 SOURCES.register("dbsnp", "layered", "retrievers.layered:LayeredDbSnpRetriever")
-SOURCES.register("omim", "eutils", "retrievers.omim:OmimRetriever")
-SOURCES.register("omim", "local", "retrievers.omim_local:LocalOmimRetriever")
+SOURCES.register("omim", "eutils", "retrievers.omim.retriever:OmimRetriever")
+SOURCES.register("omim", "local", "retrievers.omim.local:LocalOmimRetriever")
 SOURCES.register("omim", "layered", "retrievers.layered:LayeredOmimRetriever")
-SOURCES.register("blast", "ncbi", "retrievers.blast:BlastRetriever")
-SOURCES.register("web", "ddgs", "retrievers.web:DdgsWebRetriever")
-SOURCES.register("web", "wikipedia", "retrievers.web:WikipediaRetriever")
-SOURCES.register("web", "arxiv", "retrievers.web:ArxivRetriever")
-SOURCES.register("web", "crossref", "retrievers.web:CrossrefRetriever")
-SOURCES.register("pubmed", "milvus", "retrievers.pubmed:PubMedRetriever")
-SOURCES.register("nucleotide", "eutils", "retrievers.sequence_record:SequenceRecordRetriever")
-SOURCES.register("hpo", "local", "retrievers.hpo:HpoRetriever")
-SOURCES.register("geneset", "local", "retrievers.geneset:GeneSetRetriever")
+SOURCES.register("blast", "ncbi", "retrievers.blast.retriever:BlastRetriever")
+SOURCES.register("web", "ddgs", "retrievers.web.retriever:DdgsWebRetriever")
+SOURCES.register("web", "wikipedia", "retrievers.web.retriever:WikipediaRetriever")
+SOURCES.register("web", "arxiv", "retrievers.web.retriever:ArxivRetriever")
+SOURCES.register("web", "crossref", "retrievers.web.retriever:CrossrefRetriever")
+SOURCES.register("pubmed", "milvus", "retrievers.pubmed.retriever:PubMedRetriever")
+SOURCES.register("nucleotide", "eutils", "retrievers.nucleotide.retriever:SequenceRecordRetriever")
+SOURCES.register("hpo", "local", "retrievers.hpo.retriever:HpoRetriever")
+SOURCES.register("geneset", "local", "retrievers.geneset.retriever:GeneSetRetriever")

@@ -27,18 +27,19 @@ from typing import Any, Protocol
 from pydantic import SecretStr
 
 from application.catalog import retriever_class
-from biorag.agent import Agent, EventSink
-from biorag.embedder import Embedder
-from biorag.errors import BioragError, SourceUnavailable, ToolError
+from biorag.contracts.errors import BioragError, SourceUnavailable, ToolError
+from biorag.contracts.models import Answer, Evidence
 from biorag.llm import make_llm
 from biorag.llm.base import LLM
-from biorag.models import Answer, Evidence
-from biorag.retriever import Retriever
-from biorag.search_request import SearchRequest
+from biorag.loop.agent import Agent, EventSink
+from biorag.ml.embedder import Embedder
+from biorag.retrieval.retriever import Retriever
 from biorag.settings import Settings
-from retrievers.gene_store import gene_store_path
-from retrievers.hpo import PhenotypeLexicon, hpo_store_path
-from retrievers.lexicon import StoreLexicon
+from biorag.understanding.search_request import SearchRequest
+from retrievers.hpo.lexicon import PhenotypeLexicon
+from retrievers.stores.gene_store import gene_store_path
+from retrievers.stores.hpo_store import hpo_store_path
+from retrievers.stores.lexicon import StoreLexicon
 
 log = logging.getLogger("biorag.serving")
 
@@ -151,7 +152,7 @@ class Engine:
     def forget(self, name: str) -> None:
         """Drop cached retrievers of one source (after an index rebuild switched the alias).
         Not closed here: runs in flight may still use them. A retriever's store client closes
-        when its last user drops it (`biorag.vector_store.open_store(owner=...)`)."""
+        when its last user drops it (`biorag.ml.vector_store.open_store(owner=...)`)."""
         with self._lock:
             for key in [k for k, r in self._retrievers.items() if r.name == name]:
                 del self._retrievers[key]

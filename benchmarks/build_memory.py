@@ -1,5 +1,5 @@
 """Peak memory of `biorag index build` is flat in corpus size: the same records as 1 file
-and as N files (issue 13).
+and as N files.
 
     python -m benchmarks.build_memory                       # the bundled MEDLINE update file, 1 vs 10 files
     python -m benchmarks.build_memory --source FILE.xml.gz --parts 10 --to-shards

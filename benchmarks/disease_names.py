@@ -30,12 +30,12 @@ import time
 from functools import partial
 from pathlib import Path
 
-from biorag.search_request import SearchRequest
+from biorag.understanding.search_request import SearchRequest
 from indexing import hpo_files
 from indexing.disease_dictionary import add_disease_dictionary
 from indexing.gene_store_build import build_gene_store, snapshot_paths
-from retrievers.gene_store import GeneStore
-from retrievers.omim_local import LocalOmimRetriever
+from retrievers.omim.local import LocalOmimRetriever
+from retrievers.stores.gene_store import GeneStore
 
 
 def clinvar_rows() -> list[dict[str, str]]:
@@ -61,7 +61,7 @@ def pairs() -> list[tuple[str, str, str, set[int]]]:
 
 def _plain(name: str) -> str:
     """Lower case, letters and digits only: names that differ beyond this are the test
-    (fixed here rather than taken from `biorag.names`, so that every version of the
+    (fixed here rather than taken from `biorag.knowledge.names`, so that every version of the
     matching is measured on the same names)."""
     return " ".join(re.sub(r"[^a-z0-9]+", " ", name.lower()).split())
 

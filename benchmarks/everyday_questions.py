@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.everyday_questions --shared ../shared/data [--per-kind 12]
         [--planner hybrid|rules] [--seed 7] [--json OUT.json]
 
-Development data of the same kinds as the team's hidden "everyday questions" set (issue 24),
+Development data of the same kinds as the team's hidden "everyday questions" set,
 never its items: every question is generated here from a real record, in a phrasing drawn
 at random from several (fragments, lower case, polite wrappers, clozes), gene lists
 shuffled. Kinds and what counts as right (the answer's first line, as users read it):

@@ -26,12 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from biorag.search_request import SearchRequest
+from biorag.understanding.search_request import SearchRequest
 from cli.commands.data import build_store
 from indexing.gene_store_build import snapshot_paths
-from retrievers.gene import LocalGeneRetriever
-from retrievers.gene_store import GeneStore
-from retrievers.omim_local import LocalOmimRetriever
+from retrievers.gene.retriever import LocalGeneRetriever
+from retrievers.omim.local import LocalOmimRetriever
+from retrievers.stores.gene_store import GeneStore
 
 
 def _every_kth(items: list[str], n: int) -> list[str]:

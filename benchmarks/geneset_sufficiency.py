@@ -43,13 +43,13 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.go_sets import _key
-from biorag.enrichment import consensus_term, name_agreement
-from biorag.errors import InputError
-from biorag.gene_sets import bundled_library
-from biorag.phenotype_names import name_words
-from biorag.set_rule import SetRule
+from biorag.contracts.errors import InputError
+from biorag.knowledge.enrichment import consensus_term, name_agreement
+from biorag.knowledge.gene_sets import bundled_library
+from biorag.knowledge.phenotype_names import name_words
+from biorag.knowledge.set_rule import SetRule
 from biorag.settings import load_settings
-from retrievers.geneset import GeneSetInterpreter, first_go_term
+from retrievers.geneset.retriever import GeneSetInterpreter, first_go_term
 
 GRID = {"min_genes": (2, 3), "min_share": (0.0, 0.15, 0.2, 0.25, 0.34, 0.5), "alpha": (0.05, 0.01),
         "min_share_at_min_genes": (0.0, 0.5, 0.67)}

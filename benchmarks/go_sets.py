@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from application.engine import build_agent
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 from biorag.settings import load_settings
 
 PHRASINGS = {

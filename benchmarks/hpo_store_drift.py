@@ -21,7 +21,7 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
-from retrievers.hpo import HpoStore
+from retrievers.stores.hpo_store import HpoStore
 
 
 def _rows(path: Path, sql: str) -> list[tuple]:

@@ -124,7 +124,7 @@ def ensure_imported(server: Server, name: str, shards: list[Path], rows: int, re
     """Bulk-import the shards once per size (kept across index types and resumed runs)."""
     from pymilvus import MilvusClient
 
-    from biorag import pubmed_schema as ps
+    from biorag.ml import pubmed_schema as ps
     from indexing.bulk_load import _bulk_import
 
     c = MilvusClient(uri=server.uri)
@@ -189,7 +189,7 @@ def build_index(server: Server, name: str, itype: str, fig: dict, timeout_s: flo
     reuse: keep a finished index of the same type and parameters (no build figures then)."""
     from pymilvus import Collection, connections, utility
 
-    from biorag import pubmed_schema as ps
+    from biorag.ml import pubmed_schema as ps
 
     connections.connect("bench", uri=server.uri)
     try:
@@ -255,7 +255,7 @@ def load_and_measure(server: Server, name: str, fig: dict) -> None:
 
 
 def _search(c, name: str, q: np.ndarray, expr: str, itype: str, param: int) -> tuple[float, list[int]]:
-    from biorag import pubmed_schema as ps
+    from biorag.ml import pubmed_schema as ps
 
     key = SWEEP[itype][0]
     t = time.perf_counter()
@@ -277,7 +277,7 @@ def query_figures(server: Server, name: str, itype: str, base: Base, truth: dict
                   params: list[int] | None = None) -> None:
     from pymilvus import MilvusClient
 
-    from biorag import pubmed_schema as ps
+    from biorag.ml import pubmed_schema as ps
 
     q_ui = base.meta["q_ui"]
     exprs = [f'array_contains_any(mesh_ui, ["{u}"])' for u in q_ui]

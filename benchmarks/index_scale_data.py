@@ -38,7 +38,7 @@ def read_records(path: str) -> list[dict]:
 
 
 def _mesh_uis(r: dict) -> list[str]:
-    from biorag import pubmed_schema as ps
+    from biorag.ml import pubmed_schema as ps
 
     return [u for u in dict.fromkeys(m.get("ui") or "" for m in r.get("mesh") or []) if ps.UI_RE.match(u)][: ps.MAX_MESH]
 
@@ -83,8 +83,8 @@ def embed_prefix(emb, recs: list[dict], out: Path, budget_s: float, chunk: int =
 
 def make_base(records_path: str, out: Path, queries: int, seed: int, budget_s: float = 1e9) -> None:
     """Embed the real records and the query titles; calibrate the spread; write base.npz."""
-    from biorag import pubmed_schema as ps
-    from biorag.embedder import Embedder
+    from biorag.ml import pubmed_schema as ps
+    from biorag.ml.embedder import Embedder
 
     recs = read_records(records_path)
     n_file = len(recs)
@@ -122,7 +122,7 @@ def make_base(records_path: str, out: Path, queries: int, seed: int, budget_s: f
 def _base_table(recs: list[dict]):
     import pyarrow as pa
 
-    from biorag import pubmed_schema as ps
+    from biorag.ml import pubmed_schema as ps
 
     def year(r):
         try:
@@ -165,7 +165,7 @@ def shard_table(base: Base, start: int, parents: np.ndarray, vecs: np.ndarray, t
     leaves title, abstract, journal and MeSH names empty (the text-in-RAM measurement)."""
     import pyarrow as pa
 
-    from biorag import pubmed_schema as ps
+    from biorag.ml import pubmed_schema as ps
     from indexing.shards import arrow_schema
 
     t = base.rows.take(pa.array(parents))

@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from biorag.pubmed_schema import filtered_nprobe
+from biorag.ml.pubmed_schema import filtered_nprobe
 
 ROWS_22M = 22_000_000
 GB = 1e9

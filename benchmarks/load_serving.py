@@ -15,7 +15,7 @@ What it does, in one run on one index:
 4. prints, per phase: requests, successes, other statuses (503 = refused when every agent
    slot is busy), wall time, throughput (successful requests/s) and p50/p95/p99 latency,
    for the HTTP phases the server's and the load client's CPU per request (both run on the
-   cores the phase measures; the raw phases pay for neither), then the issue-14 ratios: API search throughput / raw single-thread throughput (target
+   cores the phase measures; the raw phases pay for neither), then the concurrency ratios: API search throughput / raw single-thread throughput (target
    >= 1.5) and API p99 / raw p99 at the same concurrency (target <= 2).
 Search queries are titles and abstract sentences of the bundled sample records, distinct
 within and across phases, so the query-embedding cache flatters no phase (an earlier version
@@ -42,7 +42,7 @@ from pathlib import Path
 
 import httpx
 
-from biorag.search_request import SearchRequest
+from biorag.understanding.search_request import SearchRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
@@ -143,7 +143,7 @@ def _raw(data_dir: str, n: int, concurrency: int, duration: float) -> dict:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from biorag.settings import load_settings
-    from retrievers.pubmed import PubMedRetriever
+    from retrievers.pubmed.retriever import PubMedRetriever
 
     settings = load_settings("embedded", sets=[f"data_dir={data_dir}"])
     retriever = PubMedRetriever.from_settings(settings)

@@ -6,7 +6,7 @@
 Rows: synthetic clustered unit vectors (384-dim) carrying REAL MeSH descriptor lists, each
 row copying the headings of a random real PubMed record (so descriptor frequencies follow
 the real distribution). The collection uses the production schema and index
-(`biorag.pubmed_schema`). Queries: noisy copies of random rows; each filtered query asks
+(`biorag.ml.pubmed_schema`). Queries: noisy copies of random rows; each filtered query asks
 for one descriptor drawn from the real heading distribution (common and rare alike).
 
 Searches go through the production retriever (`PubMedRetriever.search_vector`): the
@@ -67,9 +67,9 @@ def main(argv=None) -> dict:
                     help="with --db: keep a collection of the same size from an earlier run (same --seed)")
     a = ap.parse_args(argv)
 
-    from biorag import pubmed_schema as ps
-    from biorag.models import SearchFilters
-    from biorag.vector_store import open_store
+    from biorag.contracts.models import SearchFilters
+    from biorag.ml import pubmed_schema as ps
+    from biorag.ml.vector_store import open_store
 
     if a.ef_factor:
         ps.FILTERED_EF_FACTOR = a.ef_factor
@@ -129,7 +129,7 @@ def main(argv=None) -> dict:
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     from biorag.settings import IndexSettings
     from indexing.mesh_counts import save_counts
-    from retrievers.pubmed import PubMedRetriever
+    from retrievers.pubmed.retriever import PubMedRetriever
 
     # the per-descriptor row counts the build keeps, so the retriever picks its path as in production
     # (one pass: every descriptor's rows, also the ground truth of each filtered query; a

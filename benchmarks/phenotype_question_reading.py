@@ -18,7 +18,7 @@ from pathlib import Path
 
 from application.engine import build_agent
 from biorag.settings import load_settings
-from biorag.understanding import analyse
+from biorag.understanding.analysis import analyse
 from evaluation.prioritise import TEMPLATES, capped, question_for, read_cases
 
 

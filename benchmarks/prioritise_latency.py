@@ -16,8 +16,8 @@ from pathlib import Path
 
 from biorag.settings import load_settings
 from evaluation.prioritise import capped, read_cases
-from retrievers.hpo import HpoStore, hpo_store_path
-from retrievers.prioritise import prioritise
+from retrievers.hpo.prioritise import prioritise
+from retrievers.stores.hpo_store import HpoStore, hpo_store_path
 
 
 def main() -> None:

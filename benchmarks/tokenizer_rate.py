@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from indexing.encode import fast_path, forget_words, tokenize, tokenizer_spec
 
     if a.tokenizer is None:
-        from biorag.embedder import BUNDLED, model_path
+        from biorag.ml.embedder import BUNDLED, model_path
 
         a.tokenizer = model_path(BUNDLED)
     spec = tokenizer_spec(a.tokenizer)

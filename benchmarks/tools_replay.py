@@ -23,11 +23,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from application.catalog import retriever_class
-from biorag.errors import NotRecorded, ToolError
-from biorag.search_request import SearchRequest
+from biorag.contracts.errors import NotRecorded, ToolError
 from biorag.settings import load_settings
-from retrievers.gene_record import GeneRecord
-from retrievers.variant_record import VariantRecord
+from biorag.understanding.search_request import SearchRequest
+from retrievers.dbsnp.record import VariantRecord
+from retrievers.gene.record import GeneRecord
 
 SEQ = re.compile(r"[ACGTN]{20,}")
 RS = re.compile(r"\brs\d+\b")

@@ -29,12 +29,12 @@ import statistics
 import sys
 from pathlib import Path
 
-from biorag.embedder import Embedder
-from biorag.extractive import SentenceRanker
-from biorag.models import Evidence
-from biorag.search_request import SearchRequest
+from biorag.contracts.models import Evidence
+from biorag.loop.extractive import SentenceRanker
+from biorag.ml.embedder import Embedder
 from biorag.settings import load_settings
-from retrievers.pubmed import PubMedRetriever
+from biorag.understanding.search_request import SearchRequest
+from retrievers.pubmed.retriever import PubMedRetriever
 
 RELATED = re.compile(r"alzheimer|dementia|amyloid|\btau\b|neurodegenerat|cognitive dysfunction", re.I)
 THRESHOLDS = [round(0.20 + 0.05 * i, 2) for i in range(11)]

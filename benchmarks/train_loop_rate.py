@@ -5,8 +5,8 @@
 `training.gpu_train` times the training step fed by tokenizer processes. This runs the loops
 that `biorag train embedder` and `biorag train mesh` (classifier head) run, unchanged:
 `training.embedder.train_embedder` and `training.mesh_train.train_mesh`, with tokenization on
-the main thread, checkpoints and the settings tree. Until issue 27 none of them had run on a
-GPU, so on an accelerator this is also their first check there.
+the main thread, checkpoints and the settings tree. On an accelerator this is also
+their check there.
 
 In --work (a temporary folder unless given) it builds:
 - a training-data directory from --input (`training.prepare`, as `biorag train prepare`);
@@ -25,7 +25,8 @@ The gap is what main-thread tokenization costs (the step itself is the same code
 `training.steps`).
 
 It needs pydantic (the settings tree). The accelerator machines lack it:
-`benchmarks/device/issue27.sh real` puts carried wheels on PYTHONPATH first.
+the prepared device script's `real` run (DEVELOPERS.md, "The accelerator machine") puts carried
+wheels on PYTHONPATH first.
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def mesh_rate(prepared, base: Path, work: Path, a: argparse.Namespace, device: s
 def run(a: argparse.Namespace) -> dict:
     import torch
 
-    from biorag.device import pick_device
+    from biorag.host.device import pick_device
     from training.prepare import Prepared, prepare
 
     device = pick_device(a.device, "--device")
@@ -170,7 +171,7 @@ def report(r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from biorag.errors import BioragError
+    from biorag.contracts.errors import BioragError
 
     a = parse_args(argv)
     if not (Path(a.tokenizer) / "tokenizer.json").is_file() and not (Path(a.tokenizer) / "vocab.txt").is_file():

@@ -13,7 +13,7 @@ wrong value, both counted), and the fourth held-out set (two genes in one questi
 British and colloquial disease names, where the genes for a disease map, symbols with digits and
 hyphens, trailing context; counted the same way). Prints:
 
-- understanding time per question (`biorag.understanding.analyse` with the store's
+- understanding time per question (`biorag.understanding.analysis.analyse` with the store's
   dictionaries: entity linking, answer field, hops), p50/p95/max, target <= 5 ms;
 - in-process answer time of the gene-store questions through the Agent (rules planner,
   local gene store), p50/p95/max, target <= 50 ms at p95;
@@ -33,9 +33,9 @@ from pathlib import Path
 from application.catalog import registered_sources, retriever_class
 from application.engine import build_agent
 from biorag.settings import load_settings
-from biorag.understanding import analyse
-from retrievers.http_store import BUNDLED_CASSETTE
-from retrievers.lexicon import StoreLexicon
+from biorag.understanding.analysis import analyse
+from retrievers.common.http_store import BUNDLED_CASSETTE
+from retrievers.stores.lexicon import StoreLexicon
 from tests.understanding.heldout_fourth_phrasings import HELDOUT_FOURTH, TWO_GENES
 from tests.understanding.heldout_fourth_phrasings import judge as judge_fourth
 from tests.understanding.heldout_new_phrasings import HELDOUT_NEW

@@ -8,7 +8,7 @@ index too, as the README's set-up has it) measures that set-up. Questions: names
 holds ("FLURBLE1", and one-letter typos of real symbols, which get "did you mean"), each in
 several phrasings. Prints, per question, the seconds, rounds, sources asked and the answer's
 first line; then the first question (cold: dictionaries load) apart from the rest (warm),
-p50/max. Target (issue 24): a refusal in <= 2 s, warm. Not a test: it prints figures.
+p50/max. Target: a refusal in <= 2 s, warm. Not a test: it prints figures.
 """
 
 from __future__ import annotations

@@ -20,11 +20,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from biorag import redaction
-from biorag.device import QueryPrecision
-from biorag.errors import ConfigError
-from biorag.gene_sets import LIBRARY_NAMES
-from biorag.jsonfile import read_json_object
+from biorag.contracts import redaction
+from biorag.contracts.errors import ConfigError
+from biorag.host.device import QueryPrecision
+from biorag.host.jsonfile import read_json_object
+from biorag.knowledge.gene_sets import LIBRARY_NAMES
 
 PRESET_DIR = Path(__file__).parent / "presets"
 DEFAULT_PRESET = "embedded"
@@ -40,7 +40,7 @@ class _Section(BaseModel):
 
     def model_post_init(self, _context: Any) -> None:
         """Secret values (keys, tokens, contact emails) are masked in every log line and
-        error from the moment settings hold them (see biorag/redaction.py)."""
+        error from the moment settings hold them (see biorag/contracts/redaction.py)."""
         redaction.register(_secret_values(self))
 
 
@@ -113,7 +113,7 @@ class LLMSettings(_Section):
 
 class GenerationSettings(_Section):
     """How a free-text answer is written, and when retrieved text is on topic enough to
-    write one (see biorag/extractive.py and biorag/sufficiency.py)."""
+    write one (see biorag/loop/extractive.py and biorag/loop/sufficiency.py)."""
 
     mode: Literal["extractive", "llm"] = Field(
         "extractive",
@@ -162,7 +162,7 @@ class IndexSettings(_Section):
         "of CUDA, float32 elsewhere (documents keep the device's default)",
     )
     # traced: a lone query 7.6 -> 5.0 ms, two side-by-side encoders 183 -> 312 queries/s on
-    # 2 cores (biorag/traced_encoder.py; benchmarks/results/2026-11-25/README.md section 6)
+    # 2 cores (biorag/ml/traced_encoder.py; benchmarks/results/2026-11-25/README.md section 6)
     query_trace: bool = Field(
         True, description="run the query encoder's transformer as a TorchScript trace, checked against the model "
         "when made (cosine >= 0.9999, else it stays eager with a warning); false = always eager",
@@ -178,7 +178,7 @@ class IndexSettings(_Section):
         "search, the combined list ordered by similarity (drop_filter)",
     )
     index_type: Literal["HNSW", "FLAT", "IVF_FLAT", "IVF_SQ8", "IVF_PQ", "DISKANN", "AUTOINDEX"] = Field(
-        "HNSW", description="vector index built on the embedding field (see biorag/pubmed_schema.py); IVF_SQ8 holds "
+        "HNSW", description="vector index built on the embedding field (see biorag/ml/pubmed_schema.py); IVF_SQ8 holds "
         "a byte per dimension (the paper preset's, for a Milvus server); DISKANN needs a 2.4+ server (2.3.5 fails "
         "to build it)",
     )
@@ -321,7 +321,7 @@ class GeneSetSettings(_Section):
     alpha: float = Field(0.05, gt=0, le=1, description="adjusted p-value a term must reach to count as enriched")
     min_genes: int = Field(
         2, ge=1, description="a term names a gene set only when it holds at least this many of the asked genes "
-        "(else the answer is insufficient, the term a lead; biorag/set_rule.py, thresholds chosen on GeneAgent's "
+        "(else the answer is insufficient, the term a lead; biorag/knowledge/set_rule.py, thresholds chosen on GeneAgent's "
         "GO sets against random sets, benchmarks/geneset_sufficiency.py)",
     )
     min_share: float = Field(

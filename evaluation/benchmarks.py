@@ -25,8 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from biorag.errors import InputError
-from biorag.textfile import unreadable
+from biorag.contracts.errors import InputError
+from biorag.host.textfile import unreadable
 
 BENCHMARKS = ("geneturing", "genehop", "mmlu", "medmcqa", "pubmedqa", "bioasq")
 

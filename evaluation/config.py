@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import ConfigError
+from biorag.contracts.errors import ConfigError
 
 ABLATIONS: dict[str, tuple[str, str]] = {
     "D1": ("gene", "no Gene database"),

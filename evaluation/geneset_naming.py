@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 
 #: published figures (GeneAgent, Wang et al., Nature Methods 2025), as given in the issue;
 #: None where the sources at hand do not state the number

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import ConfigError
+from biorag.contracts.errors import ConfigError
 from evaluation.benchmarks import Item
 from evaluation.config import Configuration
 from evaluation.scoring import Judge, score_answer

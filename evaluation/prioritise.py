@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import InputError
-from biorag.phenopackets import Case, PhenopacketError, read_phenopacket
-from biorag.phenotype_scoring import ScoringParams
+from biorag.contracts.errors import InputError
+from biorag.knowledge.phenopackets import Case, PhenopacketError, read_phenopacket
+from biorag.knowledge.phenotype_types import ScoringParams
 
 #: published phenotype-only figures (as the issue and the data's PROVENANCE state them)
 ANCHORS = {

@@ -56,7 +56,7 @@ def _open(path: Path):
 
 
 def load_pubmedqa(path: Path) -> tuple[list[Question], list[dict]]:
-    from biorag.mesh import vocabulary
+    from biorag.knowledge.mesh import vocabulary
 
     vocab = vocabulary()
     data = json.loads(_open(path).read())
@@ -101,7 +101,7 @@ def load_bioasq(paths: list[Path]) -> tuple[list[Question], list[dict]]:
 
 
 def gold_filter(q: Question, depth_of) -> list[str]:
-    from biorag.mesh import TAGGER_STOP_NAMES, vocabulary
+    from biorag.knowledge.mesh import TAGGER_STOP_NAMES, vocabulary
 
     vocab = vocabulary()
     ds = [vocab.by_ui[u] for u in q.gold_mesh if u in vocab.by_ui and vocab.by_ui[u].name.casefold() not in TAGGER_STOP_NAMES]
@@ -124,15 +124,15 @@ def scores(ranked: list[str], gold: list[str]) -> dict[str, float]:
 def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_dir: Path,
         limit: int | None = None, corpus_limit: int | None = None, modes: list[str] | None = None,
         rebuild: bool = False) -> dict[str, Any]:
-    from biorag.embedder import Embedder
-    from biorag.mesh_classifier import build_tagger
-    from biorag.models import SearchFilters
-    from biorag.search_request import parse_request
+    from biorag.contracts.models import SearchFilters
+    from biorag.ml.embedder import Embedder
+    from biorag.ml.mesh_classifier import build_tagger
+    from biorag.understanding.search_request import parse_request
     from indexing.build import build_index
     from indexing.clean import Cleaner
     from indexing.reader import expand_inputs, read_file
     from indexing.records import PubmedRecord
-    from retrievers.pubmed import PubMedRetriever
+    from retrievers.pubmed.retriever import PubMedRetriever
 
     out_dir.mkdir(parents=True, exist_ok=True)
     modes = modes or list(MODES)
@@ -175,8 +175,8 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
     embedder = Embedder.from_settings(settings)
     report = None
     store = out_dir / "store" / "milvus" / "pubmed.db"
-    from biorag import pubmed_schema as ps
-    from biorag.vector_store import open_store
+    from biorag.ml import pubmed_schema as ps
+    from biorag.ml.vector_store import open_store
 
     # one client for build and search: a Lite file belongs to one process, and reopening it
     # in the same process right after closing can hit pymilvus' stale connection cache
@@ -202,7 +202,7 @@ def run(settings, dataset: str, questions: list[Path], corpus: list[Path], out_d
         bm25_ids = [str(rec.pmid) for rec in cleaned]
         bm25 = BM25Okapi([_tok(rec.document_text()) for rec in cleaned])
 
-    from biorag.mesh import vocabulary
+    from biorag.knowledge.mesh import vocabulary
 
     depth = lambda d: d.depth  # noqa: E731
     rows = []

@@ -1,7 +1,7 @@
 """BERT's normalizer and pre-tokenizer in Python, checked character by character against
 the real tokenizer, and WordPiece once per distinct word: the same ids as the tokenizer.
 
-Why: the build's tokenizer processes bound the embed stage on an accelerator (issue 27:
+Why: the build's tokenizer processes bound the embed stage on an accelerator (measured:
 MiniLM on an H200 waited 13 of 30 s for tokens from 15 processes). Most of the Rust
 tokenizer's time on an abstract is not WordPiece but `BertNormalizer` and
 `BertPreTokenizer`, which track the alignment of every character. The same two steps as

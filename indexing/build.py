@@ -42,9 +42,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag import pubmed_schema as ps
-from biorag.errors import BioragError, ToolError
-from biorag.vector_store import backend_of, open_index
+from biorag.contracts.errors import BioragError, ToolError
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.vector_store import backend_of, open_index
 from indexing.embed_stage import EmbedStage, RateFigures, auto_read_workers, embed_all
 from indexing.gene_mesh_counts import build_gene_mesh_counts
 from indexing.ledger import PmidLedger
@@ -54,7 +54,7 @@ from indexing.pipeline import ReaderPool
 from indexing.reader import expand_inputs, within_roots
 
 if TYPE_CHECKING:
-    from biorag.embedder import Embedder
+    from biorag.ml.embedder import Embedder
     from biorag.settings import Settings
 
 BATCH = 128  # records per embed+upsert step (and checkpoint)
@@ -191,8 +191,8 @@ def build_index(
     `allowed_roots`: every input file (found in folders too, symlinks resolved) must lie
     under one of them; others are refused, named in the report, and keep the alias where
     it is. `allow_shrink`: switch even when the rebuild is much smaller than what serves."""
-    from biorag.embedder import Embedder
-    from biorag.embedder import identity as embedder_identity
+    from biorag.ml.embedder import Embedder
+    from biorag.ml.embedder import identity as embedder_identity
 
     alias = ps.check_collection_name(alias or settings.index.collection)
     files = expand_inputs(inputs)

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from biorag import pubmed_schema as ps
-from biorag.errors import InputError, ToolError
-from biorag.vector_store import backend_of, index_token, open_index
+from biorag.contracts.errors import InputError, ToolError
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.vector_store import backend_of, index_token, open_index
 from indexing.ledger import PmidLedger
 from indexing.shards import ShardInfo, finished, read_manifest
 
@@ -140,8 +140,8 @@ def load_shards(settings: Settings, shard_dir: str | Path, alias: str | None = N
     docstring. The report is a build's (`indexing.build.BuildReport`)."""
     from tqdm import tqdm
 
-    from biorag.embedder import Embedder
-    from biorag.embedder import identity as embedder_identity
+    from biorag.ml.embedder import Embedder
+    from biorag.ml.embedder import identity as embedder_identity
     from indexing.build import BuildReport, _expectation, verify_and_switch
     from indexing.mesh_counts import CountingLoader, ensure_counts
 

@@ -2,12 +2,12 @@
 
 Written into the gene store's SQLite file while it is built (`add_disease_dictionary` is
 the store builder's ``extend`` hook; the CLI wires it), read by
-`retrievers.gene_store.GeneStore.find_diseases` / `genes_for_disease`. Tables:
+`retrievers.stores.gene_store.GeneStore.find_diseases` / `genes_for_disease`. Tables:
 
 - ``disease_names(name_key, name, disease_id, source)``: every name a disease is known by,
-  under its `biorag.names.name_keys` (case/punctuation/hyphen-free, uninverted).
+  under its `biorag.knowledge.names.name_keys` (case/punctuation/hyphen-free, uninverted).
 - ``disease_words(words_key, core_key, name, disease_id, source)``: every name under its
-  order-free `biorag.names.word_keys`, the reader's fallback when no name matches whole.
+  order-free `biorag.knowledge.names.word_keys`, the reader's fallback when no name matches whole.
 - ``diseases(disease_id, name, source)``: one display name per disease id.
 - ``disease_xrefs(disease_id, xref)``: other ids of the same concept (a ClinVar row's MedGen
   CUI and MONDO id for its OMIM number; mim2gene_medgen's MedGen CUI for a phenotype MIM).
@@ -23,7 +23,7 @@ Sources (each optional):
 - HPO ``phenotype.hpoa`` (names of OMIM/ORPHA/DECIPHER diseases) and
   ``genes_to_phenotype.txt`` (their genes), read by `indexing.hpo_files`.
 - MeSH descriptors of tree C (Diseases) and F03 (Mental Disorders), names and aliases, from
-  the bundled vocabulary (`biorag.mesh`); MeSH links no genes.
+  the bundled vocabulary (`biorag.knowledge.mesh`); MeSH links no genes.
 
 Ids are CURIEs: ``OMIM:186580``, ``OMIM:PS118220``, ``ORPHA:137``, ``MONDO:0008162``,
 ``HP:0001250``, ``MedGen:C1833692``, ``MESH:D003924``, ``DECIPHER:1``. Gene links are kept
@@ -38,9 +38,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import InputError
-from biorag.names import name_keys, word_keys
-from biorag.textfile import open_text
+from biorag.contracts.errors import InputError
+from biorag.host.textfile import open_text
+from biorag.knowledge.names import name_keys, word_keys
 
 SCHEMA = """
 CREATE TABLE disease_names (name_key TEXT NOT NULL, name TEXT NOT NULL, disease_id TEXT NOT NULL, source TEXT NOT NULL);
@@ -193,7 +193,7 @@ def _add_hpo(w: _Writer, hpo_dir: Path | None) -> dict[str, Any]:
 
 
 def _add_mesh(w: _Writer) -> int:
-    from biorag.mesh import MeshVocabulary
+    from biorag.knowledge.mesh import MeshVocabulary
 
     n = 0
     for d in MeshVocabulary.load().by_ui.values():

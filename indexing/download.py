@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from biorag.errors import BioragError, InputError
+from biorag.contracts.errors import BioragError, InputError
 
 T = TypeVar("T")
 

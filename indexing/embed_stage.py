@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from indexing.encode import TokenEncoder, TokenizerSpec, tokenizer_spec
 
 if TYPE_CHECKING:
-    from biorag.embedder import Embedder
+    from biorag.ml.embedder import Embedder
 
 
 class RateFigures:
@@ -63,7 +63,7 @@ def auto_read_workers(requested: int) -> int:
 
 class EmbedStage:
     def __init__(self, embedder: Embedder, batch_size: int):
-        from biorag.embedder import Embedder, model_path
+        from biorag.ml.embedder import Embedder, model_path
 
         self.embedder = embedder
         self.batch_size = batch_size

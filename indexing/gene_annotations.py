@@ -13,7 +13,7 @@ left out; then experimental evidence first (`GO_EVIDENCE_TIER`), terms of at mos
 `MAX_SPECIFIC` genes first, terms with two or more non-electronic evidence codes first,
 fewer genes (more specific) first. Reactome: a pathway one of its sub-pathways
 already says for the gene is left out; then the smaller first. Tables:
-`biorag.gene_store_schema.ANNOTATION_SCHEMA`.
+`biorag.storage.gene_store_schema.ANNOTATION_SCHEMA`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import InputError
-from biorag.gene_sets import (
+from biorag.contracts.errors import InputError
+from biorag.host.textfile import open_text, unreadable
+from biorag.knowledge.gene_sets import (
     GO_BP_PARENTS,
     REACTOME_GMT,
     REACTOME_PARENTS,
@@ -34,8 +35,7 @@ from biorag.gene_sets import (
     ancestors,
     term_parents,
 )
-from biorag.gene_store_schema import ANNOTATION_SCHEMA, GO_EVIDENCE_TIER
-from biorag.textfile import open_text, unreadable
+from biorag.storage.gene_store_schema import ANNOTATION_SCHEMA, GO_EVIDENCE_TIER
 
 GO_DIRECT = RESOURCES / "go_bp" / "go_bp_direct_annotations.tsv.gz"
 GO_TERMS = RESOURCES / "go_bp" / "go_bp_terms.tsv.gz"

@@ -1,7 +1,7 @@
 """Count, per gene, the MeSH descriptors of the indexed abstracts that name it.
 
 Run by `indexing/build.py` once a collection verifies; the reader and the file layout are
-in biorag/gene_mentions.py. The whole collection is scanned, so updates and resumed
+in biorag/storage/gene_mentions.py. The whole collection is scanned, so updates and resumed
 builds produce the same counts as a fresh build of the same records.
 
 A gene is "named" when its official symbol occurs as a word, in the case HGNC writes it,
@@ -20,9 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag.gene_mentions import PMIDS_KEPT, SCHEMA, gene_mesh_path
-from biorag.gene_sets import bundled_symbols
-from biorag.sqlite_store import build_atomically, write_build_record
+from biorag.knowledge.gene_sets import bundled_symbols
+from biorag.storage.gene_mentions import PMIDS_KEPT, SCHEMA, gene_mesh_path
+from biorag.storage.sqlite_store import build_atomically, write_build_record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -1,6 +1,6 @@
 """Build the local gene store (`biorag data gene-store build`): NCBI ``gene_info`` + HGNC
 complete set + mim2gene (+ NCBI ``mim2gene_medgen`` phenotype links) in one SQLite file,
-read by retrievers/gene_store.py. The tables are described in `biorag.gene_store_schema`.
+read by retrievers/stores/gene_store.py. The tables are described in `biorag.storage.gene_store_schema`.
 
 Inputs: ``--gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz --mim2gene
 mim2gene.txt --mim2gene-medgen mim2gene_medgen`` (each optional but gene_info or hgnc is
@@ -26,10 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import InputError
-from biorag.gene_store_schema import INDEXES, KIND_ORDER, SCHEMA, SCHEMA_VERSION, name_kind
-from biorag.sqlite_store import build_atomically, read_build_record, write_build_record
-from biorag.textfile import open_text
+from biorag.contracts.errors import InputError
+from biorag.host.textfile import open_text
+from biorag.storage.gene_store_schema import INDEXES, KIND_ORDER, SCHEMA, SCHEMA_VERSION, name_kind
+from biorag.storage.sqlite_store import build_atomically, read_build_record, write_build_record
 
 SAMPLE_DIR = Path(__file__).parent / "resources" / "gene_store_sample"
 #: the bundled snapshot of the complete human bulk files (see resources/PROVENANCE.md)

@@ -60,7 +60,7 @@ def settings_defaults() -> dict:
     ix = load_settings().index
     out = {"batch_size": ix.batch_size, "device": ix.device}
     try:
-        from biorag.embedder import model_path
+        from biorag.ml.embedder import model_path
 
         out["model"] = model_path(ix.embedder)
     except Exception:  # noqa: BLE001 - the bundled model package may be missing: then --model is needed

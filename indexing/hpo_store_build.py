@@ -21,7 +21,7 @@ Tables (schema 2): ``terms`` (term number, HP id, name, definition, disease and 
 ``obsolete_terms``, ``diseases``, ``disease_terms`` (aspect P/I/C/M, negated, frequency,
 onset, reference), ``gene_terms``, ``gene_diseases`` (HPO's own links), ``linked_gene_diseases`` (schema 3: links
 to HPO-annotated diseases that NCBI mim2gene_medgen or ClinVar give and HPO lacks, with the
-catalogue; `indexing/hpo_gene_links.py`). The phenotype ranking (retrievers/hpo_ranking.py)
+catalogue; `indexing/hpo_gene_links.py`). The phenotype ranking (retrievers/stores/hpo_ranking.py)
 loads terms, ancestors, disease_terms and both link tables; the disease -> genes lookups read
 HPO's own links only.
 
@@ -42,10 +42,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from biorag.phenotype_names import normalise
-from biorag.phenotype_names import require_term_number as term_number
-from biorag.phenotype_names import term_number as phenotype_term_number
-from biorag.sqlite_store import build_atomically, write_build_record
+from biorag.knowledge.phenotype_names import normalise
+from biorag.knowledge.phenotype_names import require_term_number as term_number
+from biorag.knowledge.phenotype_names import term_number as phenotype_term_number
+from biorag.storage.sqlite_store import build_atomically, write_build_record
 from indexing.hpo_files import (
     GENES_TO_PHENOTYPE,
     HP_OBO,

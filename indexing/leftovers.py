@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag import pubmed_schema as ps
+from biorag.ml import pubmed_schema as ps
 from indexing.loader import REPLACED_PROPERTY
 
 if TYPE_CHECKING:

@@ -1,13 +1,13 @@
 """Writes to the PubMed collection: create, idempotent upserts keyed by PMID, deletes,
-alias switches. The layout itself lives in `biorag.pubmed_schema`."""
+alias switches. The layout itself lives in `biorag.ml.pubmed_schema`."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 
-from biorag import pubmed_schema as ps
-from biorag.errors import ToolError
+from biorag.contracts.errors import ToolError
+from biorag.ml import pubmed_schema as ps
 
 
 class MilvusLoader:

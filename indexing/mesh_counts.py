@@ -1,5 +1,5 @@
 """Per-descriptor row counts (and, on Milvus Lite, rare descriptors' PMIDs), kept in the
-collection's metadata (issue 14).
+collection's metadata.
 
 The PubMed retriever scores a MeSH filter exactly when it matches few rows (HNSW's graph
 walk starves there) and by HNSW otherwise; the counts tell it which, without asking the
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from biorag import pubmed_schema as ps
+from biorag.ml import pubmed_schema as ps
 from indexing.loader import MilvusLoader
 
 #: rows per page when counting a whole collection

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import InputError, ToolError
+from biorag.contracts.errors import InputError, ToolError
 from indexing.records import DeleteCitations, PubmedRecord
 
 

@@ -44,7 +44,7 @@ class ShardEmbedder:
 
     def __init__(self, overrides: dict[str, Any], out_dir: str, batch_size: int):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from biorag.embedder import Embedder
+        from biorag.ml.embedder import Embedder
         from biorag.settings import load_settings
 
         self.settings = load_settings(overrides=overrides)
@@ -98,7 +98,7 @@ def ray_embed_to_shards(settings: Settings, inputs: list[str | Path], out_dir: s
                         address: str | None = None, actors: int = 2, batch_size: int = 128,
                         embedder=None) -> ShardReport:
     """The embed stage on Ray (see the module docstring); the report sums the actors' work."""
-    from biorag.embedder import Embedder
+    from biorag.ml.embedder import Embedder
     from indexing.shards import ShardReport, plan_shards, write_manifest
 
     t_start = time.perf_counter()

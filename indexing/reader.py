@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 from indexing.records import DeleteCitations, MeshHeading, PubmedRecord
 
 SUFFIXES = (".xml", ".xml.gz", ".jsonl", ".jsonl.gz", ".json.gz", ".txt", ".txt.gz", ".nbib", ".medline", ".medline.gz")
@@ -105,7 +105,7 @@ def read_file(path: str | Path) -> Iterator[Item]:
 
     Headings without a descriptor UI (older DTDs, MEDLINE text) get it from the bundled
     MeSH vocabulary by name, so every known descriptor is filterable."""
-    from biorag.mesh import vocabulary
+    from biorag.knowledge.mesh import vocabulary
 
     path = Path(path)
     fmt = detect_format(path)

@@ -26,13 +26,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag import pubmed_schema as ps
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
+from biorag.ml import pubmed_schema as ps
 from indexing.embed_stage import RateFigures
 from indexing.pipeline import StageThread
 
 if TYPE_CHECKING:
-    from biorag.embedder import Embedder
+    from biorag.ml.embedder import Embedder
     from biorag.settings import Settings
 
 MANIFEST = "manifest.json"
@@ -217,7 +217,7 @@ def plan_shards(settings: Settings, inputs: list[str | Path], out_dir: str | Pat
                 ) -> tuple[Path, list[Path], dict[Path, str], list[Path]]:
     """(shard folder, input files, shard name per file, files still to embed); refuses a
     folder of another embedder's shards, and removes a killed run's unfinished shards."""
-    from biorag.embedder import identity as embedder_identity
+    from biorag.ml.embedder import identity as embedder_identity
     from indexing.reader import expand_inputs
 
     files = expand_inputs(inputs)
@@ -239,7 +239,7 @@ def plan_shards(settings: Settings, inputs: list[str | Path], out_dir: str | Pat
 
 
 def write_manifest(out: Path, embedder: Embedder, files: list[Path], names: dict[Path, str]) -> None:
-    from biorag.embedder import identity as embedder_identity
+    from biorag.ml.embedder import identity as embedder_identity
 
     _write_json(out / MANIFEST, {
         "schema": SHARD_SCHEMA_VERSION, "embedder": embedder.name, "embedder_id": embedder_identity(embedder.name),
@@ -272,7 +272,7 @@ def embed_to_shards(settings: Settings, inputs: list[str | Path], out_dir: str |
                     embedder: Embedder | None = None, batch_size: int = 128, on_progress=None) -> ShardReport:
     """Embed `inputs` into Parquet shards in `out_dir`, skipping inputs whose shard is
     finished; see the module docstring."""
-    from biorag.embedder import Embedder
+    from biorag.ml.embedder import Embedder
 
     t_start = time.perf_counter()
     embedder = embedder or Embedder.from_settings(settings)

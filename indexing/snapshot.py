@@ -25,11 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag import pubmed_schema as ps
-from biorag.embedder import identity, weights_digest
-from biorag.errors import InputError
-from biorag.mesh import vocabulary_version
-from biorag.vector_store import open_index
+from biorag.contracts.errors import InputError
+from biorag.knowledge.mesh import vocabulary_version
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.embedder import identity, weights_digest
+from biorag.ml.vector_store import open_index
 from indexing.shards import MANIFEST, SHARD_SCHEMA_VERSION, _write_json, arrow_schema, read_manifest
 
 if TYPE_CHECKING:

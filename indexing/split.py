@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 
 _ARTICLES = ("PubmedArticle", "MedlineCitation", "DeleteCitation")
 

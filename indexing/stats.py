@@ -6,8 +6,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from biorag import pubmed_schema as ps
-from biorag.vector_store import backend_of, open_index
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.vector_store import backend_of, open_index
 from indexing.leftovers import REMOVABLE, classify
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def server_memory(settings: Settings, target: str) -> dict[str, Any]:
 
     from pymilvus import connections, utility
 
-    from biorag.vector_store import index_token
+    from biorag.ml.vector_store import index_token
 
     out: dict[str, Any] = {}
     alias = f"biorag-stats-{id(out)}"

@@ -16,10 +16,10 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from biorag import pubmed_schema as ps
+from biorag.ml import pubmed_schema as ps
 
 if TYPE_CHECKING:
-    from biorag.embedder import Embedder
+    from biorag.ml.embedder import Embedder
 
 
 @dataclass

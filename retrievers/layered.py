@@ -28,15 +28,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from biorag.errors import ToolError
-from biorag.models import Evidence, SearchHits
-from biorag.retriever import Retriever
-from biorag.search_request import SearchRequest
-from biorag.sources import AnswerField, HeldGene, Reading
-from retrievers import dbsnp, gene_evidence, omim
-from retrievers.gene_fields import GeneFields
-from retrievers.omim import OmimRetriever
-from retrievers.omim_local import LocalOmimRetriever
+from biorag.contracts.errors import ToolError
+from biorag.contracts.models import Evidence, SearchHits
+from biorag.contracts.sources import AnswerField, HeldGene, Reading
+from biorag.retrieval.retriever import Retriever
+from biorag.understanding.search_request import SearchRequest
+from retrievers.dbsnp import retriever as dbsnp
+from retrievers.gene import evidence as gene_evidence
+from retrievers.gene.fields import GeneFields
+from retrievers.omim import retriever as omim
+from retrievers.omim.local import LocalOmimRetriever
+from retrievers.omim.retriever import OmimRetriever
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -86,7 +88,7 @@ class LayeredRetriever(Retriever):
 
 def _store_if_built(settings: Settings):
     """(GeneStore or None, why not)."""
-    from retrievers.gene_store import GeneStore, build_command_hint, gene_store_path
+    from retrievers.stores.gene_store import GeneStore, build_command_hint, gene_store_path
 
     path = gene_store_path(settings)
     if not path.exists():
@@ -103,7 +105,7 @@ class LayeredGeneRetriever(GeneFields, LayeredRetriever):
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LayeredGeneRetriever:
-        from retrievers.gene import GeneRetriever, LocalGeneRetriever
+        from retrievers.gene.retriever import GeneRetriever, LocalGeneRetriever
 
         store, why = _store_if_built(settings)
         remote = GeneRetriever.from_settings(settings)
@@ -138,7 +140,7 @@ class LayeredDbSnpRetriever(LayeredRetriever):
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LayeredDbSnpRetriever:
-        from retrievers.clinvar_variants import LocalVariantRetriever
+        from retrievers.dbsnp.clinvar import LocalVariantRetriever
 
         store, why = _store_if_built(settings)
         remote = dbsnp.DbSnpRetriever.from_settings(settings)

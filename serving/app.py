@@ -24,8 +24,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
 from application.engine import AgentFactory, Engine
-from biorag.microbatch import default_workers
-from biorag.redaction import install_log_scrubbing
+from biorag.contracts.redaction import install_log_scrubbing
+from biorag.ml.microbatch import default_workers
 from biorag.settings import ServeSettings, Settings
 from serving.errors import ScrubbedJSONResponse, install_handlers
 from serving.jobs import JobManager

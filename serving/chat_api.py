@@ -12,7 +12,7 @@ lists, the request it takes and the reply it writes.
   writes.
 - Every user message is a question of the conversation (non-blank, at most
   `max_question_chars`); the latest one is answered, the earlier ones resolve a reference
-  in it (`biorag.followup`). System and developer messages are accepted and not used: the
+  in it (`biorag.understanding.followup`). System and developer messages are accepted and not used: the
   agent's instructions are its own. Messages after the latest user message are ignored.
 - The reply's content is the answer with its citations as Markdown links; the `biorag`
   extension field carries the structured citations, `sufficient`, `rounds`, the trace id
@@ -39,11 +39,11 @@ from pydantic import (
     field_validator,
 )
 
-from biorag.catalogues import record_url
-from biorag.followup import FollowUp
-from biorag.models import Answer, Citation, TraceEvent
+from biorag.contracts.models import Answer, Citation, TraceEvent
+from biorag.knowledge.catalogues import record_url
 from biorag.settings import Settings, available_presets
-from biorag.user_text import user_text_schema
+from biorag.understanding.followup import FollowUp
+from biorag.understanding.user_text import user_text_schema
 from serving.overrides import AnswerRequest, effective_settings
 
 PREFIX = "biorag-"

@@ -29,7 +29,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from biorag.errors import (
+from biorag.contracts.errors import (
     BioragError,
     ConfigError,
     InputError,
@@ -40,7 +40,7 @@ from biorag.errors import (
     SourceUnavailable,
     ToolError,
 )
-from biorag.redaction import scrub, scrub_obj
+from biorag.contracts.redaction import scrub, scrub_obj
 
 log = logging.getLogger("biorag.serving")
 

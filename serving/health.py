@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from application.engine import Engine
-from biorag.search_request import SearchRequest
+from biorag.understanding.search_request import SearchRequest
 
 
 def _probe(fn: Callable[[], str | None]) -> dict:
@@ -35,7 +35,7 @@ def _check_ncbi(engine: Engine, name: str) -> str:
     """Replay: the recording is loaded. Live/record/cache: the NCBI endpoint answers HTTP."""
     s = engine.settings
     if s.tool_io.mode == "replay":
-        from retrievers.http_store import cassette_path, store_for
+        from retrievers.common.http_store import cassette_path, store_for
 
         n = len(store_for(s))
         if n == 0:

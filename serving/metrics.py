@@ -18,7 +18,7 @@ from prometheus_client import (
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from biorag.models import Answer, TraceEvent
+from biorag.contracts.models import Answer, TraceEvent
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 

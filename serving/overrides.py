@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from application.catalog import registered_sources
-from biorag.errors import ConfigError, InputError
+from biorag.contracts.errors import ConfigError, InputError
 from biorag.settings import (
     Components,
     IndexSettings,
@@ -38,7 +38,7 @@ from biorag.settings import (
     is_setting,
     load_settings,
 )
-from biorag.user_text import check_user_text, user_text_schema
+from biorag.understanding.user_text import check_user_text, user_text_schema
 from serving.errors import FieldError, OverrideRefused
 
 #: dotted `set` keys a request may override; <source>/<component> are checked by name

@@ -10,8 +10,8 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from biorag.errors import BioragError
-from biorag.models import Answer
+from biorag.contracts.errors import BioragError
+from biorag.contracts.models import Answer
 from serving.errors import ErrorBody, error_body, status_for
 from serving.runner import DONE, Run, RunCancelled
 

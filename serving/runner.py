@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from application.engine import AgentFactory
-from biorag.models import Answer, TraceEvent
+from biorag.contracts.models import Answer, TraceEvent
 from biorag.settings import Settings
 from serving.errors import ServiceBusy
 from serving.metrics import Metrics

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from application.engine import build_agent
-from biorag.agent import Agent
+from biorag.loop.agent import Agent
 from biorag.settings import load_settings
 
 

@@ -59,7 +59,7 @@ def full_gene_store_path(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def full_gene_store(full_gene_store_path):
-    from retrievers.gene_store import GeneStore
+    from retrievers.stores.gene_store import GeneStore
 
     store = GeneStore(full_gene_store_path)
     yield store
@@ -79,7 +79,7 @@ def hpo_store_path(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def hpo_store(hpo_store_path):
-    from retrievers.hpo import HpoStore
+    from retrievers.stores.hpo_store import HpoStore
 
     store = HpoStore(hpo_store_path)
     yield store

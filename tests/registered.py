@@ -5,8 +5,8 @@ or a record share."""
 from __future__ import annotations
 
 from application.catalog import registered_sources, retriever_class
-from biorag.grounding import structured_answer as _structured_answer
-from biorag.understanding import analyse as _analyse
+from biorag.loop.grounding import structured_answer as _structured_answer
+from biorag.understanding.analysis import analyse as _analyse
 
 SOURCES = {name: retriever_class(name) for name in registered_sources()}
 

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from biorag.errors import LLMError
+from biorag.contracts.errors import LLMError
 from biorag.llm.base import LLM, ChatMessage, LLMReply
 
 

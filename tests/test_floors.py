@@ -32,6 +32,27 @@ MAY_IMPORT: dict[str, set[str]] = {
     "benchmarks": {"biorag", "retrievers", "indexing", "application", "serving", "training", "evaluation", "cli"},
 }
 
+_BASE = {"biorag.contracts", "biorag.host", "biorag.knowledge", "biorag.settings"}
+#: the rooms of the core (README "Layout", DEVELOPERS.md "Architecture"), bottom up: room -> the
+#: other rooms it may import. `biorag.settings` is a module of its own; every other room is a
+#: subpackage of `biorag`.
+ROOMS: dict[str, set[str]] = {
+    "biorag.contracts": set(),
+    "biorag.host": {"biorag.contracts"},
+    "biorag.knowledge": {"biorag.contracts", "biorag.host"},
+    "biorag.settings": {"biorag.contracts", "biorag.host", "biorag.knowledge"},
+    "biorag.storage": _BASE,
+    "biorag.llm": _BASE,
+    "biorag.ml": _BASE | {"biorag.storage", "biorag.llm"},
+    "biorag.understanding": _BASE,
+    "biorag.retrieval": _BASE | {"biorag.understanding"},
+    "biorag.loop": _BASE | {"biorag.storage", "biorag.llm", "biorag.ml", "biorag.understanding", "biorag.retrieval"},
+}
+#: a core room's modules stay short enough to read whole (settings is one typed tree, kept whole)
+ROOM_MODULE_LINES = 400
+#: what every source subpackage of `retrievers` may share: plumbing and the local stores
+RETRIEVER_SHARED: dict[str, set[str]] = {"retrievers.common": set(), "retrievers.stores": {"retrievers.common"}}
+
 
 @dataclass(frozen=True)
 class Import:
@@ -63,7 +84,7 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 
 def _resolve(name: str, mods: dict[str, Path]) -> str:
-    """The deepest project module `name` names (`biorag.errors.ToolError` -> `biorag.errors`)."""
+    """The deepest project module `name` names (`biorag.contracts.errors.ToolError` -> `biorag.contracts.errors`)."""
     parts = name.split(".")
     while parts:
         candidate = ".".join(parts)
@@ -172,6 +193,50 @@ def circles(imports: list[Import]) -> list[set[str]]:
     return found
 
 
+def room_of(module: str) -> str | None:
+    """The core room a `biorag` module lives in (None outside the core)."""
+    parts = module.split(".")
+    if parts[0] != "biorag" or len(parts) < 2:
+        return None
+    return ".".join(parts[:2])
+
+
+def across_rooms(imports: list[Import]) -> list[str]:
+    """Imports between core rooms that ROOMS does not allow (up, sideways or round)."""
+    bad = []
+    for imp in imports:
+        source, target = room_of(imp.source), room_of(imp.target)
+        if source is None or target is None or source == target:
+            continue
+        if target not in ROOMS.get(source, set()):
+            bad.append(f"{imp.source}:{imp.line} imports {imp.target}; {source} may import "
+                       f"{', '.join(sorted(ROOMS.get(source, set()))) or 'only itself'}")
+    return bad
+
+
+def source_of(module: str) -> str | None:
+    """The source subpackage of `retrievers` a module lives in (None for its top-level modules)."""
+    parts = module.split(".")
+    if parts[0] != "retrievers" or len(parts) < 3:
+        return None
+    return ".".join(parts[:2])
+
+
+def across_sources(imports: list[Import]) -> list[str]:
+    """Imports from one source's subpackage into another's: a source is one place, and what
+    several share lives in RETRIEVER_SHARED."""
+    bad = []
+    for imp in imports:
+        source, target = source_of(imp.source), source_of(imp.target)
+        if source is None or target is None or source == target:
+            continue
+        allowed = RETRIEVER_SHARED.get(source, set(RETRIEVER_SHARED))
+        if target not in allowed:
+            bad.append(f"{imp.source}:{imp.line} imports {imp.target}; {source} may import "
+                       f"{', '.join(sorted(allowed)) or 'only itself'}")
+    return bad
+
+
 # ---- the checks ------------------------------------------------------------------------
 def test_no_module_imports_a_package_above_its_floor():
     bad = upward(all_imports())
@@ -181,6 +246,34 @@ def test_no_module_imports_a_package_above_its_floor():
 def test_no_import_circles():
     found = circles(all_imports())
     assert not found, f"modules that import each other in a circle: {found}"
+
+
+def test_core_rooms_import_only_the_rooms_below():
+    bad = across_rooms(all_imports())
+    assert not bad, "imports between the core's rooms that ROOMS forbids:\n" + "\n".join(bad)
+
+
+def test_the_rooms_table_has_no_circle():
+    imports = [Import(room, other, 0, False, False) for room, below in ROOMS.items() for other in below]
+    assert circles(imports) == [], "ROOMS must read bottom up"
+
+
+def test_every_core_module_lives_in_a_room():
+    mods = project_modules()
+    homeless = sorted(m for m in mods if m.startswith("biorag.") and room_of(m) not in ROOMS)
+    assert not homeless, f"put these in a room (and ROOMS): {homeless}"
+    assert {room_of(m) for m in mods if m.startswith("biorag.")} == set(ROOMS), "a room in ROOMS has no module"
+
+
+def test_room_modules_are_short():
+    long = {m: n for m, path in project_modules().items()
+            if room_of(m) not in (None, "biorag.settings") and (n := len(path.read_text().splitlines())) > ROOM_MODULE_LINES}
+    assert not long, f"split these modules (over {ROOM_MODULE_LINES} lines): {long}"
+
+
+def test_no_source_imports_another_source():
+    bad = across_sources(all_imports())
+    assert not bad, "imports between source subpackages:\n" + "\n".join(bad)
 
 
 def test_every_top_level_package_has_a_floor():
@@ -199,16 +292,16 @@ def _imports_of_source(tmp_path: Path, module: str, source: str) -> list[Import]
 def test_the_check_sees_lazy_typing_only_and_relative_imports(tmp_path):
     source = (
         "from typing import TYPE_CHECKING\n"
-        "from . import errors\n"
+        "from ..contracts import errors\n"
         "if TYPE_CHECKING:\n"
         "    from serving.app import create_app\n"
         "def f():\n"
         "    from cli.main import app\n"
         "    return app\n"
     )
-    found = _imports_of_source(tmp_path, "biorag.fake", source)
+    found = _imports_of_source(tmp_path, "biorag.loop.fake", source)
     by_target = {imp.target: imp for imp in found}
-    assert by_target["biorag.errors"].lazy is False
+    assert by_target["biorag.contracts.errors"].lazy is False
     assert by_target["serving.app"].typing_only and not by_target["serving.app"].lazy
     assert by_target["cli.main"].lazy and not by_target["cli.main"].typing_only
     bad = upward(found)
@@ -222,3 +315,16 @@ def test_the_check_finds_a_circle_through_a_lazy_import():
     assert circles([a, b, c]) == [{"retrievers.a", "retrievers.b", "retrievers.c"}]
     typing = Import("retrievers.c", "retrievers.a", 1, lazy=False, typing_only=True)
     assert circles([a, b, typing]) == []
+
+
+def test_the_room_and_source_checks_can_fail():
+    up = Import("biorag.contracts.models", "biorag.loop.agent", 3, lazy=True, typing_only=False)
+    assert len(across_rooms([up])) == 1 and "biorag.contracts may import only itself" in across_rooms([up])[0]
+    down = Import("biorag.loop.agent", "biorag.contracts.models", 3, lazy=False, typing_only=False)
+    assert across_rooms([down]) == []
+    sideways = Import("retrievers.geneset.retriever", "retrievers.hpo.retriever", 9, lazy=False, typing_only=True)
+    assert len(across_sources([sideways])) == 1
+    shared = Import("retrievers.geneset.retriever", "retrievers.stores.hpo_store", 9, lazy=False, typing_only=False)
+    assert across_sources([shared]) == []
+    composer = Import("retrievers.layered", "retrievers.gene.retriever", 9, lazy=False, typing_only=False)
+    assert across_sources([composer]) == []

@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
-from biorag.device import pick_device
-from biorag.errors import ConfigError, InputError
+from biorag.contracts.errors import ConfigError, InputError
+from biorag.host.device import pick_device
 from biorag.settings import EmbedderTrainingSettings
+from biorag.storage.artifacts import ArtifactManifest, data_fingerprint, write_manifest
 from training.evaluate import eval_pairs, eval_pubmedqa
 from training.pairs import pair_key, pmid_unique_batches
 from training.prepare import Prepared

@@ -40,7 +40,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from biorag.encoder_classifier import build_encoder_classifier
+from biorag.ml.encoder_classifier import build_encoder_classifier
 from indexing.encode import on_device, pad_ids, tokenize
 from indexing.gpu_embed import (
     PooledEncoder,

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from biorag.mesh import MeshVocabulary
+from biorag.knowledge.mesh import MeshVocabulary
 from training.pairs import CHECK_TAGS, clean_title, topical_mesh
 from training.records import QAItem, TrainRecord
 

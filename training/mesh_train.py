@@ -4,13 +4,13 @@
   plus a multi-label linear head over the top-N descriptors of the training labels; BCE
   loss; the decision threshold is tuned on a validation slice of the training split.
 - `generative`: LoRA on a causal LM trained on the fixed instruction template of
-  `biorag.mesh_classifier.PROMPT_TEMPLATE`, target "Name; Name; ...<end>"; inference
+  `biorag.ml.mesh_classifier.PROMPT_TEMPLATE`, target "Name; Name; ...<end>"; inference
   decodes with a trie over the allowed descriptor names (only valid names can come out).
   Base: the bundled SmolLM2-135M-Instruct (its GGUF dequantised), any local HF causal LM
   folder or .gguf file, or `tiny-random` (a 2-layer Llama with the MiniLM tokenizer,
   random weights: only for exercising the mechanics in tests).
 
-Both write an artifact directory that `biorag.mesh_classifier.load_tagger` loads, evaluate
+Both write an artifact directory that `biorag.ml.mesh_classifier.load_tagger` loads, evaluate
 it on the held-out split through that same loader (so the saved artifact is what is
 measured), and record metrics in the manifest and `metrics.json`.
 """
@@ -24,12 +24,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from biorag.artifacts import ArtifactManifest, data_fingerprint, write_manifest
-from biorag.device import pick_device
-from biorag.encoder_classifier import build_encoder_classifier
-from biorag.errors import InputError
-from biorag.mesh import VocabularyTagger, vocabulary
-from biorag.mesh_classifier import (
+from biorag.contracts.errors import InputError
+from biorag.host.device import pick_device
+from biorag.knowledge.mesh import VocabularyTagger, vocabulary
+from biorag.ml.encoder_classifier import build_encoder_classifier
+from biorag.ml.mesh_classifier import (
     BUNDLED_CAUSAL,
     BUNDLED_ENCODER,
     encoder_path,
@@ -40,6 +39,7 @@ from biorag.mesh_classifier import (
     special_ids,
 )
 from biorag.settings import MeshTrainingSettings
+from biorag.storage.artifacts import ArtifactManifest, data_fingerprint, write_manifest
 from training.mesh_data import MeshExample, label_counts, top_labels
 from training.mesh_eval import filtered_retrieval, set_metrics, tagger_report
 from training.pairs import is_heldout

@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from biorag.artifacts import ArtifactManifest, Fingerprinter, read_manifest, write_manifest
-from biorag.errors import InputError
-from biorag.mesh import vocabulary
+from biorag.contracts.errors import InputError
+from biorag.knowledge.mesh import vocabulary
+from biorag.storage.artifacts import ArtifactManifest, Fingerprinter, read_manifest, write_manifest
 from training.mesh_data import (
     LabelStats,
     MeshExample,

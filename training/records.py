@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 
 
 @dataclass(frozen=True)

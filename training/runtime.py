@@ -1,5 +1,5 @@
 """Seeding and mixed precision: the bits every training loop shares (the device is picked by
-`biorag.device`)."""
+`biorag.host.device`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import contextlib
 import os
 import random
 
-from biorag.device import half_dtype
+from biorag.host.device import half_dtype
 
 
 def seed_everything(seed: int) -> None:

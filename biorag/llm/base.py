@@ -15,7 +15,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from biorag.errors import StructuredOutputError
+from biorag.contracts.errors import StructuredOutputError
 from biorag.llm import meter
 
 T = TypeVar("T", bound=BaseModel)

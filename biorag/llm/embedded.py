@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from biorag.errors import ConfigError, LLMError
+from biorag.contracts.errors import ConfigError, LLMError
 from biorag.llm.base import LLM, LLMReply
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from biorag.errors import ConfigError, LLMError
+from biorag.contracts.errors import ConfigError, LLMError
 from biorag.llm.base import LLM, ChatMessage, LLMReply
 
 if TYPE_CHECKING:

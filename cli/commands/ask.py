@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.redaction import scrub
+from biorag.contracts.redaction import scrub
 from cli.commands.common import (
     DisableOpt,
     EnableOpt,

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from application.catalog import registered_sources
-from biorag.errors import BioragError
-from biorag.redaction import install_log_scrubbing, scrub, scrub_obj
+from biorag.contracts.errors import BioragError
+from biorag.contracts.redaction import install_log_scrubbing, scrub, scrub_obj
 
 PresetOpt = Annotated[
     str | None,
@@ -89,7 +89,7 @@ def friendly_errors(fn):
 
 
 def print_json(obj: Any) -> None:
-    """Print `obj` as JSON, scrubbed of secrets (see biorag/redaction.py)."""
+    """Print `obj` as JSON, scrubbed of secrets (see biorag/contracts/redaction.py)."""
     sys.stdout.write(json.dumps(scrub_obj(obj), indent=2, ensure_ascii=False, default=str) + "\n")
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -63,7 +63,7 @@ def build(
     biorag data gene-store build --gene-info Homo_sapiens.gene_info.gz --hgnc hgnc_complete_set.txt.gz
     --mim2gene mim2gene.txt --mim2gene-medgen mim2gene_medgen --gene-condition gene_condition_source_id.txt"""
     from indexing.gene_store_build import SAMPLE_DIR, record_inputs, snapshot_paths
-    from retrievers.gene_store import gene_store_path
+    from retrievers.stores.gene_store import gene_store_path
 
     settings = settings_from_options(preset, set_)
     given = {"gene_info": gene_info, "hgnc": hgnc, "mim2gene": mim2gene,
@@ -154,7 +154,7 @@ def info(
     set_: SetOpt = None,
 ) -> None:
     """Show how the gene store was built (inputs, counts, date)."""
-    from retrievers.gene_store import GeneStore, gene_store_path
+    from retrievers.stores.gene_store import GeneStore, gene_store_path
 
     settings = settings_from_options(preset, set_)
     store = GeneStore(path or gene_store_path(settings))
@@ -187,7 +187,7 @@ def build_hpo(
 ) -> None:
     """Build the HPO store (about 10 s). Prints the HPO release and HPO's notice."""
     from indexing.hpo_store_build import build_hpo_store
-    from retrievers.hpo import hpo_store_path
+    from retrievers.stores.hpo_store import hpo_store_path
 
     settings = settings_from_options(preset, set_)
     summary = build_hpo_store(out or hpo_store_path(settings), data_dir, progress=not json_)

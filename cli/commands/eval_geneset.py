@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import BioragError
-from biorag.gene_sets import LIBRARY_NAMES
+from biorag.contracts.errors import BioragError
+from biorag.knowledge.gene_sets import LIBRARY_NAMES
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -51,7 +51,7 @@ def geneset(
         NameScorer,
         read_benchmark,
     )
-    from retrievers.geneset import GeneSetInterpreter
+    from retrievers.geneset.retriever import GeneSetInterpreter
 
     exclude = excluded_libraries(exclude)
     layout, sets = read_benchmark(questions)
@@ -64,7 +64,7 @@ def geneset(
     interpreter = GeneSetInterpreter.from_settings(settings, exclude=held_out)
     embedder = None
     if similarity:
-        from biorag.embedder import Embedder
+        from biorag.ml.embedder import Embedder
 
         embedder = Embedder()
     scorer = NameScorer(embedder)

@@ -60,7 +60,7 @@ def prioritise(
 
       biorag eval prioritise --cases ../shared/data/phenopackets/dev_cases.jsonl --out runs/prio
     """
-    from biorag.phenotype_scoring import Patient, ScoringParams
+    from biorag.knowledge.phenotype_types import Patient, ScoringParams
     from evaluation.prioritise import (
         ANCHORS,
         capped,
@@ -73,7 +73,7 @@ def prioritise(
         rank_buckets,
         read_cases,
     )
-    from retrievers.hpo import HpoStore, hpo_store_path
+    from retrievers.stores.hpo_store import HpoStore, hpo_store_path
 
     settings = settings_from_options(preset, set_)
     items = read_cases(cases)[:limit] if limit else read_cases(cases)

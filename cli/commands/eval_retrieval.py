@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 from cli.commands import eval_geneset, eval_prioritise
 from cli.commands.common import (
     DisableOpt,
@@ -149,9 +149,9 @@ def run_benchmark(
 def _cassette(settings):
     """The recording the tools will replay (its default lives in retrievers/)."""
     try:
-        from retrievers.http_store import cassette_path
+        from retrievers.common.http_store import cassette_path
     except ModuleNotFoundError as e:
-        if e.name not in ("retrievers.http_store", "retrievers"):
+        if e.name not in ("retrievers.common.http_store", "retrievers"):
             raise
         return settings.tool_io.cassette
     return cassette_path(settings)

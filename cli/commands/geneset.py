@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import InputError
-from biorag.gene_sets import LIBRARY_NAMES
+from biorag.contracts.errors import InputError
+from biorag.knowledge.gene_sets import LIBRARY_NAMES
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -31,7 +31,7 @@ def command(
     """Name the process a gene set shares, from enrichment against GO Biological Process,
     Reactome, HPO and the MeSH terms of indexed abstracts naming the genes; every claim is
     checked against those libraries. Example: biorag geneset ERBB2 ERBB4 FGFR2 FGFR4 HRAS KRAS"""
-    from retrievers.geneset import GeneSetInterpreter
+    from retrievers.geneset.retriever import GeneSetInterpreter
 
     exclude = excluded_libraries(exclude)
     settings = settings_from_options(preset, set_)
@@ -48,7 +48,7 @@ def command(
 
 def excluded_libraries(exclude: list[str] | None) -> list[str]:
     """The term libraries `--exclude` names; a one-line error for a name that is not one."""
-    from retrievers.geneset import LIBRARY_ORDER
+    from retrievers.geneset.retriever import LIBRARY_ORDER
 
     bad = [x for x in exclude or [] if x not in LIBRARY_ORDER]
     if bad:

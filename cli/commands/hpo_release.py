@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 from cli.commands.common import JsonOpt, friendly_errors, print_json
 
 app = typer.Typer(help="Other HPO releases as files the HPO store builds from.", no_args_is_help=True)

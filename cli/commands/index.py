@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import InputError
-from biorag.vector_store import open_index
+from biorag.contracts.errors import InputError
+from biorag.ml.vector_store import open_index
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -294,8 +294,8 @@ def verify(
     as_json: JsonOpt = False,
 ) -> None:
     """Check counts, recorded embedder and dimensions, and a sample of round trips."""
-    from biorag import pubmed_schema as ps
-    from biorag.embedder import Embedder
+    from biorag.ml import pubmed_schema as ps
+    from biorag.ml.embedder import Embedder
     from indexing.verify import verify_collection
 
     settings = settings_from_options(preset, set_)
@@ -336,8 +336,8 @@ def count_mesh(
     every filter until it is counted. Reads pmid and MeSH only, page by page; with Milvus
     Lite, stop `biorag serve` first (one process holds the file).
     """
-    from biorag import pubmed_schema as ps
-    from biorag.vector_store import backend_of
+    from biorag.ml import pubmed_schema as ps
+    from biorag.ml.vector_store import backend_of
     from indexing.mesh_counts import ensure_counts
 
     settings = settings_from_options(preset, set_)

@@ -14,8 +14,8 @@ from typing import Annotated
 
 import typer
 
-from biorag.errors import InputError
-from biorag.phenopackets import Case, read_case_file, read_input, read_term_list
+from biorag.contracts.errors import InputError
+from biorag.knowledge.phenopackets import Case, read_case_file, read_input, read_term_list
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -49,7 +49,7 @@ def cases_in(path: Path) -> tuple[list[Case], list[tuple[str, str]]]:
 
 
 def write_tsv(path: Path, rows: list[list[str]]) -> None:
-    from retrievers.prioritise import TSV_COLUMNS
+    from retrievers.hpo.prioritise import TSV_COLUMNS
 
     with open(path, "w", encoding="utf-8", newline="") as fh:
         w = csv.writer(fh, delimiter="\t", lineterminator="\n")
@@ -80,8 +80,8 @@ def command(
       biorag prioritise cases/ --out results/
       biorag prioritise --text "seizures, ataxia and nystagmus, no hearing loss"
     """
-    from retrievers.hpo import HpoStore, hpo_store_path
-    from retrievers.prioritise import prioritise
+    from retrievers.hpo.prioritise import prioritise
+    from retrievers.stores.hpo_store import HpoStore, hpo_store_path
 
     given = [x for x in (case, terms, text) if x is not None]
     if len(given) != 1:

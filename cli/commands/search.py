@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.user_text import check_user_text
+from biorag.understanding.user_text import check_user_text
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -43,9 +43,9 @@ def pubmed(
       biorag search pubmed "CSF biomarkers of incipient disease" --mesh "Alzheimer Disease" --year-from 2005 --json
     """
     from application.engine import Engine
-    from biorag.models import SearchFilters
-    from biorag.search_request import parse_request
-    from retrievers.pubmed_record import PubMedRecord
+    from biorag.contracts.models import SearchFilters
+    from biorag.understanding.search_request import parse_request
+    from retrievers.pubmed.record import PubMedRecord
 
     settings = settings_from_options(preset, set_)
     query = check_user_text(query, settings, "query")  # the API's limit too

@@ -1,6 +1,6 @@
 """What the MCP tools return: typed results (their JSON Schema is each tool's `outputSchema`,
 their dump its `structuredContent`) and a short text a person or a model reads (the
-result's `content`). Citations are structured (`biorag.models.Citation`: catalogue, id,
+result's `content`). Citations are structured (`biorag.contracts.models.Citation`: catalogue, id,
 title, URL), the same objects `/v1/answer` returns, so a client links or checks them
 without parsing text. Everything sent is scrubbed of secrets, as every API response is."""
 
@@ -11,8 +11,8 @@ from typing import Any
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from biorag.models import Answer, Citation, Evidence, TraceEvent
-from biorag.redaction import scrub, scrub_obj
+from biorag.contracts.models import Answer, Citation, Evidence, TraceEvent
+from biorag.contracts.redaction import scrub, scrub_obj
 
 
 class Record(BaseModel):

@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
-from biorag.errors import BioragError
+from biorag.contracts.errors import BioragError
 from serving.errors import FieldError, ServiceBusy
 from serving.mcp_server.tools import AGENT_TOOLS, TOOL_NAMES, Backend, Tools
 

@@ -24,13 +24,13 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from application.engine import Engine
-from biorag.errors import BioragError, ConfigError, InputError, SourceUnavailable
-from biorag.models import Evidence, SearchFilters, SearchHits
-from biorag.search_request import SearchRequest
+from biorag.contracts.errors import BioragError, ConfigError, InputError, SourceUnavailable
+from biorag.contracts.models import Evidence, SearchFilters, SearchHits
 from biorag.settings import Settings
-from biorag.user_text import check_user_text
-from retrievers.geneset_record import EnrichedTermRecord
-from retrievers.hpo_record import RankedGeneRecord
+from biorag.understanding.search_request import SearchRequest
+from biorag.understanding.user_text import check_user_text
+from retrievers.geneset.record import EnrichedTermRecord
+from retrievers.hpo.record import RankedGeneRecord
 from serving.errors import FieldError
 from serving.mcp_server.results import (
     AskResult,
@@ -70,7 +70,7 @@ class Backend:
 
     @classmethod
     def standalone(cls, settings: Settings) -> Backend:
-        from biorag.microbatch import default_workers
+        from biorag.ml.microbatch import default_workers
         from serving.metrics import Metrics
 
         engine = Engine(settings)

@@ -11,8 +11,8 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
-from biorag.models import Answer
-from biorag.redaction import scrub_obj
+from biorag.contracts.models import Answer
+from biorag.contracts.redaction import scrub_obj
 from biorag.settings import Settings
 from serving.errors import NothingToSearch, ScrubbedJSONResponse
 from serving.overrides import (

@@ -25,10 +25,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from application.engine import Engine
-from biorag.errors import BioragError
-from biorag.followup import FollowUp, resolve
-from biorag.redaction import scrub_obj
+from biorag.contracts.errors import BioragError
+from biorag.contracts.redaction import scrub_obj
 from biorag.settings import Settings
+from biorag.understanding.followup import FollowUp, resolve
 from serving import chat_api as api
 from serving.errors import FieldError, ScrubbedJSONResponse, ServiceBusy, error_body, status_for
 from serving.overrides import check_question

@@ -10,9 +10,9 @@ from fastapi import APIRouter
 from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema, create_model
 from starlette.concurrency import run_in_threadpool
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 from biorag.settings import Settings
-from retrievers.geneset import LIBRARY_ORDER, ONE_NAME, TWO_NAMES, GeneSetInterpreter
+from retrievers.geneset.retriever import LIBRARY_ORDER, ONE_NAME, TWO_NAMES, GeneSetInterpreter
 from serving.errors import FieldError
 from serving.routes.openapi import Guard, errors
 

@@ -10,12 +10,12 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.concurrency import run_in_threadpool
 
-from biorag.errors import InputError
-from biorag.phenopackets import PhenopacketError, read_input
+from biorag.contracts.errors import InputError
+from biorag.knowledge.phenopackets import PhenopacketError, read_input
 from biorag.settings import Settings
-from biorag.user_text import check_user_text, user_text_schema
-from retrievers.hpo import HpoStore, hpo_store_path
-from retrievers.prioritise import DEFAULT_TOP_K, MAX_TOP_K, prioritise
+from biorag.understanding.user_text import check_user_text, user_text_schema
+from retrievers.hpo.prioritise import DEFAULT_TOP_K, MAX_TOP_K, prioritise
+from retrievers.stores.hpo_store import HpoStore, hpo_store_path
 from serving.errors import FieldError
 from serving.routes.openapi import Guard, errors
 

@@ -2,7 +2,7 @@
 source so that the document states each source's query format (`Retriever.query_schema`) and
 whether it takes MeSH filters; GET /v1/sources:
 the sources and components, with the manuals the agent reads; GET /v1/catalogues: where
-each cited catalogue's records live on the web (`biorag.catalogues`, what the chat page
+each cited catalogue's records live on the web (`biorag.knowledge.catalogues`, what the chat page
 links with)."""
 
 # No `from __future__ import annotations`: the parameters' schemas name this server's
@@ -16,14 +16,14 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from application.catalog import SOURCES, retriever_class
-from biorag.catalogues import CATALOGUES
-from biorag.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
-from biorag.mesh import TERM_SCHEMA
-from biorag.models import Evidence, SearchFilters
-from biorag.prompts import MANUALS
-from biorag.search_request import SearchRequest, parse_request
+from biorag.contracts.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
+from biorag.contracts.models import Evidence, SearchFilters
+from biorag.knowledge.catalogues import CATALOGUES
+from biorag.knowledge.mesh import TERM_SCHEMA
+from biorag.loop.prompts import MANUALS
 from biorag.settings import Components, Settings, SourceSettings
-from biorag.user_text import user_text_schema
+from biorag.understanding.search_request import SearchRequest, parse_request
+from biorag.understanding.user_text import user_text_schema
 from serving.errors import FieldError, ScrubbedJSONResponse, error_json
 from serving.overrides import check_question
 from serving.routes.openapi import Guard, errors
@@ -103,7 +103,7 @@ def _source_entry(name: str, src: SourceSettings) -> dict[str, Any]:
 
 
 def _parsed_search(engine: Any, retriever: Any, source: str, q: str, k: int, filters: SearchFilters) -> list[Evidence]:
-    """`q` parsed into a typed request (biorag.search_request.parse_request, with the
+    """`q` parsed into a typed request (biorag.understanding.search_request.parse_request, with the
     server's entity-linking dictionaries), then searched."""
     return retriever.search(parse_request(q, k, source=source, sources={source: retriever}, lexicon=engine.lexicon(),
                                           filters=filters))

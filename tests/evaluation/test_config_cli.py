@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from biorag.errors import ConfigError
+from biorag.contracts.errors import ConfigError
 from biorag.settings import load_settings
 from cli.commands.evaluate import run_benchmark
 from cli.main import app
@@ -64,7 +64,7 @@ def test_cli_errors_are_one_line():
 
 
 def test_run_benchmark_over_several_configs_then_rebuild_report(tmp_path):
-    from biorag.agent import Agent
+    from biorag.loop.agent import Agent
     from tests.spine.records import GENES, RecordRetriever
 
     def factory(settings):

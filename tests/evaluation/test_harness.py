@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from biorag.agent import Agent
-from biorag.errors import ConfigError, NotRecorded
+from biorag.contracts.errors import ConfigError, NotRecorded
+from biorag.loop.agent import Agent
 from biorag.settings import load_settings
 from evaluation.benchmarks import load_benchmark
 from evaluation.config import Variant, build_configuration

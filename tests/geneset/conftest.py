@@ -15,7 +15,7 @@ def geneset_settings(geneset_data_dir):
 
 @pytest.fixture(scope="session")
 def interpreter(geneset_settings):
-    from retrievers.geneset import GeneSetInterpreter
+    from retrievers.geneset.retriever import GeneSetInterpreter
 
     it = GeneSetInterpreter.from_settings(geneset_settings)
     yield it

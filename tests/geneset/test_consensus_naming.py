@@ -1,4 +1,4 @@
-"""Consensus naming (`biorag.enrichment.consensus_term`): the set is named by the top
+"""Consensus naming (`biorag.knowledge.enrichment.consensus_term`): the set is named by the top
 significant term whose name the other top terms agree with most (ROUGE-L between names),
 checked on the bundled GO BP and Reactome libraries."""
 
@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from biorag.enrichment import consensus_term, enrich, name_agreement
-from biorag.gene_sets import bundled_library
-from biorag.phenotype_names import name_words
+from biorag.knowledge.enrichment import consensus_term, enrich, name_agreement
+from biorag.knowledge.gene_sets import bundled_library
+from biorag.knowledge.phenotype_names import name_words
 
 MMR = {"MLH1", "MSH2", "MSH6", "PMS2"}
 
@@ -77,7 +77,7 @@ def test_consensus_keeps_a_lone_or_unanimous_term_and_weights_votes():
 def test_interpreter_names_by_consensus_and_can_turn_it_off(interpreter, geneset_settings):
     """With the HPO store present (HPO is enriched for these sets too), the name still
     comes from a process library."""
-    from retrievers.geneset import GeneSetInterpreter
+    from retrievers.geneset.retriever import GeneSetInterpreter
 
     report = interpreter.interpret(sorted(MMR))
     assert report.name == "mismatch repair" and report.significant

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from biorag.models import Citation
-from biorag.search_request import SearchRequest
+from biorag.contracts.models import Citation
 from biorag.settings import load_settings
+from biorag.understanding.search_request import SearchRequest
 from indexing import hpo_files
-from retrievers.omim_local import LocalOmimRetriever
+from retrievers.omim.local import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "serving"))

@@ -1,4 +1,4 @@
-"""A disease's genes in the order the catalogues link them (`biorag.disease_gene_order`), on
+"""A disease's genes in the order the catalogues link them (`biorag.knowledge.disease_gene_order`), on
 the full gene store built as a user builds it (the bundled ClinVar, NCBI and HPO links)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from biorag.disease_gene_order import causal, order_genes, subtype_number
+from biorag.knowledge.disease_gene_order import causal, order_genes, subtype_number
 
 RNG_SEED = 24
 

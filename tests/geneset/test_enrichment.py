@@ -10,8 +10,14 @@ from pathlib import Path
 import pytest
 from scipy.stats import false_discovery_control, hypergeom
 
-from biorag.enrichment import Enriched, benjamini_hochberg, broader_cover, enrich, hypergeom_sf
-from biorag.gene_sets import (
+from biorag.knowledge.enrichment import (
+    Enriched,
+    benjamini_hochberg,
+    broader_cover,
+    enrich,
+    hypergeom_sf,
+)
+from biorag.knowledge.gene_sets import (
     MAX_TERM_SIZE,
     MIN_TERM_SIZE,
     REACTOME_GMT,

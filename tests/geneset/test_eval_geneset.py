@@ -28,7 +28,7 @@ def test_three_layouts_are_read():
 
 
 def test_unknown_layout_is_one_clear_error(tmp_path):
-    from biorag.errors import InputError
+    from biorag.contracts.errors import InputError
 
     bad = tmp_path / "x.csv"
     bad.write_text("a,b\n1,2\n")
@@ -48,7 +48,7 @@ def test_rouge_by_hand():
 
 
 def test_similarity_with_bundled_embedder():
-    from biorag.embedder import Embedder
+    from biorag.ml.embedder import Embedder
 
     sims = NameScorer(Embedder()).similarity(["mismatch repair", "mismatch repair"], ["mismatch repair", "olfactory receptor activity"])
     assert sims[0] == pytest.approx(1.0, abs=1e-3) and sims[1] < 0.6

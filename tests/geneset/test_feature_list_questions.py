@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from biorag.settings import load_settings
-from biorag.understanding import analyse
+from biorag.understanding.analysis import analyse
 from evaluation.prioritise import capped, question_for, read_cases
-from retrievers.hpo import HpoStore, hpo_store_path
+from retrievers.stores.hpo_store import HpoStore, hpo_store_path
 from tests.agents import newcomer_agent
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "phenopackets"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from scipy.stats import hypergeom
 
-from biorag.gene_mentions import GeneMeshCounts, gene_mesh_path
 from biorag.settings import load_settings
+from biorag.storage.gene_mentions import GeneMeshCounts, gene_mesh_path
 from indexing.gene_mesh_counts import count_gene_mesh, genes_named
 
 SAMPLE = Path(__file__).resolve().parents[2] / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
@@ -44,9 +44,9 @@ def test_counts_from_real_abstracts():
 
 @pytest.mark.milvus
 def test_index_build_writes_counts_used_by_geneset(tmp_path):
-    from biorag.embedder import Embedder
+    from biorag.ml.embedder import Embedder
     from indexing.build import build_index
-    from retrievers.geneset import Claim, GeneSetInterpreter
+    from retrievers.geneset.retriever import Claim, GeneSetInterpreter
 
     src = tmp_path / "records.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in sample_rows()[:150]))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from biorag.errors import InputError
-from biorag.gene_sets import bundled_library
-from retrievers.geneset import Claim, GeneSetInterpreter, parse_gene_list
+from biorag.contracts.errors import InputError
+from biorag.knowledge.gene_sets import bundled_library
+from retrievers.geneset.retriever import Claim, GeneSetInterpreter, parse_gene_list
 
 DATA = Path(__file__).parents[1] / "data" / "geneset"
 

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from biorag.enrichment import enrich
-from biorag.errors import InputError
-from biorag.gene_sets import (
+from biorag.contracts.errors import InputError
+from biorag.knowledge.enrichment import enrich
+from biorag.knowledge.gene_sets import (
     HGNC_GROUPS_GMT,
     bundled_library,
     bundled_symbols,
     hgnc_groups_gmt,
 )
-from biorag.search_request import SearchRequest
+from biorag.understanding.search_request import SearchRequest
 
 HGNC_TSV = Path(__file__).parents[2] / "indexing" / "resources" / "human_genes" / "hgnc_complete_set.txt.gz"
 # real HGNC groups (hgnc_complete_set, release of about 2024-10-18)
@@ -74,7 +74,7 @@ def test_enrichment_of_a_groups_members_names_that_group():
 
 
 def test_interpreter_cites_the_group_and_links_its_page(tmp_path):
-    from retrievers.geneset import GeneSetInterpreter, GeneSetRetriever
+    from retrievers.geneset.retriever import GeneSetInterpreter, GeneSetRetriever
 
     it = GeneSetInterpreter.from_settings(_settings(tmp_path, ["hgnc_groups"]))
     report = it.interpret(sorted(MCM))
@@ -94,7 +94,7 @@ def test_with_go_and_reactome_the_group_only_names_what_they_do_not(tmp_path):
     """On by `geneset.libraries`, HGNC groups are enriched and reported, but the consensus
     stays among GO BP and Reactome (`geneset.consensus_libraries`); a group names a set only
     when neither has a significant term."""
-    from retrievers.geneset import GeneSetInterpreter
+    from retrievers.geneset.retriever import GeneSetInterpreter
 
     it = GeneSetInterpreter.from_settings(_settings(tmp_path, ["go_bp", "reactome", "hgnc_groups"]))
     report = it.interpret(sorted(MCM))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from biorag.search_request import SearchRequest
-from retrievers.hpo import HpoRetriever
+from biorag.understanding.search_request import SearchRequest
+from retrievers.hpo.retriever import HpoRetriever
 
 SEIZURE, ATAXIA = "HP:0001250", "HP:0001251"
 
@@ -102,8 +102,8 @@ def test_features_of_a_disease(hpo, question):
 
 def test_hpo_disease_records_are_cited_under_their_own_catalogue(hpo):
     """"omim:154700" or "orphanet:648", found by hpo: never the doubled "hpo:OMIM:154700"."""
-    from biorag.catalogues import cited_as
-    from biorag.models import Citation
+    from biorag.contracts.models import Citation
+    from biorag.knowledge.catalogues import cited_as
 
     marfan = next(h for h in hpo.search(SearchRequest.of("features of Marfan syndrome", 5)) if h.id == "OMIM:154700")
     c = Citation.from_evidence(marfan)
@@ -143,7 +143,7 @@ def test_genes_of_a_disease(hpo):
 
 
 def test_unknown_text_is_an_error_not_a_guess(hpo):
-    from biorag.errors import InputError, ToolError
+    from biorag.contracts.errors import InputError, ToolError
 
     with pytest.raises(ToolError, match="no HPO phenotype"):
         hpo.search(SearchRequest.of("what is the weather like tomorrow", 5))

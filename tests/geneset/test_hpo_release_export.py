@@ -115,7 +115,7 @@ def test_store_builds_from_the_exported_release_alone(exported, sample):
 
 
 def test_obsolete_terms_still_read_through_their_replacement(exported):
-    from retrievers.hpo_ranking import resolve_terms
+    from retrievers.stores.hpo_ranking import resolve_terms
 
     *_, out = exported
     with sqlite3.connect(out) as con:
@@ -156,7 +156,7 @@ def _build(folder, out):
 def test_borrowed_names_are_opt_in_stated_and_only_for_unchanged_terms(sample, exported, tmp_path):
     """Without synonyms, everyday words name no term; borrowing them from an hp.obo is opt-in,
     limited to terms whose id and name did not change, and said in the files and the record."""
-    from retrievers.hpo import HpoStore
+    from retrievers.stores.hpo_store import HpoStore
 
     release, _ = sample
     folder, _, strict_summary, strict_out = exported

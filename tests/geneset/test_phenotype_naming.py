@@ -1,5 +1,5 @@
 """A disease named after a patient's feature is not charged for its size
-(`biorag.phenotype_naming`, ``ScoringParams.named_size``), on the real HPO store (2025-01-16,
+(`biorag.knowledge.phenotype_naming`, ``ScoringParams.named_size``), on the real HPO store (2025-01-16,
 built as the tests build it) and features drawn from its own disease names."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from biorag.phenotype_naming import named_terms
-from biorag.phenotype_scoring import Patient, ScoringParams
+from biorag.knowledge.phenotype_naming import named_terms
+from biorag.knowledge.phenotype_types import Patient, ScoringParams
 
 RNG_SEED = 25
 

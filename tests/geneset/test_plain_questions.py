@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from application.engine import build_agent
-from biorag.catalogues import cited_as
+from biorag.knowledge.catalogues import cited_as
 from biorag.settings import load_settings
-from biorag.understanding import analyse
+from biorag.understanding.analysis import analyse
 from tests.agents import newcomer_agent
 
 GENES = ["MLH1", "MSH2", "MSH6", "PMS2"]  # NeST:125's core, the mismatch-repair genes
@@ -60,7 +60,7 @@ def test_gene_set_questions_reach_geneset(understanding, question, field):
 
 
 def test_a_question_naming_go_asks_for_the_go_term(understanding):
-    """Issue 24: a question naming GO asks for the first-ranked GO BP term, not any enriched term."""
+    """A question naming GO asks for the first-ranked GO BP term, not any enriched term."""
     a, hops = route(understanding, "The enriched GO term of MLH1, MSH2, MSH6, PMS2 is")
     assert hops == [("geneset", "go_term")]
     assert set(a.first("gene_list").text.split()) == set(GENES)

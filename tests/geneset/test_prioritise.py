@@ -11,10 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from biorag.errors import InputError
-from biorag.phenopackets import Case, PhenopacketError, read_case_file, read_input, read_phenopacket
-from biorag.phenotype_scoring import Patient, ScoringParams
-from retrievers.prioritise import prioritise
+from biorag.contracts.errors import InputError
+from biorag.knowledge.phenopackets import (
+    Case,
+    PhenopacketError,
+    read_case_file,
+    read_input,
+    read_phenopacket,
+)
+from biorag.knowledge.phenotype_types import Patient, ScoringParams
+from retrievers.hpo.prioritise import prioritise
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "phenopackets"
 EXAMPLES = sorted((DATA / "examples").glob("*.json"))

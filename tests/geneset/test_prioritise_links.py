@@ -11,10 +11,11 @@ import sqlite3
 
 import pytest
 
-from biorag.phenopackets import Case
+from biorag.knowledge.phenopackets import Case
 from indexing.gene_store_build import snapshot_paths
-from retrievers.hpo import HpoRetriever, HpoStore, TermMatch
-from retrievers.prioritise import TSV_COLUMNS, prioritise
+from retrievers.hpo.prioritise import TSV_COLUMNS, prioritise
+from retrievers.hpo.retriever import HpoRetriever
+from retrievers.stores.hpo_store import HpoStore, TermMatch
 
 
 @pytest.fixture(scope="module")

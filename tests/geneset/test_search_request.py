@@ -1,4 +1,4 @@
-"""The typed search request (issue 24, item 1): one parser reads a string into typed
+"""The typed search request: one parser reads a string into typed
 entities the way the agent reads a question; the HPO source answers what the request asks,
 not what its words suggest; the agent builds each request from its plan; and the reading of
 the evidence is computed once per retrieval. Real stores (full gene store, HPO store) and
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-import biorag.planner as planner_module
-from biorag.planner import LoopState
-from biorag.search_request import Phenotype, SearchRequest, Variant, parse_request
+import biorag.loop.state as state_module
+from biorag.loop.state import LoopState
+from biorag.understanding.search_request import Phenotype, SearchRequest, Variant, parse_request
 from tests.agents import newcomer_agent
 
 DATA = Path(__file__).parents[1] / "data"
@@ -167,7 +167,7 @@ def test_the_reading_is_computed_once_per_retrieval_and_answers_stay_the_same(ag
     """Count `structured_answer` calls in rules-planner runs: one per retrieval, whatever the
     planner, the sufficiency check and the answer step read. The answers are those of runs
     that read the evidence afresh at every step (the behaviour before)."""
-    real = planner_module.structured_answer
+    real = state_module.structured_answer
     calls = []
 
     def counting(*a, **kw):
@@ -175,7 +175,7 @@ def test_the_reading_is_computed_once_per_retrieval_and_answers_stay_the_same(ag
         return real(*a, **kw)
 
     afresh = _always_fresh(monkeypatch, QUESTIONS, agent)
-    monkeypatch.setattr(planner_module, "structured_answer", counting)
+    monkeypatch.setattr(state_module, "structured_answer", counting)
     for q in QUESTIONS:
         calls.clear()
         ans = agent.answer(q)
@@ -195,7 +195,7 @@ def _always_fresh(monkeypatch, questions, agent) -> dict:
 def test_a_query_the_model_wrote_is_read_by_the_same_parser(agent):
     """The LLM planner's query (no hop plans it) reaches the source typed: its phenotypes
     resolved, with their polarity, as `parse_request` reads them."""
-    from biorag.agent import Agent
+    from biorag.loop.agent import Agent
     from tests.scripted_llm import ScriptedLLM
 
     rec = {n: _Recording(r) for n, r in agent.retrievers.items()}

@@ -1,5 +1,5 @@
 """A gene set's answer is sufficient only when the named term explains enough of the set
-(biorag.set_rule: enough supporting genes, enough of the asked genes, significantly).
+(biorag.knowledge.set_rule: enough supporting genes, enough of the asked genes, significantly).
 Sets come from real records: GeneAgent's GO sets (tests/data/geneset, see PROVENANCE.md)
 and random protein-coding genes of the full gene store (a random set shares nothing). The
 rules planner answers; every relation prints the questions and answers when it fails."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from biorag.gene_sets import bundled_library, bundled_symbols
+from biorag.knowledge.gene_sets import bundled_library, bundled_symbols
 from tests.agents import newcomer_agent
 
 DATA = Path(__file__).parents[1] / "data" / "geneset"
@@ -157,7 +157,7 @@ def _go_id(line: str) -> str | None:
 
 
 def test_a_two_gene_term_names_the_set_it_explains_and_no_other(agent, coding_genes):
-    """GO BP keeps its 2-gene terms (biorag.gene_sets.MIN_TERM_SIZE; many current GO terms are
+    """GO BP keeps its 2-gene terms (biorag.knowledge.gene_sets.MIN_TERM_SIZE; many current GO terms are
     that small). Both genes of a real 2-gene term and one other gene: the cloze names a 2-gene
     term holding both (the most significant a pair can be). With three other genes the pair is
     2 of 5, under the rule's half: no answer may name a term holding only those 2."""

@@ -1,4 +1,4 @@
-"""The default task comes from what the question contains (issue 24): gene lists in any order
+"""The default task comes from what the question contains: gene lists in any order
 and wording -> what they share; a question naming GO -> the first-ranked GO BP term;
 symptoms alone -> candidate genes from HPO; options -> one of them or insufficient; nothing
 recognised -> literature only. Questions are generated from real records (GeneAgent's GO
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from biorag.gene_sets import bundled_library
-from biorag.options import split_options
-from biorag.understanding import analyse
+from biorag.knowledge.gene_sets import bundled_library
+from biorag.understanding.analysis import analyse
+from biorag.understanding.options import split_options
 from tests.agents import newcomer_agent
 
 DATA = Path(__file__).parents[1] / "data"
@@ -145,7 +145,7 @@ def test_go_questions_name_the_first_go_term_whatever_the_wording(agent):
         terms = {re.sub(r",.*", "", line) for line in answers.values()}  # the term's name and id
         assert len(terms) == 1, answers
         line = next(iter(answers.values()))
-        if line.startswith("Insufficient"):  # the first GO term explains too few (biorag.set_rule)
+        if line.startswith("Insufficient"):  # the first GO term explains too few (biorag.knowledge.set_rule)
             refused += 1
             continue
         assert re.search(r"\(GO:\d{7}, GO Biological Process", line), line
@@ -210,7 +210,7 @@ def test_generated_symptom_lists_route_to_hpo_with_hpo_ids_and_polarity(agent, h
 # ---- diseases -------------------------------------------------------------------------------
 def test_disease_gene_question_names_a_linked_gene(agent):
     """The issue's row: HFE first (the catalogue's "Hemochromatosis, type 1"; the family's
-    other genes follow by subtype, `biorag.disease_gene_order`), the same list whatever the
+    other genes follow by subtype, `biorag.knowledge.disease_gene_order`), the same list whatever the
     wording, case, polite wrapper or "gene"/"genes"."""
     answers = {}
     for q in ["hereditary hemochromatosis gene?", "Which gene causes hereditary hemochromatosis?",

@@ -6,7 +6,7 @@ import gzip
 import json
 from pathlib import Path
 
-from biorag.embedder import Embedder
+from biorag.ml.embedder import Embedder
 from biorag.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,7 @@ def shard_vectors(out: Path) -> dict:
     import numpy as np
     import pyarrow.parquet as pq
 
-    from biorag import pubmed_schema as ps
+    from biorag.ml import pubmed_schema as ps
     from indexing.shards import read_manifest
 
     vecs = {}

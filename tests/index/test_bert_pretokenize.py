@@ -10,7 +10,7 @@ import random
 import pytest
 from index_helpers import sample_rows
 
-from biorag.embedder import BUNDLED, model_path
+from biorag.ml.embedder import BUNDLED, model_path
 from indexing import bert_pretokenize, encode
 from indexing.encode import tokenize, tokenizer_spec
 

@@ -17,9 +17,9 @@ import pytest
 from index_helpers import ROOT, SAMPLE, CountingEmbedder, settings_for, shard_vectors
 from typer.testing import CliRunner
 
-from biorag import pubmed_schema as ps
-from biorag.embedder import Embedder
-from biorag.vector_store import open_store
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.embedder import Embedder
+from biorag.ml.vector_store import open_store
 from cli.main import app
 from indexing.bulk_load import load_shards, plan_bulk
 from indexing.clean import Cleaner

@@ -10,11 +10,11 @@ import math
 import pytest
 from index_helpers import sample_rows, settings_for, write_jsonl
 
-from biorag.embedder import Embedder
-from biorag.models import SearchFilters
-from biorag.search_request import SearchRequest
+from biorag.contracts.models import SearchFilters
+from biorag.ml.embedder import Embedder
+from biorag.understanding.search_request import SearchRequest
 from indexing.build import build_index
-from retrievers.pubmed import PubMedRetriever
+from retrievers.pubmed.retriever import PubMedRetriever
 
 pytestmark = pytest.mark.milvus
 

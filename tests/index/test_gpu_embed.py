@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from index_helpers import ROOT, SAMPLE, sample_rows
 
-from biorag.embedder import Embedder, model_path
+from biorag.ml.embedder import Embedder, model_path
 from indexing import gpu_embed
 from indexing.encode import TokenEncoder, tokenize, tokenizer_spec
 from indexing.reader import read_file

@@ -21,14 +21,14 @@ from index_helpers import (
     write_jsonl,
 )
 
-from biorag import pubmed_schema as ps
-from biorag.embedder import Embedder
-from biorag.errors import InputError, SourceUnavailable
-from biorag.models import SearchFilters
-from biorag.search_request import SearchRequest
-from biorag.vector_store import open_store
+from biorag.contracts.errors import InputError, SourceUnavailable
+from biorag.contracts.models import SearchFilters
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.embedder import Embedder
+from biorag.ml.vector_store import open_store
+from biorag.understanding.search_request import SearchRequest
 from indexing.build import build_index
-from retrievers.pubmed import PubMedRetriever
+from retrievers.pubmed.retriever import PubMedRetriever
 
 pytestmark = pytest.mark.milvus
 

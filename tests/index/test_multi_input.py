@@ -10,8 +10,8 @@ import pytest
 from index_helpers import SAMPLE
 from typer.testing import CliRunner
 
-from biorag import pubmed_schema as ps
-from biorag.vector_store import open_store
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.vector_store import open_store
 from cli.main import app
 from indexing.clean import Cleaner
 from indexing.reader import read_file

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from index_helpers import SAMPLE, sample_rows
 
-from biorag.embedder import Embedder, model_path
-from biorag.errors import ToolError
+from biorag.contracts.errors import ToolError
+from biorag.ml.embedder import Embedder, model_path
 from indexing import encode
 from indexing.encode import TokenEncoder, tokenize, tokenizer_spec
 from indexing.pipeline import ReaderPool

@@ -1,4 +1,4 @@
-"""The PubMed retriever under concurrency and with MeSH (issue 14), on a real Milvus Lite
+"""The PubMed retriever under concurrency and with MeSH, on a real Milvus Lite
 index built from the bundled sample with the real embedder: micro-batching, the automatic
 exact path from the build's descriptor counts, MeSH modes, and what the search reports."""
 
@@ -10,17 +10,18 @@ from collections import Counter
 
 import pytest
 
-from biorag import pubmed_schema as ps
-from biorag.agent import Agent
-from biorag.embedder import Embedder
-from biorag.models import SearchFilters
-from biorag.planner import Rewrite, RulesPlanner
-from biorag.search_request import SearchRequest
+from biorag.contracts.models import SearchFilters
+from biorag.loop.agent import Agent
+from biorag.loop.plans import Rewrite
+from biorag.loop.rules_planner import RulesPlanner
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.embedder import Embedder
+from biorag.ml.vector_store import open_store
 from biorag.settings import load_settings
-from biorag.vector_store import open_store
+from biorag.understanding.search_request import SearchRequest
 from indexing.build import build_index
 from indexing.mesh_counts import count_collection, ensure_counts
-from retrievers.pubmed import PubMedRetriever
+from retrievers.pubmed.retriever import PubMedRetriever
 from tests.index.test_index_milvus import AD, mesh_counts, sample_rows, settings_for, write_jsonl
 
 pytestmark = pytest.mark.milvus
@@ -235,8 +236,8 @@ class _ProposesMesh(RulesPlanner):
     def __init__(self, term: str):
         self.term = term
 
-    def rewrite(self, state, retriever, with_mesh):
-        rw = super().rewrite(state, retriever, with_mesh)
+    def rewrite(self, state, selection, with_mesh):
+        rw = super().rewrite(state, selection, with_mesh)
         return Rewrite(rw.query, [self.term] if with_mesh else [], rw.by)
 
 

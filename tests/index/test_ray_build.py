@@ -12,7 +12,7 @@ import time
 import pytest
 from index_helpers import SAMPLE, settings_for, shard_vectors
 
-from biorag.embedder import Embedder
+from biorag.ml.embedder import Embedder
 from indexing.bulk_load import load_shards
 from indexing.shards import embed_to_shards, finished
 from indexing.split import split_pubmed_xml

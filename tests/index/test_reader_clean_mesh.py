@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from biorag import mesh
-from biorag.errors import InputError
-from biorag.models import SearchFilters
-from biorag.pubmed_schema import build_filter, mesh_expression
+from biorag.contracts.errors import InputError
+from biorag.contracts.models import SearchFilters
+from biorag.knowledge import mesh
+from biorag.ml.pubmed_schema import build_filter, mesh_expression
 from indexing.clean import (
     Cleaner,
     clean_text,

@@ -23,9 +23,9 @@ import pytest
 from index_helpers import ROOT, SAMPLE, sample_rows, settings_for, write_jsonl
 from typer.testing import CliRunner
 
-from biorag import pubmed_schema as ps
-from biorag.embedder import Embedder
-from biorag.vector_store import open_store
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.embedder import Embedder
+from biorag.ml.vector_store import open_store
 from cli.main import app
 from indexing.build import build_index
 
@@ -175,7 +175,7 @@ def test_files_found_in_folders_are_resolved_and_contained(tmp_path):
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from biorag.vector_store import open_store
+    from biorag.ml.vector_store import open_store
     client = open_store(sys.argv[1], create=True)
     print("holding", flush=True)
     sys.stdin.read()

@@ -14,10 +14,10 @@ import pytest
 from index_helpers import sample_rows, settings_for, write_jsonl
 from typer.testing import CliRunner
 
-from biorag import pubmed_schema as ps
-from biorag.embedder import Embedder, model_path, weights_digest
-from biorag.mesh import vocabulary_version
-from biorag.vector_store import open_store
+from biorag.knowledge.mesh import vocabulary_version
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.embedder import Embedder, model_path, weights_digest
+from biorag.ml.vector_store import open_store
 from cli.main import app
 from indexing.build import build_index
 from indexing.shards import read_manifest

@@ -10,7 +10,7 @@ import pytest
 from index_helpers import sample_rows, settings_for, write_jsonl
 from typer.testing import CliRunner
 
-from biorag.embedder import Embedder
+from biorag.ml.embedder import Embedder
 from cli.main import app
 from indexing.build import build_index
 

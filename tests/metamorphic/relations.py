@@ -248,7 +248,7 @@ def variant_forms(draw) -> Case:
 
 # ---- the relations -------------------------------------------------------------------------
 
-# what is still broken after the first issue-24 merge (2026-11-26; counts from
+# what is still broken (counts from
 # `python -m tests.metamorphic.report`), and what would make it hold (remove the mark then)
 GENE_SET_FIX = ("the gene-set family: a set's answer names GeneAgent's gold GO term; today 0.42 of the base "
                 "questions do (every wording gives the same answer: the order, case and separator relations "

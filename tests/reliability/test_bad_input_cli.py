@@ -2,7 +2,7 @@
 error that names what was wrong (the option, setting, file or field), and no traceback.
 
 Most cases run in process (typer's runner: one import for the lot), where an uncaught
-exception would be a traceback for a user; the cases of issue 12's table also run as a
+exception would be a traceback for a user; the cases of the bad-input table (SUBPROCESS) also run as a
 real `biorag` process, whose stderr is read as a user sees it. The API half is in
 tests/serving/test_serving_bad_input.py (hand-written cases, then Schemathesis).
 """
@@ -222,7 +222,7 @@ def _cases() -> list[Case]:
 
 
 CASES = _cases()
-#: issue 12's table, and the argv a terminal that is not UTF-8 produces: as real processes
+#: the bad-input table's cases users meet in a shell, and the argv a terminal that is not UTF-8 produces: as real processes
 SUBPROCESS = ["ask-replay-DIR", "ask-replay-BIN", "preset-binary-ask", "ask-surrogate-escape",
               "search-long", "tool-replay-DIR", "eval-medmcqa-binary", "gene-store--gene-info-TRUNCGZ"]
 

@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from biorag.errors import LLMError
+from biorag.contracts.errors import LLMError
 from biorag.llm.base import ChatMessage
 from biorag.llm.openai_compat import OpenAICompatLLM
 from biorag.settings import load_settings
@@ -118,7 +118,7 @@ SHAPES = [
 
 @pytest.mark.parametrize("text", SHAPES)
 def test_scrub_masks_secret_shapes_it_never_saw(text):
-    from biorag.redaction import scrub
+    from biorag.contracts.redaction import scrub
 
     out = scrub(text)
     assert "AbC123xyz9" not in out and "QWxhZGRpbjpvcGVuIHNlc2FtZQ==" not in out and MASK in out
@@ -129,7 +129,7 @@ def test_scrub_masks_secret_shapes_it_never_saw(text):
     "send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'", "PMID 12345678 (email the authors)",
 ])
 def test_scrub_leaves_ordinary_text_alone(text):
-    from biorag.redaction import scrub
+    from biorag.contracts.redaction import scrub
 
     assert scrub(text) == text
 
@@ -142,7 +142,7 @@ def test_the_cheap_precheck_never_changes_what_is_masked():
     import gzip
     import json
 
-    from biorag.redaction import _scrub_shapes
+    from biorag.contracts.redaction import _scrub_shapes
 
     sample = ROOT / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
     with gzip.open(sample, "rt") as f:
@@ -161,7 +161,7 @@ def test_a_whole_response_is_scrubbed_as_each_of_its_strings_would_be():
     import gzip
     import json
 
-    from biorag.redaction import _scrub_shapes, scrub_obj
+    from biorag.contracts.redaction import _scrub_shapes, scrub_obj
 
     def every_pass(obj):
         if isinstance(obj, str):
@@ -188,7 +188,7 @@ def test_a_whole_response_is_scrubbed_as_each_of_its_strings_would_be():
 
 
 def test_settings_register_their_secrets_so_any_echo_is_masked():
-    from biorag.redaction import scrub
+    from biorag.contracts.redaction import scrub
 
     load_settings(overrides={"ncbi": {"api_key": "zz-Registered-Key-42", "email": "someone@private.example"}})
     out = scrub("NCBI said: key zz-Registered-Key-42 invalid for someone@private.example!")

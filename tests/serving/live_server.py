@@ -13,8 +13,8 @@ from contextlib import contextmanager
 import httpx
 import uvicorn
 
-from biorag.errors import LLMError
-from biorag.models import Answer, Citation, TraceEvent
+from biorag.contracts.errors import LLMError
+from biorag.contracts.models import Answer, Citation, TraceEvent
 from biorag.settings import Settings, load_settings
 from serving import create_app
 

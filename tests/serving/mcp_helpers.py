@@ -15,7 +15,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from biorag.models import Citation
+from biorag.contracts.models import Citation
 from serving.mcp_server.results import GeneSetResult, GenesLookup, Lookup, RankedGenes
 from serving.mcp_server.tools import TOOL_NAMES
 

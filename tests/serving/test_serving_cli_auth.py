@@ -49,7 +49,7 @@ def cli_server(tmp_path_factory):
 
 def test_the_server_gives_torch_half_the_cores(cli_server):
     """serve.torch_threads=0 (auto): the startup line says what torch reports in the server."""
-    from biorag.device import available_cores
+    from biorag.host.device import available_cores
 
     _, log = cli_server
     cores = available_cores()

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from live_server import serve, settings_with
 
-from biorag import pubmed_schema as ps
-from biorag.vector_store import open_store
+from biorag.ml import pubmed_schema as ps
+from biorag.ml.vector_store import open_store
 
 SAMPLE = Path(__file__).resolve().parents[2] / "indexing" / "resources" / "pubmed_sample" / "pubmed_0_to_99.xml.gz"
 ROWS = SAMPLE.parent / "alzheimers_records.jsonl.gz"

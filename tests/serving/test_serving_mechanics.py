@@ -10,7 +10,7 @@ import time
 import httpx
 from live_server import STEPS, FailingAgent, ScriptedAgent, parse_sse, serve, settings_with
 
-from biorag.models import Answer
+from biorag.contracts.models import Answer
 
 
 def test_answer_returns_the_ask_json_object(scripted_server):
@@ -245,14 +245,14 @@ def test_health_metrics_and_chat_page(scripted_server):
 def test_the_page_links_with_the_one_catalogue_map_the_retrievers_use():
     """The chat page keeps no catalogue URLs of its own: it links trace hits and citations
     with the templates GET /v1/catalogues serves, which are the ones the retrievers build
-    their records' URLs from (biorag/catalogues.py), and it fetches them with the API key."""
-    from biorag.catalogues import CATALOGUES
-    from retrievers.dbsnp import snp_evidence
-    from retrievers.gene_evidence import gene_evidence
-    from retrievers.gene_record import GeneRecord
-    from retrievers.omim import omim_evidence
-    from retrievers.omim_local import disease_evidence
-    from retrievers.variant_record import VariantRecord
+    their records' URLs from (biorag/knowledge/catalogues.py), and it fetches them with the API key."""
+    from biorag.knowledge.catalogues import CATALOGUES
+    from retrievers.dbsnp.record import VariantRecord
+    from retrievers.dbsnp.retriever import snp_evidence
+    from retrievers.gene.evidence import gene_evidence
+    from retrievers.gene.record import GeneRecord
+    from retrievers.omim.local import disease_evidence
+    from retrievers.omim.retriever import omim_evidence
 
     key = "catalogue-Key-123456"
     with serve(settings_with(f'serve.api_keys=["{key}"]'), ScriptedAgent) as srv, srv.client() as c:

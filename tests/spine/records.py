@@ -4,9 +4,9 @@ as recorded in the GeneGPT dev cassette (chromosome 20, gene LINC01270)."""
 
 from __future__ import annotations
 
-from biorag.models import Evidence
-from biorag.retriever import Retriever
-from biorag.search_request import SearchRequest
+from biorag.contracts.models import Evidence
+from biorag.retrieval.retriever import Retriever
+from biorag.understanding.search_request import SearchRequest
 
 # tax_id, GeneID, Symbol, Synonyms, Ensembl, chromosome, map_location, description, type_of_gene
 GENE_INFO_ROWS = [

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from biorag.agent import MAX_CONSECUTIVE_FAILURES, Agent
-from biorag.errors import LLMError, SourceUnavailable, ToolError
+from biorag.contracts.errors import LLMError, SourceUnavailable, ToolError
+from biorag.loop.agent import MAX_CONSECUTIVE_FAILURES, Agent
 from biorag.settings import load_settings
 from tests.scripted_llm import ScriptedLLM, ScriptError, unreachable
 from tests.spine.records import GENES, SNP, RecordRetriever
@@ -156,3 +156,49 @@ def test_a_model_that_goes_down_mid_run_ends_it_with_its_error():
 def test_a_script_that_no_model_could_produce_is_a_test_error():
     with pytest.raises(ScriptError, match="cannot come from a model decoding under RetrieverChoice"):
         run([{"retriever": "omim"}])
+
+
+# ---- each step's typed outcome, which alone decides what the loop does next -------------
+def outcomes(ans):
+    return [(e.step, e.outcome) for e in ans.trace]
+
+
+def test_outcomes_of_a_no_then_a_yes():
+    ans, _, _ = run([select(), rewrite("LMP10"), verdict(False, "the approved symbol"),
+                     select(), rewrite("PSMB10"), verdict(True)])
+    round_ = [("select", "done"), ("rewrite", "done"), ("retrieve", "done")]
+    assert outcomes(ans) == [*round_, ("evaluate", "not_enough"), *round_, ("evaluate", "enough"),
+                             ("generate", "answered")]
+
+
+def test_outcomes_of_failed_steps_and_of_an_insufficient_answer():
+    gene = FailingOnce(ToolError("gene", "HTTP 503 from E-utilities"))
+    ans, _, _ = run(["nonsense"] * 3 + [select(), rewrite("LMP10"), select(), rewrite("LMP10")], gene=gene,
+                    sets=["max_rounds=3"])
+    assert outcomes(ans) == [("select", "failed"),
+                             ("select", "done"), ("rewrite", "done"), ("retrieve", "failed"),
+                             ("evaluate", "not_enough"),
+                             ("select", "done"), ("rewrite", "failed"),
+                             ("generate", "insufficient")]
+    assert not ans.sufficient
+
+
+def test_a_planner_with_nothing_left_stops_the_loop():
+    settings = load_settings(sets=["planner=rules"])
+    gene = RecordRetriever("gene", GENES)
+    ans = Agent(settings, retrievers={"gene": gene}).answer(Q)
+    assert ("generate", "answered") == outcomes(ans)[-1]
+    ans = Agent(settings, retrievers={"gene": RecordRetriever("gene", [])}).answer(Q)
+    assert ("select", "stop") in outcomes(ans) and outcomes(ans)[-1] == ("generate", "insufficient")
+
+
+def test_the_loop_subpackage_reads_no_decision_back_from_dicts():
+    """Control flow travels in typed outcomes, never through an event's details or an
+    evidence's metadata (which are for people and stored runs)."""
+    from pathlib import Path
+
+    loop = Path(__file__).resolve().parents[2] / "biorag" / "loop"
+    offenders = [f"{p.name}:{i}" for p in sorted(loop.glob("*.py"))
+                 for i, line in enumerate(p.read_text().splitlines(), 1)
+                 if ".details.get(" in line or ".metadata.get(" in line]
+    assert offenders == []

@@ -2,9 +2,10 @@
 
 import pytest
 
-from biorag.agent import Agent
-from biorag.errors import ConfigError, InputError
-from biorag.planner import Rewrite, RulesPlanner, Selection, Verdict
+from biorag.contracts.errors import ConfigError, InputError
+from biorag.loop.agent import Agent
+from biorag.loop.plans import Rewrite, Selection, Verdict
+from biorag.loop.rules_planner import RulesPlanner
 from biorag.settings import load_settings
 from tests.spine.records import GENES, SNP, RecordRetriever
 
@@ -106,10 +107,9 @@ class _StuckPlanner(RulesPlanner):
     """Always proposes the same lookup, as a confused LLM planner does."""
 
     def select(self, state):
-        state.planned_by = "llm"
         return Selection("gene", "try again", "llm")
 
-    def rewrite(self, state, retriever, with_mesh):
+    def rewrite(self, state, selection, with_mesh):
         return Rewrite("NOSUCHGENE1", [], "llm")
 
     def evaluate(self, state):
@@ -159,7 +159,7 @@ def test_mesh_filter_switch(mesh_on):
 
 
 class _ProposingPlanner(RulesPlanner):
-    def rewrite(self, state, retriever, with_mesh):
+    def rewrite(self, state, selection, with_mesh):
         return Rewrite("tau phosphorylation", ["Alzheimer Disease", "Tauopathy Of Made-Up Things"], "llm")
 
 

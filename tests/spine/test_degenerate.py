@@ -1,4 +1,4 @@
-"""Degenerate model output is cut and reported (biorag/degenerate.py): unit cases, real
+"""Degenerate model output is cut and reported (biorag/llm/degenerate.py): unit cases, real
 abstracts that must pass untouched, and a real loop from the embedded SmolLM2 model."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from biorag import prompts
-from biorag.degenerate import cut_loop, inspect_output
+from biorag.llm.degenerate import cut_loop, inspect_output
+from biorag.loop import prompts
 
 SAMPLE = Path(__file__).resolve().parents[2] / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
 LOOP = "The answer to the question in three sentences is:"

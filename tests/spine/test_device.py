@@ -1,13 +1,13 @@
-"""The one device picker (biorag.device), used by the embedder, the MeSH taggers and the
+"""The one device picker (biorag.host.device), used by the embedder, the MeSH taggers and the
 training loops: "auto" follows the hardware torch sees, an explicit CUDA device without a
 GPU is one clear ConfigError naming the setting, and a name that is no device is refused."""
 
 import pytest
 import torch
 
-from biorag.device import half_dtype, pick_device
-from biorag.embedder import Embedder
-from biorag.errors import ConfigError
+from biorag.contracts.errors import ConfigError
+from biorag.host.device import half_dtype, pick_device
+from biorag.ml.embedder import Embedder
 
 HAS_CUDA = torch.cuda.is_available()
 HAS_MPS = getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
@@ -60,7 +60,7 @@ def test_embedder_on_cuda_without_a_gpu_says_which_setting():
 
 @pytest.mark.parametrize("amx, want", [(True, "bfloat16"), (False, None)])
 def test_auto_query_precision_is_bf16_only_where_the_cpu_multiplies_it(monkeypatch, amx, want):
-    import biorag.device as dev
+    import biorag.host.device as dev
 
     monkeypatch.setattr(dev, "cpu_has_fast_bf16", lambda: amx)
     assert dev.query_dtype("auto", "cpu") == want
@@ -70,14 +70,14 @@ def test_auto_query_precision_is_bf16_only_where_the_cpu_multiplies_it(monkeypat
 
 
 def test_auto_query_precision_on_cuda_is_the_documents_half_precision(monkeypatch):
-    import biorag.device as dev
+    import biorag.host.device as dev
 
     monkeypatch.setattr(dev, "half_dtype", lambda device: "float16")
     assert dev.query_dtype("auto", "cuda") == "float16"
 
 
 def test_a_precision_that_is_no_dtype_is_refused():
-    from biorag.device import query_dtype
+    from biorag.host.device import query_dtype
 
     with pytest.raises(ConfigError, match=r"^index.query_precision=fp8 is not one of auto, float32, bfloat16, float16"):
         query_dtype("fp8", "cpu")
@@ -121,7 +121,7 @@ def test_bf16_queries_stay_next_to_float32_ones_and_documents_stay_float32():
 
 @pytest.mark.parametrize("cores, want", [(1, 1), (2, 1), (3, 1), (4, 2), (16, 8)])
 def test_a_server_gives_torch_half_the_cores_by_default(cores, want):
-    from biorag.device import serving_torch_threads
+    from biorag.host.device import serving_torch_threads
 
     assert serving_torch_threads(0, cores) == want
 
@@ -130,7 +130,7 @@ def test_an_explicit_server_thread_count_is_kept_and_a_negative_one_refused():
     """The setting refuses a negative count (on load and on assignment): the one check."""
     from pydantic import ValidationError
 
-    from biorag.device import serving_torch_threads
+    from biorag.host.device import serving_torch_threads
     from biorag.settings import load_settings
 
     assert serving_torch_threads(3, 2) == 3
@@ -148,7 +148,7 @@ def test_the_thread_limit_holds_for_threads_started_after_it():
     import sys
 
     code = ("import threading, torch\n"
-            "from biorag.device import limit_torch_threads\n"
+            "from biorag.host.device import limit_torch_threads\n"
             "print(limit_torch_threads(1))\n"
             "seen = []\n"
             "t = threading.Thread(target=lambda: seen.append(torch.get_num_threads())); t.start(); t.join()\n"

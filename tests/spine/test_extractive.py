@@ -1,5 +1,5 @@
 """Extractive free-text answers over a real Milvus Lite index of bundled PubMed records,
-ranked by the real bundled embedder (biorag/extractive.py, generation.mode=extractive)."""
+ranked by the real bundled embedder (biorag/loop/extractive.py, generation.mode=extractive)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from application.engine import build_agent
-from biorag.agent import Agent
-from biorag.embedder import Embedder
-from biorag.extractive import split_sentences
+from biorag.loop.agent import Agent
+from biorag.loop.extractive import split_sentences
+from biorag.ml.embedder import Embedder
+from biorag.ml.vector_store import open_store
 from biorag.settings import load_settings
-from biorag.vector_store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"

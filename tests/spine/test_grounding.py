@@ -1,6 +1,6 @@
-from biorag.grounding import extract_claims, structured_answer, verify_claims
-from biorag.models import Evidence
-from biorag.understanding import analyse
+from biorag.contracts.models import Evidence
+from biorag.loop.grounding import extract_claims, structured_answer, verify_claims
+from biorag.understanding.analysis import analyse
 from tests.registered import SOURCES
 from tests.spine.records import GENES, SNP
 

@@ -5,12 +5,12 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from biorag.agent import Agent
-from biorag.errors import StructuredOutputError
-from biorag.grounding import extract_claims, supported
+from biorag.contracts.errors import StructuredOutputError
 from biorag.llm import ChatMessage, make_llm
 from biorag.llm.base import LLM, LLMReply
 from biorag.llm.meter import metering
+from biorag.loop.agent import Agent
+from biorag.loop.grounding import extract_claims, supported
 from biorag.settings import load_settings
 from tests.spine.records import GENES, SNP, RecordRetriever
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from biorag.errors import LLMError
+from biorag.contracts.errors import LLMError
 from biorag.llm.base import LLM, ChatMessage, LLMReply
 from biorag.llm.meter import metering
 

@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from biorag.errors import LLMError
+from biorag.contracts.errors import LLMError
 from biorag.llm import ChatMessage
 from biorag.llm.embedded import bundled_gguf
 from biorag.llm.openai_compat import OpenAICompatLLM

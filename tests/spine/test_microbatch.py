@@ -1,4 +1,4 @@
-"""The micro-batcher behind concurrent searches, and the query-embedding LRU (issue 14)."""
+"""The micro-batcher behind concurrent searches, and the query-embedding LRU."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from biorag.embedder import Embedder, QueryCache
-from biorag.microbatch import MicroBatcher
+from biorag.ml.embedder import Embedder, QueryCache
+from biorag.ml.microbatch import MicroBatcher
 
 
 class SlowSquare:
@@ -128,7 +128,7 @@ def test_workers_do_not_keep_the_owner_alive():
     import gc
     import weakref
 
-    import biorag.microbatch as mb
+    import biorag.ml.microbatch as mb
 
     class Owner:
         def __init__(self):
@@ -210,7 +210,7 @@ def test_a_lone_caller_after_a_burst_waits_once_at_most():
 def test_the_search_batchers_wait_is_the_setting(tmp_path, sets, want):
     """index.batch_wait_ms reaches the PubMed retriever's batcher (nothing is opened)."""
     from biorag.settings import load_settings
-    from retrievers.pubmed import PubMedRetriever
+    from retrievers.pubmed.retriever import PubMedRetriever
 
     r = PubMedRetriever.from_settings(load_settings("embedded", sets=[f"data_dir={tmp_path}", *sets]))
     assert r.batcher.max_wait_s == pytest.approx(want)
@@ -256,8 +256,8 @@ def test_one_worker_per_core_that_torch_leaves_free():
     import sys
 
     code = ("import torch\n"
-            "from biorag.device import available_cores\n"
-            "from retrievers.pubmed import encoder_workers\n"
+            "from biorag.host.device import available_cores\n"
+            "from retrievers.pubmed.retriever import encoder_workers\n"
             "torch.set_num_threads(available_cores()); a = encoder_workers()\n"
             "torch.set_num_threads(1); b = encoder_workers()\n"
             "print(a, b, available_cores())\n")

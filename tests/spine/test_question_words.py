@@ -6,7 +6,7 @@ import ast
 import json
 from pathlib import Path
 
-from biorag.question_words import word_list, word_map, words
+from biorag.understanding.question_words import word_list, word_map, words
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = json.loads((ROOT / "biorag" / "resources" / "question_words.json").read_text(encoding="utf-8"))

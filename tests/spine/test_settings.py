@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from biorag.errors import ConfigError
+from biorag.contracts.errors import ConfigError
 from biorag.settings import load_settings
 
 

@@ -11,14 +11,15 @@ import pytest
 
 from application.catalog import SOURCES
 from application.engine import Engine
-from biorag.agent import Agent
-from biorag.models import Evidence
-from biorag.planner import LoopState, admissible
-from biorag.retriever import Retriever
-from biorag.search_request import SearchRequest
+from biorag.contracts.models import Evidence
+from biorag.contracts.sources import ENTITY_KINDS, GENE_IDS, AnswerField, Reading
+from biorag.loop.agent import Agent
+from biorag.loop.rules_planner import admissible
+from biorag.loop.state import LoopState
+from biorag.retrieval.retriever import Retriever
 from biorag.settings import load_settings
-from biorag.sources import ENTITY_KINDS, GENE_IDS, AnswerField, Reading
-from biorag.understanding import analyse
+from biorag.understanding.analysis import analyse
+from biorag.understanding.search_request import SearchRequest
 from tests.spine.records import GENES, RecordRetriever
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """Sufficiency follows the evidence: one guard in the agent loop, whatever the planner or
-the self_eval switch says (biorag/sufficiency.py). Real NCBI records (tests/spine/records),
+the self_eval switch says (biorag/loop/sufficiency.py). Real NCBI records (tests/spine/records),
 the real BLAST retriever's input check, the real embedded model for the llm/hybrid planners."""
 
 from __future__ import annotations
@@ -8,15 +8,16 @@ import logging
 
 import pytest
 
-from biorag.agent import Agent
-from biorag.errors import InputError, NotRecorded
-from biorag.grounding import supported, verify_claims
-from biorag.models import Evidence
-from biorag.planner import Rewrite, RulesPlanner, Selection, Verdict
-from biorag.search_request import SearchRequest
+from biorag.contracts.errors import InputError, NotRecorded
+from biorag.contracts.models import Evidence
+from biorag.loop.agent import Agent
+from biorag.loop.grounding import supported, verify_claims
+from biorag.loop.plans import Rewrite, Selection, Verdict
+from biorag.loop.rules_planner import RulesPlanner
+from biorag.loop.sufficiency import missing_entities
 from biorag.settings import load_settings
-from biorag.sufficiency import missing_entities
-from biorag.understanding import Analysis, Entity
+from biorag.understanding.analysis import Analysis, Entity
+from biorag.understanding.search_request import SearchRequest
 from tests.spine.records import GENES, SNP, RecordRetriever
 
 
@@ -136,17 +137,17 @@ def test_a_claim_found_only_in_the_question_is_removed():
 
 def test_a_source_rejecting_its_input_is_a_trace_event_not_a_traceback(caplog):
     """The real BLAST retriever refuses a gene name (no HTTP is made)."""
-    from retrievers.blast import BlastRetriever
+    from retrievers.blast.retriever import BlastRetriever
 
     class ToBlast(RulesPlanner):
         def select(self, state):
             if state.attempts:
-                from biorag.planner import PlanExhausted
+                from biorag.loop.plans import PlanExhausted
 
                 raise PlanExhausted("done")
             return Selection("blast", "test", "rules")
 
-        def rewrite(self, state, retriever, with_mesh):
+        def rewrite(self, state, selection, with_mesh):
             return Rewrite("BRCA2", [], "rules")
 
     settings = load_settings(sets=["tool_io.mode=replay"])
@@ -171,7 +172,7 @@ def test_an_unexpected_crash_is_one_warning_line_and_a_debug_traceback(caplog):
             return {}["missing key"]  # a real bug in a tool
 
     agent = Agent(load_settings(sets=["planner=rules", "max_rounds=1"]), retrievers={"gene": Broken("gene", GENES)})
-    with caplog.at_level(logging.DEBUG, logger="biorag.agent"):
+    with caplog.at_level(logging.DEBUG, logger="biorag.loop.agent"):
         ans = agent.answer("What is the official gene symbol of LMP10?")
     retrieve = [e for e in ans.trace if e.step == "retrieve"][0]
     assert not retrieve.ok and retrieve.error == "gene: unexpected KeyError: 'missing key'"

@@ -1,4 +1,4 @@
-"""The query encoder's TorchScript trace (biorag/traced_encoder.py, `index.query_trace`):
+"""The query encoder's TorchScript trace (biorag/ml/traced_encoder.py, `index.query_trace`):
 the same vectors as the eager model for real queries of any length and batch size, also
 from two threads at once; and a model that cannot be traced, or whose trace disagrees,
 stays eager with a warning that says why."""
@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from biorag import traced_encoder
-from biorag.embedder import Embedder
+from biorag.ml import traced_encoder
+from biorag.ml.embedder import Embedder
 from biorag.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ def test_traced_queries_are_the_eager_vectors(encoders, batch):
 
 
 def test_two_threads_encoding_at_once_get_their_own_vectors(encoders):
-    """The batcher's workers call the trace concurrently (retrievers/pubmed.py)."""
+    """The batcher's workers call the trace concurrently (retrievers/pubmed/retriever.py)."""
     traced, eager = encoders
     halves = [QUERIES[0::2], QUERIES[1::2]]
     out: dict[int, list[np.ndarray]] = {0: [], 1: []}
@@ -86,7 +86,7 @@ def test_a_model_that_cannot_be_traced_stays_eager_and_says_why(encoders, monkey
         raise RuntimeError("this model cannot be traced")
 
     monkeypatch.setattr(torch.jit, "trace", refuse)
-    with caplog.at_level(logging.WARNING, logger="biorag.embedder"):
+    with caplog.at_level(logging.WARNING, logger="biorag.ml.embedder"):
         assert traced_encoder.trace_query_encoder(enc.model, enc.tokenize, enc.name) is None
     assert "runs eagerly" in caplog.text and "this model cannot be traced" in caplog.text
 
@@ -95,7 +95,7 @@ def test_a_trace_that_disagrees_with_the_model_is_not_used(encoders, monkeypatch
     _, eager = encoders
     enc = eager.query_encoder
     monkeypatch.setattr(traced_encoder, "MIN_COSINE", 1.5)  # no trace can agree this well
-    with caplog.at_level(logging.WARNING, logger="biorag.embedder"):
+    with caplog.at_level(logging.WARNING, logger="biorag.ml.embedder"):
         assert traced_encoder.trace_query_encoder(enc.model, enc.tokenize, enc.name) is None
     assert "disagrees" in caplog.text
 

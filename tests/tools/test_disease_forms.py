@@ -11,9 +11,9 @@ from collections import defaultdict
 
 import pytest
 
-from biorag.names import catalogue_form, disease_key, inverted_keys
-from biorag.search_request import SearchRequest
-from retrievers.omim_local import LocalOmimRetriever
+from biorag.knowledge.names import catalogue_form, disease_key, inverted_keys
+from biorag.understanding.search_request import SearchRequest
+from retrievers.omim.local import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
 N = 12

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from biorag.search_request import SearchRequest
-from retrievers.omim_local import LocalOmimRetriever
+from biorag.understanding.search_request import SearchRequest
+from retrievers.omim.local import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
 N = 20

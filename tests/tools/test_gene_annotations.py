@@ -13,9 +13,9 @@ from collections import defaultdict
 
 import pytest
 
-from biorag.errors import InputError
-from biorag.gene_sets import REACTOME_GMT, ancestors, term_parents
-from biorag.gene_store_schema import GO_EVIDENCE_TIER
+from biorag.contracts.errors import InputError
+from biorag.knowledge.gene_sets import REACTOME_GMT, ancestors, term_parents
+from biorag.storage.gene_store_schema import GO_EVIDENCE_TIER
 from indexing.gene_annotations import CLINVAR_VCF, GO_DIRECT, check_clinvar_vcf, rank_go
 
 

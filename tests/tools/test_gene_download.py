@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from indexing.gene_annotations import CLINVAR_VCF
 from indexing.gene_store_build import SAMPLE_DIR, snapshot_paths
-from retrievers.gene_store import GeneStore
+from retrievers.stores.gene_store import GeneStore
 
 SAMPLE = {
     "gene_info": ("Homo_sapiens.gene_info.gz", (SAMPLE_DIR / "gene_info_chr16.tsv.gz").read_bytes()),

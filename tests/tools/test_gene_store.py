@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from biorag.errors import InputError, SourceUnavailable
-from biorag.search_request import SearchRequest
+from biorag.contracts.errors import InputError, SourceUnavailable
+from biorag.understanding.search_request import SearchRequest
 from indexing.gene_store_build import SAMPLE_DIR, build_gene_store
-from retrievers.gene import LocalGeneRetriever
-from retrievers.gene_store import GeneStore
+from retrievers.gene.retriever import LocalGeneRetriever
+from retrievers.stores.gene_store import GeneStore
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def test_case_is_preserved_and_exact_case_ranks_first(store):
 
 
 def test_same_evidence_shape_as_live_gene_tool(store, recorded_store):
-    from retrievers.gene import record_from_esummary
+    from retrievers.gene.retriever import record_from_esummary
 
     live = recorded_store.lookup("eutils", "esummary", {"db": "gene", "id": "5699,8138,19171"})
     import json

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from biorag.errors import ConfigError, NotRecorded
-from retrievers.http_store import HttpStore, request_key, safe_url
+from biorag.contracts.errors import ConfigError, NotRecorded
+from retrievers.common.http_store import HttpStore, request_key, safe_url
 
 
 def test_key_ignores_paging_format_and_identity_and_sorts_ids():

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from application.engine import build_agent
-from biorag.errors import ToolError
-from biorag.search_request import SearchRequest
+from biorag.contracts.errors import ToolError
 from biorag.settings import load_settings
+from biorag.understanding.search_request import SearchRequest
 from retrievers.layered import LayeredGeneRetriever, LayeredOmimRetriever
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from biorag.errors import InputError
-from biorag.search_request import SearchRequest
+from biorag.contracts.errors import InputError
+from biorag.understanding.search_request import SearchRequest
 from indexing.gene_store_build import SAMPLE_DIR, build_gene_store
-from retrievers.gene_store import GeneStore
-from retrievers.omim import OmimRetriever, link_genes, omim_evidence, omim_metadata
+from retrievers.omim.retriever import OmimRetriever, link_genes, omim_evidence, omim_metadata
+from retrievers.stores.gene_store import GeneStore
 
 DATA = Path(__file__).parent / "data" / "omim_links"
 

@@ -1,4 +1,4 @@
-"""The sources' typed records (retrievers/gene_record.py, ...): each source writes its record
+"""The sources' typed records (retrievers/gene/record.py, ...): each source writes its record
 into `Evidence.metadata` and its readers take it back typed. The metadata a source writes
 is its record's `as_metadata()`, key for key and in order, so the JSON on the wire stays
 what it was; checked here on real records of the full gene store (random genes, fixed
@@ -11,22 +11,22 @@ import random
 
 import pytest
 
-from biorag.models import Evidence
-from biorag.search_request import SearchRequest
-from retrievers.clinvar_variants import LocalVariantRetriever
-from retrievers.dbsnp import SNP_GENES, DbSnpRetriever, read_snp_field
-from retrievers.gene import GeneRetriever, LocalGeneRetriever, record_from_esummary
-from retrievers.gene_fields import GENE_CARD, read_gene_field
-from retrievers.gene_record import GeneRecord
-from retrievers.gene_store import GeneStore
-from retrievers.hpo import HpoRetriever
-from retrievers.hpo_record import (
+from biorag.contracts.models import Evidence
+from biorag.understanding.search_request import SearchRequest
+from retrievers.dbsnp.clinvar import LocalVariantRetriever
+from retrievers.dbsnp.record import VariantRecord
+from retrievers.dbsnp.retriever import SNP_GENES, DbSnpRetriever, read_snp_field
+from retrievers.gene.fields import GENE_CARD, read_gene_field
+from retrievers.gene.record import GeneRecord
+from retrievers.gene.retriever import GeneRetriever, LocalGeneRetriever, record_from_esummary
+from retrievers.hpo.record import (
     DiseaseRecord,
     GeneDiseasesRecord,
     RankedDiseaseRecord,
     RankedGeneRecord,
 )
-from retrievers.variant_record import VariantRecord
+from retrievers.hpo.retriever import HpoRetriever
+from retrievers.stores.gene_store import GeneStore
 
 #: the keys every gene record has carried, in order, whichever backend wrote it
 GENE_KEYS = ["symbol", "name", "aliases", "organism", "tax_id", "chromosome", "map_location", "gene_type",

@@ -16,9 +16,9 @@ from collections import defaultdict
 
 import pytest
 
-from biorag.search_request import SearchRequest
+from biorag.understanding.search_request import SearchRequest
 from indexing.gene_store_build import snapshot_paths
-from retrievers.gene import GeneRetriever, LocalGeneRetriever
+from retrievers.gene.retriever import GeneRetriever, LocalGeneRetriever
 from tests.registered import analyse, structured_answer
 
 N = 25

@@ -7,14 +7,19 @@ import json
 
 import pytest
 
-from biorag.errors import InputError, ToolError
-from biorag.search_request import SearchRequest
-from retrievers.blast import BlastRetriever, extract_sequence, parse_text_report
-from retrievers.dbsnp import DbSnpRetriever
-from retrievers.gene import GeneRetriever
-from retrievers.http_store import BUNDLED_CASSETTE, HttpStore
-from retrievers.omim import OmimRetriever
-from retrievers.web import ArxivRetriever, CrossrefRetriever, DdgsWebRetriever, WikipediaRetriever
+from biorag.contracts.errors import InputError, ToolError
+from biorag.understanding.search_request import SearchRequest
+from retrievers.blast.retriever import BlastRetriever, extract_sequence, parse_text_report
+from retrievers.common.http_store import BUNDLED_CASSETTE, HttpStore
+from retrievers.dbsnp.retriever import DbSnpRetriever
+from retrievers.gene.retriever import GeneRetriever
+from retrievers.omim.retriever import OmimRetriever
+from retrievers.web.retriever import (
+    ArxivRetriever,
+    CrossrefRetriever,
+    DdgsWebRetriever,
+    WikipediaRetriever,
+)
 
 BLAST = "/blast/Blast.cgi"
 SEQ15 = ("ATTCTGCCTTTAGTAATTTGATGACAGAGACTTCTTGGGAACCACAGCCAGGGAGCCACCCTTTACTCCACCAACAGGTGGC"
@@ -156,7 +161,7 @@ def test_ddgs_results_replay_from_a_recording(tmp_path, live_settings):
 
 
 def test_nucleotide_and_protein_summaries(server, live_settings):
-    from retrievers.sequence_record import SequenceRecordRetriever
+    from retrievers.nucleotide.retriever import SequenceRecordRetriever
 
     nuc = {"header": {}, "result": {"uids": ["1"], "1": {
         "uid": "1", "caption": "NM_002801", "accessionversion": "NM_002801.4",

@@ -1,6 +1,6 @@
-"""The omim, blast, web and pubmed sources' typed records (retrievers/omim_record.py,
+"""The omim, blast, web and pubmed sources' typed records (retrievers/omim/record.py,
 blast_record.py, web_record.py, pubmed_record.py) and the core's readers of them
-(biorag/links.py, biorag/unknown_names.py). Each source writes its record into
+(biorag/loop/links.py, biorag/understanding/unknown_names.py). Each source writes its record into
 `Evidence.metadata` and readers take it back typed; the metadata is the record's
 `as_metadata()`, key for key and in the order each writer always used, so the JSON on the
 wire is unchanged. Real records: OMIM and BLAST answers of the bundled recording, diseases of
@@ -15,31 +15,31 @@ import random
 
 import pytest
 
-from biorag.catalogues import cited_as
-from biorag.links import gene_disease_link
-from biorag.search_request import SearchRequest
-from biorag.understanding import analyse
-from biorag.unknown_names import still_unknown
-from retrievers.blast import blast_evidence, parse_report
-from retrievers.blast_reading import SEQUENCE_ORGANISM, read_blast_field
-from retrievers.blast_record import BlastHitRecord
-from retrievers.gene import GeneRetriever
-from retrievers.gene_store import GeneStore
-from retrievers.hpo import HpoRetriever
-from retrievers.http_store import BUNDLED_CASSETTE
-from retrievers.lexicon import StoreLexicon
-from retrievers.omim import (
+from biorag.knowledge.catalogues import cited_as
+from biorag.loop.links import gene_disease_link
+from biorag.understanding.analysis import analyse
+from biorag.understanding.search_request import SearchRequest
+from biorag.understanding.unknown_names import still_unknown
+from retrievers.blast.reading import SEQUENCE_ORGANISM, read_blast_field
+from retrievers.blast.record import BlastHitRecord
+from retrievers.blast.retriever import blast_evidence, parse_report
+from retrievers.common.http_store import BUNDLED_CASSETTE
+from retrievers.gene.retriever import GeneRetriever
+from retrievers.hpo.retriever import HpoRetriever
+from retrievers.omim.local import LocalOmimRetriever
+from retrievers.omim.record import OmimRecord
+from retrievers.omim.retriever import (
     DISEASE_GENES,
     DISEASE_LOCATIONS,
     OmimRetriever,
     read_omim_field,
 )
-from retrievers.omim_local import LocalOmimRetriever
-from retrievers.omim_record import OmimRecord
-from retrievers.pubmed import PubMedRetriever
-from retrievers.pubmed_record import PubMedRecord
-from retrievers.web import ArxivRetriever, CrossrefRetriever, WikipediaRetriever
-from retrievers.web_record import WebRecord
+from retrievers.pubmed.record import PubMedRecord
+from retrievers.pubmed.retriever import PubMedRetriever
+from retrievers.stores.gene_store import GeneStore
+from retrievers.stores.lexicon import StoreLexicon
+from retrievers.web.record import WebRecord
+from retrievers.web.retriever import ArxivRetriever, CrossrefRetriever, WikipediaRetriever
 from tests.index.index_helpers import SAMPLE
 from tests.registered import SOURCES
 
@@ -196,7 +196,7 @@ def test_pubmed_records_round_trip_key_for_key():
         rows = [json.loads(line) for line in f][:60]
     ad = "D000544"
     for i, row in enumerate(rows):
-        # the entity as the index returns it (biorag.pubmed_schema.row_from_record's fields)
+        # the entity as the index returns it (biorag.ml.pubmed_schema.row_from_record's fields)
         entity = {"title": row["title"], "abstract": row.get("abstract", ""), "journal": row.get("journal", ""),
                   "year": int(row.get("year") or 0), "mesh_ui": [m["ui"] for m in row["mesh"]],
                   "mesh_name": [m["name"] for m in row["mesh"]],

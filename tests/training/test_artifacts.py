@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from biorag.artifacts import (
+from biorag.contracts.errors import ConfigError
+from biorag.storage.artifacts import (
     MANIFEST_NAME,
     ArtifactManifest,
     check_embedder_manifest,
@@ -13,7 +14,6 @@ from biorag.artifacts import (
     read_manifest,
     write_manifest,
 )
-from biorag.errors import ConfigError
 
 
 def _embedder(tmp_path, dim=384):
@@ -90,7 +90,7 @@ def test_damaged_or_missing_manifests(tmp_path):
 
 
 def test_load_tagger_refuses_non_taggers(tmp_path):
-    from biorag.mesh_classifier import load_tagger
+    from biorag.ml.mesh_classifier import load_tagger
 
     with pytest.raises(ConfigError, match="does not exist"):
         load_tagger(tmp_path / "missing")

@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from biorag.artifacts import check_embedder_manifest, read_manifest
-from biorag.errors import ConfigError
+from biorag.contracts.errors import ConfigError
 from biorag.settings import EmbedderTrainingSettings
+from biorag.storage.artifacts import check_embedder_manifest, read_manifest
 from training.embedder import train_embedder
 from training.pairs import pmid_unique_batches
 from training.steps import LossLog, symmetric_info_nce
@@ -161,7 +161,7 @@ def test_resume_from_a_checkpoint_reproduces_the_run(prepared, trained, tmp_path
 
 
 def test_bad_base_and_batch_are_clear(prepared, tmp_path):
-    from biorag.errors import InputError
+    from biorag.contracts.errors import InputError
 
     with pytest.raises(ConfigError, match="never downloaded"):
         train_embedder(prepared, tmp_path, _cfg(base=str(tmp_path / "no-model")), progress=False)

@@ -1,8 +1,8 @@
 """An index refuses an embedder it was not built with, even at the same dimension."""
 
-from biorag.artifacts import ArtifactManifest, write_manifest
-from biorag.embedder import identity, mismatch
-from biorag.pubmed_schema import make_meta
+from biorag.ml.embedder import identity, mismatch
+from biorag.ml.pubmed_schema import make_meta
+from biorag.storage.artifacts import ArtifactManifest, write_manifest
 
 
 def _artifact(tmp_path, name, fingerprint):

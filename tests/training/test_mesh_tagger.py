@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from biorag.mesh import MeshTagger, vocabulary
-from biorag.mesh_classifier import (
+from biorag.knowledge.mesh import MeshTagger, vocabulary
+from biorag.ml.mesh_classifier import (
     MeshTrie,
     constrained_generate,
     load_tagger,
@@ -143,7 +143,7 @@ def classifier(prepared, tmp_path_factory):
 def test_classifier_head_trains_saves_and_reloads(classifier, tmp_path):
     import numpy as np
 
-    from biorag.mesh_classifier import build_tagger
+    from biorag.ml.mesh_classifier import build_tagger
     from biorag.settings import load_settings
 
     out, manifest = classifier
@@ -172,7 +172,7 @@ def test_classifier_adapter_changes_the_encoder(classifier):
     import torch
     from transformers import AutoModel
 
-    from biorag.mesh_classifier import encoder_path
+    from biorag.ml.mesh_classifier import encoder_path
 
     out, _ = classifier
     tagger = load_tagger(out)
@@ -183,7 +183,7 @@ def test_classifier_adapter_changes_the_encoder(classifier):
 
 
 def test_bad_head_is_clear(prepared, tmp_path):
-    from biorag.errors import InputError
+    from biorag.contracts.errors import InputError
 
     with pytest.raises(InputError, match="unknown head 'oracle'"):
         train_mesh(prepared, tmp_path, MeshTrainingSettings(head="oracle"), progress=False)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from biorag.errors import InputError
+from biorag.contracts.errors import InputError
 from tests.training.conftest import PUBMEDQA, RECORDS
 from training.pairs import (
     CHECK_TAGS,
@@ -73,7 +73,7 @@ def test_split_is_by_pmid_stable_and_disjoint(prepared):
 
 
 def test_mesh_labels_are_validated_descriptors(prepared):
-    from biorag.mesh import vocabulary
+    from biorag.knowledge.mesh import vocabulary
 
     vocab = vocabulary()
     examples = prepared.mesh("train") + prepared.mesh("heldout")

@@ -10,8 +10,8 @@ import pytest
 from application.catalog import registered_sources
 from application.engine import build_agent
 from biorag.settings import load_settings
-from retrievers.http_store import BUNDLED_CASSETTE
-from retrievers.lexicon import StoreLexicon
+from retrievers.common.http_store import BUNDLED_CASSETTE
+from retrievers.stores.lexicon import StoreLexicon
 
 
 @pytest.fixture(scope="session")

@@ -259,7 +259,7 @@ SEQUENCE = {
          "{x} - organism?"]),
     "alignment": (
         # the chromosome is asserted; the coordinates depend on which assembly record
-        # BLAST's ranking picks (retrievers/blast.py), not on the phrasing
+        # BLAST's ranking picks (retrievers/blast/retriever.py), not on the phrasing
         [(_SEQ, _SEQ.lower(), _SEQ, "chr15:")],
         ["Align the DNA sequence to the human genome:{x}",
          "The genomic coordinates of this sequence are: {x}",

@@ -4,7 +4,7 @@ Lyp1, Lyp2), which the answer used to repeat. Values: the bundled gene_info/HGNC
 
 from __future__ import annotations
 
-from retrievers.gene_fields import distinct_names
+from retrievers.gene.fields import distinct_names
 
 
 def test_aliases_of_a_real_record_are_listed_once_whatever_their_case(agent):

@@ -9,7 +9,7 @@ import pytest
 
 from application.catalog import retriever_class
 from application.engine import Engine, build_agent
-from biorag.errors import ConfigError
+from biorag.contracts.errors import ConfigError
 from tests.understanding.conftest import settings_for
 
 
@@ -65,7 +65,7 @@ def test_a_source_that_cannot_start_degrades_on_the_server_and_fails_a_one_off_r
 def test_a_field_read_for_several_genes_says_which_value_is_whose(agent, store_path, question):
     """First line: the bare list (what GeneHop scores); second line: each gene with its own
     value, as the store's record has it."""
-    from retrievers.gene_store import GeneStore
+    from retrievers.stores.gene_store import GeneStore
 
     ans = agent.answer(question)
     assert ans.sufficient, ans.answer

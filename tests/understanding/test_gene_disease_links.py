@@ -22,9 +22,9 @@ import re
 
 import pytest
 
-from biorag.catalogues import cited_as
-from biorag.understanding import analyse
-from retrievers.omim import GENE_LINKERS
+from biorag.knowledge.catalogues import cited_as
+from biorag.understanding.analysis import analyse
+from retrievers.omim.retriever import GENE_LINKERS
 from tests.agents import newcomer_agent
 
 # (question, the gene's official symbol, the disease as the question names it)

@@ -19,8 +19,8 @@ import sqlite3
 
 import pytest
 
-from biorag.question_words import english_words
-from biorag.understanding import analyse
+from biorag.understanding.analysis import analyse
+from biorag.understanding.question_words import english_words
 from tests.hgnc_rows import approved_hgnc_rows
 
 SEED = 24

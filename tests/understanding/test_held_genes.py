@@ -12,11 +12,11 @@ import sqlite3
 
 import pytest
 
-from biorag.search_request import SearchRequest
-from biorag.sufficiency import missing_entities
-from biorag.understanding import analyse
-from retrievers.gene import LocalGeneRetriever
-from retrievers.gene_store import GeneStore
+from biorag.loop.sufficiency import missing_entities
+from biorag.understanding.analysis import analyse
+from biorag.understanding.search_request import SearchRequest
+from retrievers.gene.retriever import LocalGeneRetriever
+from retrievers.stores.gene_store import GeneStore
 from tests.registered import SOURCES
 
 

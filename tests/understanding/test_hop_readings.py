@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from biorag import grounding
-from biorag.planner import LoopState, search_request
-from biorag.understanding import analyse
+from biorag.loop import grounding
+from biorag.loop.plans import Selection
+from biorag.loop.requests import search_request
+from biorag.loop.state import LoopState
+from biorag.understanding.analysis import analyse
 
 QUESTIONS = [
     ("What is the function of the gene rs121913343 is in?", "TP53"),
@@ -52,7 +54,7 @@ def test_the_kept_hop_readings_are_what_grounding_reads(agent):
                       retrievers=agent.retrievers)
     assert len(rounds) >= 2
     for retriever, query in rounds:
-        request = search_request(state, retriever, query, 10, None, "off")
+        request = search_request(state, Selection(retriever, "", "rules"), query, 10, None, "off")
         state.evidence += list(agent.retrievers[retriever].search(request))
         for hop in range(len(state.analysis.intent.hops)):
             fresh = grounding.hop_reading(state.analysis, state.evidence, agent.retrievers, hop)

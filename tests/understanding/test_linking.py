@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from application.engine import build_agent
-from biorag.understanding import analyse, find_entities
+from biorag.understanding.analysis import analyse, find_entities
 from tests.registered import SOURCES
 from tests.understanding.conftest import settings_for
 from tests.understanding.phrasings import GENE
@@ -93,8 +93,8 @@ def test_a_catalogue_title_in_inverted_order_mentions_the_disease():
     """OMIM titles invert names ("RENAL TUBULAR ACIDOSIS, DISTAL, ..."): the evidence guard
     reads every word of the question's disease in one title as a mention; a title missing
     one of its words does not count."""
-    from biorag.models import Evidence
-    from biorag.sufficiency import missing_entities
+    from biorag.contracts.models import Evidence
+    from biorag.loop.sufficiency import missing_entities
 
     a = analyse("Which genes cause Distal renal tubular acidosis?", SOURCES, None)
     inverted = Evidence(source="omim", id="179800", title="RENAL TUBULAR ACIDOSIS, DISTAL, AUTOSOMAL DOMINANT", text="")
@@ -155,7 +155,7 @@ def test_the_organism_a_question_names_reaches_the_alignment_reader():
     """A real yeast BLAST report from the dev recording: asked where the sequence lies in
     the yeast genome, the answer is on a S. cerevisiae chromosome record; asked about the
     human genome (or no genome), there is no human record, so no location."""
-    from biorag.grounding import structured_answer
+    from biorag.loop.grounding import structured_answer
     from tests.tools.test_blast_records import SPECIES
 
     _, question, evidence = next(r for r in SPECIES if "Saccharomyces pastorianus" in {e.metadata["organism"] for e in r[2]})

@@ -1,4 +1,4 @@
-"""Questions a newcomer typed on the README's stores (issue 24, a stranger's try), turned
+"""Questions a newcomer typed on the README's stores (a stranger's try), turned
 into rules checked on real records, by invariance:
 
 - "what is X involved in?" asks what the gene does: the same first line as "what does X do",
@@ -22,8 +22,8 @@ import re
 
 import pytest
 
-from biorag.question_words import english_words
-from biorag.understanding import analyse
+from biorag.understanding.analysis import analyse
+from biorag.understanding.question_words import english_words
 from tests.metamorphic.records import DISEASES
 from tests.understanding.test_gene_card import (
     GO,

@@ -9,7 +9,7 @@ import pytest
 from application.catalog import registered_sources
 from application.engine import build_agent
 from biorag.settings import load_settings
-from retrievers.http_store import BUNDLED_CASSETTE
+from retrievers.common.http_store import BUNDLED_CASSETTE
 
 
 def _agent(store_path, data_dir, disable: list[str]):

@@ -1,0 +1,170 @@
+"""Question understanding: the entities a question names, the answer field it asks for, and
+the chain of sources (hops) that answers it (`analyse`), for the enabled sources'
+declarations. Nothing here is keyed to a phrasing or to a source.
+
+Entities first, then intent; the parts live in their own modules:
+
+- biorag.understanding.question_model: `Entity`, `Hop`, `Intent`, `Analysis`;
+- biorag.understanding.entity_linking: the entities (with biorag.understanding.entity_patterns, biorag.understanding.lexicon_lookup,
+  biorag.understanding.disease_names, and biorag.understanding.disease_context for a gene asked about in a disease);
+- biorag.understanding.intent: the answer field from the sources' cue words, and the hops;
+- biorag.understanding.question_words: the word lists of resources/question_words.json.
+
+This module puts them together: it drops a gene alias that is a field word when the rest
+reads clearly, takes an unsure gene-like name as the gene when a gene field is asked, gives
+gene lists and symptom lists their task, adds the context checks, and names the genes no
+dictionary holds. Other modules import the question model and `analyse` from here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+
+from biorag.contracts.sources import GENE_IDS, Lexicon, Source, declared_fields
+from biorag.understanding.asked_names import gene_asked_by_name
+from biorag.understanding.disease_context import context_checks
+from biorag.understanding.entity_linking import find_entities
+from biorag.understanding.entity_patterns import (
+    ACCESSION,
+    DNA,
+    ENSEMBL,
+    ENTREZ,
+    RSID,
+    clean_question,
+)
+from biorag.understanding.intent import (
+    PLACEHOLDER,
+    blank_entities,
+    detect_intent,
+    field_vocabulary,
+    gene_list_task,
+    normalise,
+    own_record,
+    plan,
+)
+from biorag.understanding.options import split_options
+from biorag.understanding.phenotype_questions import read_feature_list
+from biorag.understanding.question_model import Analysis, Entity, Hop, Intent
+from biorag.understanding.question_words import FILLER, NOT_GENES, english_words, filler
+from biorag.understanding.unknown_names import POLITE, symbol_like, unknown_genes
+
+#: what other modules import from here (the parts live in the modules named above)
+__all__ = ["ACCESSION", "DNA", "ENSEMBL", "ENTREZ", "RSID", "Analysis", "Entity", "Hop", "Intent", "analyse",
+           "context_checks", "detect_intent", "english_words", "find_entities", "own_record", "plan"]
+
+
+def _field_words_not_genes(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[Entity]:
+    """Entities without the genes named only by an alias that is also a word of the
+    sources' field vocabulary ("HPO", an alias of GFER, in "Marfan syndrome HPO terms"),
+    when the question without them reads clearly: another entity (a disease, phenotypes)
+    and a field about it. Otherwise the alias stays a gene ("Where is HPO?")."""
+    if not sources:
+        return entities
+    vocabulary = field_vocabulary(sources)
+    words = [e for e in entities if e.kind == "gene" and e.how == "alias" and e.text.lower() in vocabulary]
+    if not words:
+        return entities
+    rest = [e for e in entities if e not in words]
+    genes = [e for e in rest if e.kind == "gene" and e.confident]
+    if len(genes) < 2:
+        rest = [e for e in rest if e.kind != "gene_list"]
+    kinds = {e.kind for e in rest if e.confident}
+    if not kinds - {"organism"}:
+        return entities
+    blanked = blank_entities(DNA.sub(PLACEHOLDER, core), [e for e in rest if e.confident])
+    intent = detect_intent(blanked, kinds, sources, strong_only=True)
+    if intent is None or "gene" in intent.hops[0].takes:
+        return entities
+    return rest
+
+
+def _subject_not_field_words(entities: list[Entity], sources: Mapping[str, Source] | None) -> list[Entity]:
+    """Entities without an unsure subject that asks for a field ("What genetic changes
+    contribute to Marfan syndrome?": "genetic" asks for the disease's genes)."""
+    if not sources:
+        return entities
+    vocabulary = field_vocabulary(sources)
+    return [e for e in entities if not (e.role == "subject" and not e.confident
+                                        and vocabulary.intersection(normalise(e.text).split()))]
+
+
+def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon: Lexicon | None = None) -> Analysis:
+    """Entities, answer field and hops of a question, for the given sources' declarations
+    (the enabled retrievers; without sources only entities are found). Multiple-choice
+    options are split off first: the stem is what is understood."""
+    stem, options = split_options(clean_question(question))
+    if options:
+        options = [replace(o, names=tuple(n for e in find_entities(o.text, lexicon) if e.confident
+                                          for n in e.canonical)) for o in options]
+    analysis = _analyse(question, stem, sources, lexicon)
+    analysis.options = options
+    return analysis
+
+
+def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lexicon: Lexicon | None) -> Analysis:
+    core = stem
+    entities = _field_words_not_genes(core, find_entities(stem, lexicon), sources)
+    entities = _subject_not_field_words(entities, sources)
+    # a gene named by a word that reads as something else, asked a gene's field of
+    entities = gene_asked_by_name(core, entities, sources, lexicon)
+    # a patient's features listed in words: their names, not the words inside them
+    entities, feature_names = read_feature_list(stem, entities, lexicon)
+    # names a dictionary or pattern is sure of are blanked out: their letters are no cue
+    blanked = blank_entities(DNA.sub(PLACEHOLDER, core),
+                             [e for e in entities if e.confident or e.role] + feature_names)
+    kinds = {e.kind for e in entities if e.confident}
+    if any(e.role == "subject" for e in entities):
+        # asked about a gene (or an unknown subject) in the context of a disease: the
+        # disease frames the question, it is not what the answer is about
+        kinds -= {"disease", "phenotype"}
+    intent = detect_intent(blanked, kinds, sources)
+    if intent is None and sources and any(e.role == "subject" and e.confident for e in entities):
+        # "is tau involved in Alzheimer disease?", "FBN1 and Marfan syndrome": the gene's record
+        intent = own_record(kinds, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
+    unsure = [e for e in entities if not e.confident and e.kind == "gene" and not e.role]
+    if intent is None and unsure and len(unsure) <= 2 and not kinds.intersection(GENE_IDS):
+        # a gene-like name without dictionary support, in a question that asks for a gene
+        # field: take it as the gene
+        intent = detect_intent(blanked, kinds | {"gene"}, sources, strong_only=True)
+        if intent is not None and "gene" in intent.hops[0].takes:
+            entities = [Entity(e.kind, e.text, True, e.canonical, e.how, e.span) if e in unsure else e
+                        for e in entities]
+        else:
+            intent = None
+    free_text = False
+    if sources and "gene_list" in kinds:
+        intent, free_text = gene_list_task(blanked, kinds, sources, intent)
+    if intent is None and sources and kinds - {"organism"} == {"phenotype"}:
+        # symptoms and nothing else ("child with aniridia"): the phenotypes' default field
+        intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
+    if intent is not None and sources:
+        intent = replace(intent, checks=context_checks(entities, intent, sources))
+    unknown = unknown_genes(_unknown_names(core, entities, sources), lexicon) if lexicon is not None else {}
+    return Analysis(question=question, core=core, entities=entities, intent=intent, free_text=free_text,
+                    unknown=unknown)
+
+
+def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[str]:
+    """The question's gene-like names no dictionary holds, when it asks a gene's field of them
+    and nothing else (see biorag.understanding.unknown_names)."""
+    if not sources or any(e.confident and e.kind not in ("gene", "organism") for e in entities):
+        return []
+    genes = [e for e in entities if e.kind == "gene"]
+    if not genes or any(e.how != "pattern" or not symbol_like(e.text) for e in genes):
+        return []
+    blanked = blank_entities(core, genes)
+    # "..., thanks" / "hi, ..." wrap a question without asking anything: read it without them
+    bare = " ".join(w for w in blanked.split() if re.sub(r"\W", "", w.lower()) not in POLITE)
+    asked = detect_intent(bare, {"gene"}, sources)
+    if asked is None or "gene" not in asked.hops[0].takes:
+        return []
+    if any(asked.kind == f.name for _s, f in declared_fields(sources) if f.default_for) and not (
+            any(e.confident for e in genes) or re.search(r"\bgenes?\b", core, re.I)):
+        return []  # "What is COVID-19?" names no gene; "What is the FLURBLE1 gene?" does
+    allowed = field_vocabulary(sources) | NOT_GENES | FILLER | POLITE
+    words = [w for w in normalise(blanked).split() if w != "\u220e" and not w.isdigit()]
+    return [e.text for e in genes] if all(w in allowed or filler(w) for w in words) else []
+
+

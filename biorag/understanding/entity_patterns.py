@@ -1,0 +1,96 @@
+"""What a question's names look like without a dictionary: identifiers (rsIDs, Ensembl and
+Entrez IDs, RefSeq accessions), DNA sequences, the tokens a gene name may be and whether a
+token may be one, and the question cleaned of quotes, boilerplate and a sign-off.
+"""
+
+from __future__ import annotations
+
+import re
+
+from biorag.understanding.question_words import NOT_GENES, english_words, words
+
+RSID = re.compile(r"\brs\d{1,12}\b", re.IGNORECASE)
+ENSEMBL = re.compile(r"\bENS[A-Z]*G\d{11}(?:\.\d+)?\b", re.IGNORECASE)
+ENTREZ = re.compile(
+    r"\b(?:ncbi\s+gene\s*id|gene\s*id|entrez(?:\s*gene)?(?:\s*id)?|ncbi\s+gene)\s*(?:number\s*)?[:#]?\s*(\d{1,9})\b",
+    re.IGNORECASE)
+ACCESSION = re.compile(r"\b(?:[ANXWY][MRPCGTWZ]_\d{5,9}(?:\.\d+)?)\b")
+DNA = re.compile(r"[ACGTUN]{20,}", re.IGNORECASE)
+#: a chromosome or band ("17", "chr17", "17p13.1", "chrX_...", "chrUn"), never a symbol that starts
+#: with "chr" (CHRNA2, CHRM1)
+_BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr(?:\d{1,2}|x|y|mt?|un)(?:[_:].*)?$", re.I)
+_TOKEN = re.compile(r"[^\s/,;()\[\]{}\"<>]+")
+POSSESSIVE = re.compile(r"['\u2019]s$")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?%?")
+_VERSION = re.compile(r"\.\d+$")
+_BOILERPLATE = re.compile(r"\s*let'?s decompose the question.*$", re.I | re.S)
+EXPLICIT_GENE = [  # forms that name a gene without a dictionary
+    re.compile(r"\bgenes?\s+(?:symbol\s+|named\s+|called\s+)?([A-Za-z0-9][\w@.\-]*)", re.I),
+    re.compile(r"([A-Za-z0-9][\w@.\-]*)\s+genes?\b", re.I),
+    re.compile(r"\b(?:symbol|aliases|alias|synonyms|name|chromosome|location|function|type) (?:of|for) (?:the )?([A-Za-z0-9][\w@.\-]*)", re.I),
+    re.compile(r"\b(?:is|convert) ([A-Za-z0-9][\w@.\-]*) (?:a|an|to|into)\b", re.I),
+]
+#: typographic quotes as the plain ones tokens are split at ("\u201cTP53\u201d", "\u00abTP53\u00bb")
+_QUOTES = str.maketrans({c: '"' for c in "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u2033"} | {"\u2018": "'", "\u201a": "'"})
+#: a sign-off after the question ("... does thanks!", "..., thank you so much"): no part of what
+#: is asked, and it would hide a cue that closes the question ("what X does" asks its function)
+_SIGN_OFF = re.compile(r"[\s,;.!\-]*\b(?:thanks|thank you|thx|ty|cheers|please|pls|plz)"
+                       r"(?:\s+(?:a lot|so much|very much|in advance))?[\s.!]*$", re.I)
+
+
+#: an opening clause ended by punctuation ("Quick question. ", "please, ", "Could you tell me: ")
+_LEAD = re.compile(r"^\s*([A-Za-z' ]+?)\s*(?:[.,:;!]+|\s[-\u2013\u2014])\s+(?=\S)")
+_POLITE_LEADS = words("polite_leads")
+
+
+def clean_question(question: str) -> str:
+    """The question with typographic quotes read as plain ones, without the "Let's
+    decompose the question" boilerplate, without an opening clause that asks nothing
+    ("Quick question.", "please,": `polite_leads`) and without a sign-off ("thanks!")."""
+    text = _BOILERPLATE.sub("", question.translate(_QUOTES)).strip()
+    if (lead := _LEAD.match(text)) and all(w in _POLITE_LEADS for w in lead.group(1).lower().replace("'", " ").split()):
+        text = text[lead.end():]
+    return _SIGN_OFF.sub("", text).strip() or text
+
+
+def name_tokens(text: str) -> list[tuple[str, int]]:
+    """Candidate name tokens with their offsets: whitespace/slash separated, outer
+    punctuation and a possessive 's removed."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0)
+        tok = POSSESSIVE.sub("", tok).strip(".:?!'`\u2019\u2018*")
+        if tok:
+            out.append((tok, m.start() + m.group(0).find(tok[0])))
+    return out
+
+
+def gene_like(tok: str, lower_question: bool) -> str | None:
+    """'any': may be any kind of gene name; 'symbol': only an official symbol (a lower-case
+    word in a lower-case question, or a title-case word, that is no ordinary English
+    word); None: not a gene name."""
+    low = tok.lower()
+    if len(tok) < 2 or low in NOT_GENES or RSID.fullmatch(tok) or ENSEMBL.fullmatch(tok) or _BAND.match(tok):
+        return None
+    if tok.isdigit() or _NUMBER.fullmatch(tok) or not tok[0].isalnum():
+        return None
+    if "-" in tok and all(p.isalpha() and (p.istitle() or p.islower()) for p in tok.split("-")):
+        # hyphenated words (Swiss-Prot, Charcot-Marie-Tooth); in a lower-case question an
+        # official symbol may be written so ("hla-doa"): only a symbol then
+        return "symbol" if lower_question and tok.islower() and len(tok) >= 4 else None
+    if any(c.isdigit() for c in tok) or tok.isupper() or any(c.isupper() for c in tok[1:]):
+        return "any"
+    if (lower_question or tok.istitle()) and len(tok) >= 3 and tok.isalpha() and low not in english_words():
+        return "symbol"  # "fto" in a lower-case question, "Fto" (a mouse-style spelling) anywhere
+    return None
+
+
+def spelling_variants(tok: str) -> list[str]:
+    """The token, and the token without its hyphens or its dots (a version suffix keeps its
+    dot): "CARD-15" is looked up as "CARD15" too."""
+    out = [tok]
+    if "-" in tok:
+        out.append(tok.replace("-", ""))
+    if "." in tok and not _VERSION.search(tok):
+        out.append(tok.replace(".", ""))
+    return out

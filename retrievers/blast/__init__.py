@@ -1,0 +1,1 @@
+"""BLAST: the URL API for a sequence, and what its hits answer."""

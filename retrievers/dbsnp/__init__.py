@@ -1,0 +1,1 @@
+"""dbSNP and ClinVar variants: rsID -> gene, location, significance; live or local."""

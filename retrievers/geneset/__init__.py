@@ -1,0 +1,1 @@
+"""Gene-set enrichment and naming over GO, Reactome and the local libraries."""

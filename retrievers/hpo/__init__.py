@@ -1,0 +1,1 @@
+"""HPO: phenotypes, the diseases showing them and their genes; phenotype prioritisation."""

@@ -1,0 +1,1 @@
+"""NCBI Nucleotide records by accession (off unless enabled)."""

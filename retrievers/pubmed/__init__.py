@@ -1,0 +1,1 @@
+"""The local PubMed index: MeSH-filtered vector search over cleaned abstracts."""

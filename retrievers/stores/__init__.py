@@ -1,0 +1,2 @@
+"""Local stores several sources read: the SQLite gene store (genes, diseases, annotations,
+variants) and the name lexicon built on it."""

@@ -1,0 +1,1 @@
+"""Web search (DuckDuckGo, Wikipedia, arXiv, Crossref)."""
