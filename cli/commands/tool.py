@@ -1,4 +1,5 @@
-"""`biorag tool gene|snp|omim|blast|web QUERY`: call one tool directly, outside the agent."""
+"""`biorag tool SOURCE QUERY`: call one source directly, outside the agent. There is one
+subcommand per registered source, named as the source is (`snp` stays as an alias of `dbsnp`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.user_text import check_user_text
+from biorag.understanding.user_text import check_user_text
 from cli.commands.common import (
     JsonOpt,
     PresetOpt,
@@ -20,7 +21,8 @@ from cli.commands.common import (
 
 app = typer.Typer(
     help=(
-        "Call one NCBI or web tool directly and print its evidence. Tools run live, record, "
+        "Call one source directly and print its evidence: one subcommand per source, named as "
+        "in --enable/--disable. NCBI and web tools run live, record, "
         "replay or cache per tool_io.mode (the embedded preset replays the bundled dev "
         "recording); --replay FILE replays another recording. A request missing from the "
         "recording fails with 'not recorded: ...' and a non-zero exit."
@@ -30,7 +32,7 @@ app = typer.Typer(
 
 KOpt = Annotated[int | None, typer.Option("--k", "-k", help="How many hits (default: the source's top_k).")]
 BackendOpt = Annotated[
-    str | None, typer.Option("--backend", "-b", help="Implementation to use (gene, omim: eutils|local|layered; web: ddgs|wikipedia|arxiv|crossref).")
+    str | None, typer.Option("--backend", "-b", help="Implementation to use (gene, dbsnp, omim: eutils|local|layered; web: ddgs|wikipedia|arxiv|crossref).")
 ]
 
 
@@ -40,7 +42,7 @@ def _run(source: str, query: str, k: int | None, backend: str | None, as_json: b
     src = settings.sources.get(source)
     query = check_user_text(query, settings, f"{source} query")
     from application.engine import Engine
-    from biorag.search_request import parse_request
+    from biorag.understanding.search_request import parse_request
 
     chosen = backend or (src.backend if src else None)
     engine = Engine(settings)
@@ -80,15 +82,18 @@ def gene(
     _run("gene", query, k, backend, json_, preset, set_, replay)
 
 
-@app.command("snp")
 @friendly_errors
-def snp(
+def dbsnp(
     query: Annotated[str, typer.Argument(help="One or more rsIDs, e.g. rs1217074595.")],
-    k: KOpt = None, json_: JsonOpt = False,
+    k: KOpt = None, backend: BackendOpt = None, json_: JsonOpt = False,
     preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
 ) -> None:
-    """dbSNP: chromosome and position, genes, alleles, clinical significance of an rsID."""
-    _run("dbsnp", query, k, None, json_, preset, set_, replay)
+    """dbSNP and ClinVar: chromosome and position, genes, alleles, clinical significance of an rsID."""
+    _run("dbsnp", query, k, backend, json_, preset, set_, replay)
+
+
+app.command("dbsnp")(dbsnp)
+app.command("snp", hidden=True, help="The same as `biorag tool dbsnp` (its former name).")(dbsnp)
 
 
 @app.command("omim")
@@ -123,3 +128,50 @@ def web(
 ) -> None:
     """Web search (ddgs by default; --backend wikipedia|arxiv|crossref): title, URL, snippet, date."""
     _run("web", query, k, backend, json_, preset, set_, replay)
+
+
+@app.command("pubmed")
+@friendly_errors
+def pubmed(
+    query: Annotated[str, typer.Argument(help="Free text, e.g. 'CSF biomarkers for early diagnosis of Alzheimer disease'.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """The local PubMed index: abstracts closest to the query (needs `biorag index build`; MeSH
+    filters and years: `biorag search pubmed`)."""
+    _run("pubmed", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("hpo")
+@friendly_errors
+def hpo(
+    query: Annotated[str, typer.Argument(help="Phenotype names, a disease name or a gene symbol, e.g. 'seizures, ataxia'.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """HPO (local store): the diseases and genes of phenotypes, a disease's features and genes,
+    a gene's diseases (needs `biorag data hpo-store build`)."""
+    _run("hpo", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("geneset")
+@friendly_errors
+def geneset(
+    query: Annotated[str, typer.Argument(help="Gene symbols in any order, e.g. 'PSMB8 PSMB9 PSMB10 PSME1'.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """Gene-set enrichment: the GO, Reactome and local library terms the genes share (the
+    naming report: `biorag geneset`)."""
+    _run("geneset", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("nucleotide")
+@friendly_errors
+def nucleotide(
+    query: Annotated[str, typer.Argument(help="A GenBank/RefSeq accession, e.g. NM_000546.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """NCBI Nucleotide: the record of an accession (off in the agent unless enabled)."""
+    _run("nucleotide", query, k, None, json_, preset, set_, replay)
