@@ -8,7 +8,6 @@ import ast
 import io
 import re
 import tokenize
-from pathlib import Path
 
 from tests.test_floors import MAY_IMPORT, ROOT
 

@@ -1,5 +1,6 @@
-"""Every code path the front-door documents name exists: a reader following README.md or
-DEVELOPERS.md to `biorag/...` or `retrievers/...` finds the file or folder there."""
+"""Every code path the documents name exists: a reader following README.md, DEVELOPERS.md or
+a page of docs/ to `biorag/...` or `retrievers/...` finds the file or folder there, and every
+docs/ page the README links to is there."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 
 from tests.test_floors import ROOT
 
-DOCS = ("README.md", "DEVELOPERS.md")
+DOCS = ("README.md", "DEVELOPERS.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")))
 #: a path into the core or the sources, as the docs write it (in backticks or plain)
 CODE_PATH = re.compile(r"(?<![\w./-])((?:biorag|retrievers)/[\w./-]*[\w/])")
 
@@ -25,3 +26,8 @@ def test_every_core_and_source_path_the_docs_name_exists():
 def test_the_check_finds_paths_and_misses_none():
     text = "see `biorag/loop/agent.py`, retrievers/hpo/ and (biorag/knowledge/mesh.py). Not a/biorag/x.py"
     assert named_paths(text) == {"biorag/loop/agent.py", "retrievers/hpo", "biorag/knowledge/mesh.py"}
+
+
+def test_every_page_the_readme_links_exists():
+    links = re.findall(r"\]\(((?:docs/)?[\w./-]+\.md)\)", (ROOT / "README.md").read_text())
+    assert links and not [link for link in links if not (ROOT / link).exists()]

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from application.catalog import registered_sources
 from tests.test_floors import ROOT
 
+README_MAX_LINES = 300
+
 #: the `biorag ...` command lines the README shows (in code blocks and inline code)
 BIORAG_COMMAND = re.compile(r"(?:^|[\s`(])(?:\.venv/bin/)?biorag((?: [a-z][a-z0-9-]*)+)", re.M)
 
@@ -44,6 +46,11 @@ def subcommand_paths(text: str) -> set[tuple[str, ...]]:
                 break
         paths.add(tuple(path))
     return paths
+
+
+def test_the_readme_is_short():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines: move reference into docs/"
 
 
 def test_every_command_the_readme_shows_exists():
