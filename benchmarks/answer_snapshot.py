@@ -7,7 +7,8 @@ to run taken out: a snapshot to diff before and after a change that must not cha
 
 QUESTIONS.txt holds one question a line (blank lines and lines starting with # are skipped).
 Stores and index are the README's, under BIORAG_DATA_DIR. Removed from each answer: timings,
-each trace event's `ms`/`llm_ms`, and the trace event's `outcome` (a field some versions lack).
+each trace event's `ms`/`llm_ms` and every `*_ms` figure in its details, and the trace event's
+`outcome` (a field some versions lack).
 With --diff, prints the questions whose answers differ and exits 1 if any do.
 """
 
@@ -29,8 +30,14 @@ def stable(answer: dict) -> dict:
     """The answer without its timings and each event's run-dependent fields."""
     answer = dict(answer)
     answer.pop("timings", None)
-    answer["trace"] = [{k: v for k, v in ev.items() if k not in VOLATILE_EVENT_KEYS} for ev in answer.get("trace", [])]
+    answer["trace"] = [{k: _untimed(v) if k == "details" else v for k, v in ev.items() if k not in VOLATILE_EVENT_KEYS}
+                       for ev in answer.get("trace", [])]
     return answer
+
+
+def _untimed(details: dict) -> dict:
+    """An event's details without the milliseconds its steps took."""
+    return {k: v for k, v in details.items() if not k.endswith("_ms")}
 
 
 def read_questions(path: Path) -> list[str]:
