@@ -31,7 +31,7 @@ def test_the_loaders_read_the_lists_the_code_names():
     assert word_list("eponym_heads")[0] == "syndrome"
     assert word_map("same_word")["identifier"] == "id"
     named = set()
-    for path in (ROOT / "biorag").glob("*.py"):
+    for path in (ROOT / "biorag").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                     and node.func.id in ("words", "word_list", "word_map") and node.args

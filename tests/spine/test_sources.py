@@ -111,9 +111,11 @@ def test_every_source_declares_what_it_accepts_and_answers():
 def test_the_core_names_no_source():
     # "gene" is also an entity kind, which the core does name
     names = set(SOURCES.names()) - set(ENTITY_KINDS)
-    understanding = ("understanding", "question_model", "entity_patterns", "lexicon_lookup", "disease_names",
+    understanding = ("analysis", "question_model", "entity_patterns", "lexicon_lookup", "disease_names",
                      "disease_context", "entity_linking", "intent")
-    for module in (*understanding, "planner", "grounding", "agent", "sources"):
+    loop = ("plans", "planner", "rules_planner", "llm_planner", "requests", "state", "grounding", "agent", "compose")
+    modules = [*(f"understanding/{m}" for m in understanding), *(f"loop/{m}" for m in loop), "contracts/sources"]
+    for module in modules:
         tree = ast.parse((ROOT / "biorag" / f"{module}.py").read_text())
         strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
         assert not names & strings, f"biorag/{module}.py names {names & strings}"
