@@ -33,6 +33,7 @@ from biorag.entity_patterns import (
 )
 from biorag.lexicon_lookup import gene_entity, safe_lookup
 from biorag.organisms import organism_named_in
+from biorag.protein_changes import protein_variants
 from biorag.question_model import Entity
 from biorag.question_words import FILLER, NOT_GENES, english_words, words
 from biorag.sources import NAME_STRENGTH, Lexicon, LexiconHit
@@ -58,6 +59,9 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     rest = DNA.sub(" ", text)
     for m in RSID.finditer(rest):
         add(Entity("rsid", m.group(0).lower()))
+    if lexicon is not None:
+        for e in protein_variants(rest, lexicon):
+            add(e)
     for m in ENSEMBL.finditer(rest):
         add(Entity("ensembl", m.group(0).upper()))
     for m in ENTREZ.finditer(rest):

@@ -44,7 +44,8 @@ from biorag.names import (
     word_keys,
 )
 from biorag.sqlite_store import open_read_only, read_build_record
-from retrievers.gene_annotations import gene_annotations, variants_by_rsid
+from retrievers import clinvar_lookup
+from retrievers.gene_annotations import gene_annotations
 from retrievers.gene_evidence import clean_gene_query
 
 if TYPE_CHECKING:
@@ -165,8 +166,16 @@ class GeneStore:
         return gene_annotations(self._con, int(gene_id), self._tables)
 
     def variants(self, rsid: str) -> list[dict[str, Any]]:
-        """ClinVar's records of an rsID (empty for a store built without them)."""
-        return variants_by_rsid(self._con, rsid)
+        """ClinVar's records of an rsID, newest release first (empty for a store built without them)."""
+        return clinvar_lookup.by_rsid(self._con, rsid)
+
+    def protein_variants(self, symbol: str, hgvs_p: str) -> list[dict[str, Any]]:
+        """ClinVar's records of a gene's protein change ("BRAF", "p.Val600Glu"), newest release first."""
+        return clinvar_lookup.by_protein(self._con, symbol, hgvs_p)
+
+    def variant_releases(self) -> list[tuple[str, str]]:
+        """(release, what it covers) of the ClinVar releases the store holds, newest first."""
+        return clinvar_lookup.releases(self._con)
 
     def by_gene_id(self, gene_id: str | int) -> dict[str, Any] | None:
         return self._gene(int(gene_id)) if str(gene_id).isdigit() else None

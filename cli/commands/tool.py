@@ -83,11 +83,16 @@ def gene(
 @app.command("snp")
 @friendly_errors
 def snp(
-    query: Annotated[str, typer.Argument(help="One or more rsIDs, e.g. rs1217074595.")],
+    query: Annotated[str, typer.Argument(help="One or more rsIDs, e.g. rs1217074595; offline (layered "
+                                         "backend) also a gene's protein change, e.g. 'BRAF V600E'.")],
     k: KOpt = None, json_: JsonOpt = False,
     preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
 ) -> None:
-    """dbSNP: chromosome and position, genes, alleles, clinical significance of an rsID."""
+    """dbSNP: chromosome and position, genes, alleles, clinical significance of an rsID.
+
+    The layered backend reads ClinVar's releases bundled in the gene store first (the 2026
+    VCF of 34 cancer genes, January 2021, May 2016; the newest that holds the variant, named
+    in the answer), then dbSNP."""
     _run("dbsnp", query, k, None, json_, preset, set_, replay)
 
 
