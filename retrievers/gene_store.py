@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag.disease_gene_order import order_genes
+from biorag.gene_link_labels import label_by_subtypes
 from biorag.gene_store_schema import KIND_ORDER, name_kind
 from biorag.names import (
     catalogue_form,
@@ -535,6 +536,7 @@ class GeneStore:
         sizes = dict(r for i in range(0, len(ids), 500) for r in self._con.execute(
             "SELECT disease_id, COUNT(DISTINCT gene_id) FROM disease_genes "
             f"WHERE disease_id IN ({','.join('?' * len(ids[i:i + 500]))}) GROUP BY disease_id", ids[i:i + 500]))
+        label_by_subtypes(name[0] if name else "", out, entries)
         return order_genes(name[0] if name else "", out, entries, sizes)
 
     def _gene_entries(self, gene_ids: list[int]) -> dict[int, list[tuple[str, str, list[tuple[str, str | None]]]]]:
