@@ -186,23 +186,16 @@ def read_clinvar_vcf(path: Path) -> Iterator[dict[str, Any]]:
                 yield {"rsid": "rs" + info["RS"], "variation_id": cols[2], "gene_id": int(gid) if gid.isdigit() else None,
                        "symbol": symbol or None, "chromosome": cols[0], "position": int(cols[1]),
                        "ref": cols[3], "alt": cols[4], "significance": info.get("CLNSIG", "").replace("_", " "),
-                       "conditions": conditions, "assembly": assembly}
+                       "conditions": conditions, "assembly": assembly,
+                       "review_status": info.get("CLNREVSTAT", "").replace("_", " ").replace(" ,", ",") or None}
 
 
-def add_variants(con: sqlite3.Connection, vcf: Path = CLINVAR_VCF) -> dict[str, int]:
-    cols = ("rsid", "variation_id", "gene_id", "symbol", "chromosome", "position", "ref", "alt",
-            "significance", "conditions", "assembly")
-    n = 0
-    batch: list[tuple] = []
-    for row in read_clinvar_vcf(vcf):
-        batch.append(tuple(row[c] for c in cols))
-        n += 1
-        if len(batch) >= 10_000:
-            con.executemany(f"INSERT INTO variants VALUES ({','.join('?' * len(cols))})", batch)
-            batch = []
-    con.executemany(f"INSERT INTO variants VALUES ({','.join('?' * len(cols))})", batch)
-    rsids = con.execute("SELECT COUNT(DISTINCT rsid) FROM variants").fetchone()[0]
-    return {"clinvar_variants": n, "clinvar_rsids": rsids}
+def add_variants(con: sqlite3.Connection, vcf: Path = CLINVAR_VCF) -> dict[str, Any]:
+    """The VCF's variants and the older ClinVar releases bundled with BioRAG
+    (`indexing.clinvar_load`)."""
+    from indexing.clinvar_load import add_clinvar_releases
+
+    return add_clinvar_releases(con, vcf, read_clinvar_vcf(vcf))
 
 
 def add_gene_annotations(con: sqlite3.Connection, gene_ids: set[int], clinvar_vcf: Path | None = CLINVAR_VCF,

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from biorag.contracts.errors import ToolError
+from biorag.contracts.errors import NotRecorded, SourceUnavailable, ToolError
 from biorag.contracts.models import Evidence, SearchHits
 from biorag.contracts.sources import AnswerField, HeldGene, Reading
 from biorag.retrieval.retriever import Retriever
@@ -137,6 +137,21 @@ class LayeredDbSnpRetriever(LayeredRetriever):
     @classmethod
     def genes(cls, evidence: list[Evidence]) -> list[HeldGene]:
         return dbsnp.held_genes(evidence)
+
+    def search(self, request: SearchRequest) -> SearchHits:
+        """As every layered source; an rsID the offline ClinVar data lacks, with dbSNP out of
+        reach (replayed, no network), is said to be so, with the releases searched."""
+        try:
+            return super().search(request)
+        except (NotRecorded, SourceUnavailable) as e:
+            local = dict(self.layers).get("local")
+            ids = dbsnp.rs_ids(request.text)
+            if local is None or not ids or not hasattr(local, "not_held"):
+                raise
+            # dbSNP could not be searched: the agent says so beside its answer
+            err = SourceUnavailable("dbsnp", local.not_held([f"rs{i}" for i in ids]))
+            err.info = getattr(e, "info", None)
+            raise err from e
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LayeredDbSnpRetriever:

@@ -256,6 +256,8 @@ class ChatExtension(BaseModel):
     best_attempt: bool = False
     rounds: int = 0
     unsupported_claims: list[str] = Field(default_factory=list)
+    unmatched_features: list[str] = Field(
+        default_factory=list, description="listed features no HPO term matched: not used by the phenotype ranking")
 
 
 class ChatChoice(BaseModel):
@@ -283,6 +285,7 @@ def extension(answer: Answer, follow: FollowUp, trace_id: str) -> dict[str, Any]
         followup={"resolved": follow.resolved, "subject": follow.subject, "reason": follow.reason},
         citations=answer.citations, sufficient=answer.sufficient, best_attempt=answer.best_attempt,
         rounds=answer.rounds, unsupported_claims=answer.unsupported_claims,
+        unmatched_features=answer.unmatched_features,
     ).model_dump(mode="json")
 
 

@@ -163,6 +163,9 @@ class Answer(BaseModel):
         False, description="True when rounds ran out: the answer is the best attempt, not verified"
     )
     unsupported_claims: list[str] = Field(default_factory=list)
+    #: listed features of the question that no HPO term matched: not used by the phenotype
+    #: ranking, named in the answer (biorag.understanding.unmatched_features)
+    unmatched_features: list[str] = Field(default_factory=list)
     config: dict[str, Any] = Field(default_factory=dict)
     trace: list[TraceEvent] = Field(default_factory=list)
     timings: Timings = Field(default_factory=Timings)

@@ -351,6 +351,8 @@ class Agent:
             sufficient=sufficient,
             best_attempt=best_attempt,
             unsupported_claims=unsupported,
+            unmatched_features=[m.name for e in state.analysis.entities if e.kind == "phenotype"
+                                for m in e.members if not m.ident],
         )
 
 

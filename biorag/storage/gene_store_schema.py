@@ -20,8 +20,9 @@ Tables (the disease dictionary's are described in indexing/disease_dictionary.py
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6  # 3: disease dictionary tables (written by indexing/disease_dictionary.py); 4: disease_words;
-#                     5: gene_go, gene_pathways, variants (ANNOTATION_SCHEMA); 6: hgnc_ensembl
+SCHEMA_VERSION = 7  # 3: disease dictionary tables (written by indexing/disease_dictionary.py); 4: disease_words;
+#                     5: gene_go, gene_pathways, variants (ANNOTATION_SCHEMA); 6: hgnc_ensembl;
+#                     7: variants of three ClinVar releases, variant_releases
 
 SCHEMA = """
 CREATE TABLE genes (
@@ -49,12 +50,16 @@ CREATE TABLE gene_go (gene_id INTEGER NOT NULL, go_id TEXT NOT NULL, evidence TE
 CREATE TABLE pathways (pathway_id TEXT PRIMARY KEY, name TEXT NOT NULL, n_genes INTEGER);
 CREATE TABLE gene_pathways (gene_id INTEGER NOT NULL, pathway_id TEXT NOT NULL, rank INTEGER NOT NULL);
 CREATE TABLE variants (
-    rsid TEXT NOT NULL, variation_id TEXT NOT NULL, gene_id INTEGER, symbol TEXT, chromosome TEXT,
-    position INTEGER, ref TEXT, alt TEXT, significance TEXT, conditions TEXT, assembly TEXT
+    rsid TEXT, variation_id TEXT NOT NULL, gene_id INTEGER, symbol TEXT, chromosome TEXT,
+    position INTEGER, ref TEXT, alt TEXT, significance TEXT, conditions TEXT, assembly TEXT,
+    review_status TEXT, grch37_position INTEGER, hgvs_c TEXT, hgvs_p TEXT, release TEXT
 );
+CREATE TABLE variant_releases (release TEXT NOT NULL, label TEXT NOT NULL, variants INTEGER, rsids INTEGER);
 CREATE INDEX gene_go_gene ON gene_go(gene_id, rank);
 CREATE INDEX gene_pathways_gene ON gene_pathways(gene_id, rank);
 CREATE INDEX variants_rsid ON variants(rsid);
+CREATE INDEX variants_protein ON variants(symbol, hgvs_p);
+CREATE INDEX variants_grch37 ON variants(chromosome, grch37_position);
 """
 #: GO evidence codes by how directly they support an annotation (lower first): experimental
 #: and high-throughput experimental, then curator statements and phylogenetic inference,

@@ -34,6 +34,7 @@ from biorag.understanding.entity_patterns import (
 )
 from biorag.understanding.lexicon_lookup import gene_entity, safe_lookup
 from biorag.understanding.organisms import organism_named_in
+from biorag.understanding.protein_changes import protein_variants
 from biorag.understanding.question_model import Entity
 from biorag.understanding.question_words import FILLER, NOT_GENES, english_words, words
 from biorag.understanding.typed_entities import Member, excluded_at, gene_members, patient_framed
@@ -58,6 +59,9 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
     rest = DNA.sub(" ", text)
     for m in RSID.finditer(rest):
         add(Entity("rsid", m.group(0).lower()))
+    if lexicon is not None:
+        for e in protein_variants(rest, lexicon):
+            add(e)
     for m in ENSEMBL.finditer(rest):
         add(Entity("ensembl", m.group(0).upper()))
     for m in ENTREZ.finditer(rest):

@@ -28,6 +28,7 @@ from biorag.understanding.entity_linking import _gene_list, _phenotypes
 from biorag.understanding.entity_patterns import clean_question
 from biorag.understanding.question_model import Entity
 from biorag.understanding.typed_entities import Member
+from biorag.understanding.unmatched_features import unmatched_items
 
 #: a word as the phenotype dictionary look-up splits the question (biorag.understanding.entity_linking)
 _WORD = re.compile(r"[A-Za-z0-9][\w'\-]*")
@@ -63,7 +64,8 @@ def read_feature_list(stem: str, entities: list[Entity],
     listed = [e for e in kept if e.kind == "gene" and e.confident]
     if len(listed) >= 2:
         kept.append(_gene_list(listed))
-    kept.append(_feature_entity(features))
+    unmatched = unmatched_items(text, lists, ranges, {(g.span or g.text).lower() for g in genes})
+    kept.append(_feature_entity(features, unmatched))
     kept += [d for d in entities if d.kind == "disease" and not _listed_disease(text, d, lists)]
     names = [Entity("phenotype", text[start:end]) for start, end in ranges]
     return kept, names
@@ -165,11 +167,13 @@ def _listed_disease(text: str, disease: Entity, lists: list[list[tuple[int, int]
     return False
 
 
-def _feature_entity(features: list[tuple[int, int, object, bool]]) -> Entity:
+def _feature_entity(features: list[tuple[int, int, object, bool]], unmatched: list[str] = ()) -> Entity:
     """The symptom list as entity linking writes it: the observed names, the HPO terms
-    with their polarity as members."""
+    with their polarity as members, and the listed features no term matched (members with
+    no HP id, `biorag.understanding.unmatched_features`)."""
     hits = [h for _s, _e, h, _x in features]
     observed = [h.span for _s, _e, h, excluded in features if not excluded]
-    members = tuple(dict.fromkeys(Member(h.canonical, h.ident, x) for _s, _e, h, x in features))
+    members = tuple(dict.fromkeys([*(Member(h.canonical, h.ident, x) for _s, _e, h, x in features),
+                                   *(Member(name) for name in unmatched)]))
     return Entity("phenotype", ", ".join(observed or [h.span for h in hits]), True,
                   tuple(dict.fromkeys(h.canonical for h in hits)), hits[0].how, members=members)

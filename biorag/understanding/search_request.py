@@ -134,8 +134,10 @@ def entities_of(found: Sequence[Entity]) -> Entities:
             phenotypes += [Phenotype(name=m.name, hpo_id=m.ident, polarity=m.polarity) for m in e.members]
         elif e.kind == "disease":
             diseases.append(Disease(name=e.canonical[0] if len(e.canonical) == 1 else e.text, disease_id=e.ident))
-        elif e.kind == "rsid":
-            variants.append(Variant(rsid=e.text))
+        elif e.kind == "rsid" and _RSID.match(rsid := (e.ident or e.text).lower()):
+            # a variant named by its protein change carries its rsID as `ident` (none when
+            # only a release without rsIDs holds it)
+            variants.append(Variant(rsid=rsid))
     return Entities(genes=genes, diseases=diseases, phenotypes=phenotypes, variants=variants)
 
 

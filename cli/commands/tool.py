@@ -84,11 +84,16 @@ def gene(
 
 @friendly_errors
 def dbsnp(
-    query: Annotated[str, typer.Argument(help="One or more rsIDs, e.g. rs1217074595.")],
+    query: Annotated[str, typer.Argument(help="One or more rsIDs, e.g. rs1217074595; offline (layered "
+                                         "backend) also a gene's protein change, e.g. 'BRAF V600E'.")],
     k: KOpt = None, backend: BackendOpt = None, json_: JsonOpt = False,
     preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
 ) -> None:
-    """dbSNP and ClinVar: chromosome and position, genes, alleles, clinical significance of an rsID."""
+    """dbSNP and ClinVar: chromosome and position, genes, alleles, clinical significance of an rsID.
+
+    The layered backend reads ClinVar's releases bundled in the gene store first (the 2026
+    VCF of 34 cancer genes, January 2021, May 2016; the newest that holds the variant, named
+    in the answer), then dbSNP."""
     _run("dbsnp", query, k, backend, json_, preset, set_, replay)
 
 

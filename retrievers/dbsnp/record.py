@@ -21,7 +21,9 @@ class VariantRecord(SourceRecord):
 
     SOURCE: ClassVar[str] = "dbsnp"
     OPTIONAL: ClassVar[frozenset[str]] = frozenset({"partial_response", "clinvar_variations", "conditions",
-                                                 "assembly", "backend"})
+                                                 "assembly", "backend", "review_status", "release",
+                                                 "release_label", "protein_change", "grch37_position",
+                                                 "older_releases"})
     chromosome: str | None = None
     #: GRCh38, 1-based
     position: int | None = None
@@ -43,6 +45,16 @@ class VariantRecord(SourceRecord):
     clinvar_variations: list[str] = []
     conditions: list[str] = []
     assembly: str | None = None
+    #: ClinVar's review status of each classification read
+    review_status: list[str] = []
+    #: the ClinVar release read (its date) and what that release covers
+    release: str | None = None
+    release_label: str | None = None
+    #: HGVS p. name ("p.Val600Glu") when the variant was asked by its protein change
+    protein_change: str | None = None
+    grch37_position: int | None = None
+    #: what older releases said ("2016-05-05: Pathogenic")
+    older_releases: list[str] = []
     #: which layer of the layered source answered ("local" or "eutils")
     backend: str | None = None
 

@@ -112,7 +112,26 @@ SNP_POSITION = AnswerField(
     "snp_position", "genomic position of a SNP (GRCh38)",
     ("position", "coordinate", "coordinates", "genomic position", "base pair", "bp",
      "exact location", "exact position", "grch38 position"), ("rsid",))
-SNP_FIELDS = (SNP_GENES, SNP_CHROMOSOME, SNP_POSITION)
+SNP_SIGNIFICANCE = AnswerField(
+    "clinical_significance", "clinical significance of a variant (ClinVar's classification)",
+    ("clinical significance", "significance", "pathogenic", "pathogenicity", "likely pathogenic", "benign",
+     "classification", "classified", "clinvar", "disease causing", "deleterious", "vus",
+     "uncertain significance", "interpretation"), ("rsid",))
+SNP_FIELDS = (SNP_GENES, SNP_CHROMOSOME, SNP_POSITION, SNP_SIGNIFICANCE)
+
+
+def significance_text(ev: Evidence, rec: VariantRecord) -> str:
+    """A variant's classification as answered: the classes, then the release, review status and
+    conditions that qualify them."""
+    said = [f"ClinVar {rec.release}" if rec.release else ("ClinVar" if rec.clinvar_variations else "dbSNP")]
+    if rec.review_status:
+        said.append("review status: " + "; ".join(rec.review_status))
+    if rec.conditions:
+        said.append("conditions: " + "; ".join(rec.conditions[:5]))
+    if rec.older_releases:
+        said.append("older releases: " + "; ".join(rec.older_releases))
+    name = f"{ev.id} ({rec.protein_change})" if rec.protein_change and rec.protein_change not in ev.id else ev.id
+    return f"{name}: {'; '.join(rec.clinical_significance)} ({'; '.join(said)})"
 
 
 def read_snp_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
@@ -127,6 +146,9 @@ def read_snp_field(field: AnswerField, evidence: list[Evidence], about: Sequence
             return Reading([f"chr{rec.chromosome}"], [ev], f"chromosome of {ev.id}")
         if field.name == "snp_position" and rec.chromosome and rec.position:
             return Reading([rec.where], [ev], f"GRCh38 position of {ev.id}")
+        if field.name == "clinical_significance" and rec.clinical_significance:
+            return Reading(list(rec.clinical_significance), [ev], f"clinical significance of {ev.id}",
+                           text=significance_text(ev, rec))
     return None
 
 

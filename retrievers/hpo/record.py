@@ -87,23 +87,29 @@ class HpoRecord(SourceRecord):
 
 
 class RankedGeneRecord(HpoRecord):
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features"})
     KIND: ClassVar[str] = "gene"
     kind: Literal["gene"] = "gene"
     symbol: str
     gene_id: int
     matched: list[MatchedTerm]
     query_terms: list[QueryTerm]
+    #: listed features no HPO term matched: not ranked, named (written only when there are some)
+    unmatched_features: list[str] = []
     #: the gene's diseases, the one that explains the phenotypes best first
     diseases: list[str]
 
 
 class RankedDiseaseRecord(HpoRecord):
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features"})
     KIND: ClassVar[str] = "disease"
     kind: Literal["disease"] = "disease"
     name: str
     disease_id: str
     matched: list[MatchedTerm]
     query_terms: list[QueryTerm]
+    #: listed features no HPO term matched: not ranked, named (written only when there are some)
+    unmatched_features: list[str] = []
     genes: list[str]
 
 

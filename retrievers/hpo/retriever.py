@@ -152,6 +152,11 @@ DISEASE_GENES = AnswerField(
 HPO_FIELDS = (DISEASE_GENES, DISEASE_FEATURES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, GENE_DISEASES)
 
 
+def _unmatched(names: Sequence[str]) -> dict[str, list[str]]:
+    """The ranked records' ``unmatched_features`` key, only when some feature matched no term."""
+    return {"unmatched_features": list(names)} if names else {}
+
+
 def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
     """The field from the HPO records: ranked genes or diseases (with the HPO terms the
     question matched), a disease's features, a gene's diseases."""
@@ -162,9 +167,11 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
         used, first = [e for e, _ in ranked], ranked[0][1]
         terms = ", ".join(f"{t.name} ({t.id})" for t in first.query_terms)
         values = [e.title for e in used]
+        left = (f"\nNo HPO term matches {'; '.join(repr(f) for f in first.unmatched_features)}: "
+                "not used in the ranking") if first.unmatched_features else ""
         return Reading(values, used, f"ranked by information content for {terms} (HPO {first.hpo_release})",
                        links=[e.id for e in used] if field.name == "phenotype_genes" else None,
-                       text=f"{', '.join(values)} (HPO terms matched: {terms})")
+                       text=f"{', '.join(values)} (HPO terms matched: {terms}){left}")
     diseases = DiseaseRecord.all_of(evidence)
     if field.name == "disease_features":
         if not diseases:
@@ -270,15 +277,18 @@ class HpoRetriever(Retriever):
         ones ("no seizures") are left out here."""
         terms = [self.store._match(t, p.name) for p in phenotypes
                  if not p.excluded and (t := self.store.term(p.hpo_id)) is not None]
+        # a listed feature no HPO term matched ranks nothing; the records name it
+        unmatched = [p.name for p in phenotypes if not p.excluded and not p.hpo_id]
         out = []
         if terms:
-            genes, diseases = self.ranked_gene_records(terms, k), self.ranked_disease_records(terms, k)
+            genes = self.ranked_gene_records(terms, k, unmatched)
+            diseases = self.ranked_disease_records(terms, k, unmatched)
             out = diseases + genes if diseases_first else genes + diseases
         if not out:
             raise NoRecord(SOURCE, f"no gene or disease is annotated with {', '.join(p.name for p in phenotypes)}")
         return out
 
-    def ranked_gene_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
+    def ranked_gene_records(self, terms: list[TermMatch], k: int, unmatched: Sequence[str] = ()) -> list[Evidence]:
         out = []
         observed, excluded = _split(terms)
         for r in self.store.rank_genes(observed, k, excluded):
@@ -292,10 +302,10 @@ class HpoRetriever(Retriever):
                 url=record_url(SOURCE, r.id), score=r.score, linked_by=other,
                 metadata=RankedGeneRecord(symbol=r.label, gene_id=int(r.id), matched=r.matched,
                                           query_terms=_query_terms(terms), diseases=r.related,
-                                          **_release_note(self.store)).as_metadata()))
+                                          **_unmatched(unmatched), **_release_note(self.store)).as_metadata()))
         return out
 
-    def ranked_disease_records(self, terms: list[TermMatch], k: int) -> list[Evidence]:
+    def ranked_disease_records(self, terms: list[TermMatch], k: int, unmatched: Sequence[str] = ()) -> list[Evidence]:
         out = []
         observed, excluded = _split(terms)
         for r in self.store.rank_diseases(observed, k, excluded):
@@ -306,7 +316,7 @@ class HpoRetriever(Retriever):
                 url=_disease_page(r.id), score=r.score, cite_as=cited_as(r.id),
                 metadata=RankedDiseaseRecord(name=r.label, disease_id=r.id, matched=r.matched,
                                              query_terms=_query_terms(terms), genes=r.related,
-                                             **_release_note(self.store)).as_metadata()))
+                                             **_unmatched(unmatched), **_release_note(self.store)).as_metadata()))
         return out
 
     def disease_records(self, diseases: list[dict[str, str]], with_genes_first: bool = False) -> list[Evidence]:

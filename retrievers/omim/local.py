@@ -53,6 +53,8 @@ def disease_evidence(hit: dict[str, Any], genes: list[dict[str, Any]], asked: st
     sources = sorted({_link_source(link) for g in strong for link in g["links"]})
     notes = {g["symbol"]: n for g in strong for link in g["links"]
              if (n := link["note"]) and link["source"] == "mim2gene_medgen"}
+    # a family's gene qualified where NCBI links it to a subtype (biorag.knowledge.gene_link_labels)
+    notes |= {g["symbol"]: g["subtype_note"] for g in strong if g.get("subtype_note") and g["symbol"] not in notes}
     match = hit.get("match", "name")
     rec = OmimRecord(
         title=hit["name"], genes=[g["symbol"] for g in strong], gene_ids=[g["gene_id"] for g in strong],

@@ -50,6 +50,7 @@ from biorag.contracts.errors import InputError
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import AnswerField, Reading, RecordLinks
 from biorag.knowledge.catalogues import GENE_LINKERS, record_url
+from biorag.knowledge.gene_link_labels import labelled_genes, labelled_text, link_label
 from biorag.loop.prompts import MANUALS
 from biorag.understanding.search_request import SearchRequest
 from retrievers.common.eutils import EUtils, EUtilsRetriever
@@ -209,7 +210,20 @@ def read_omim_field(field: AnswerField, evidence: list[Evidence], about: Sequenc
     if field.name == "disease_genes":
         genes = list(dict.fromkeys(g for _, r in used for g in r.genes))
         links = list(dict.fromkeys(k for _, r in used for k in r.gene_keys))
-        return Reading(genes, [ev for ev, _ in used], _genes_explanation(used), links=links) if genes else None
+        if not genes:
+            return None
+        # a gene any record qualifies (susceptibility, modifier, ...) is listed under that label
+        notes = {g: n for _, r in used for g, n in r.gene_link_notes.items() if link_label(n) != "causal"}
+        groups = labelled_genes(genes, notes)
+        ordered = [g for gs in groups.values() for g in gs]
+        if ordered != genes:
+            keys: dict[str, str] = {}
+            for _, r in used:
+                for g, k in zip(r.genes, r.gene_keys, strict=False):
+                    keys.setdefault(g, k)
+            links = list(dict.fromkeys(keys.get(g, g) for g in ordered))
+        return Reading(ordered, [ev for ev, _ in used], _genes_explanation(used), links=links,
+                       text=labelled_text(groups))
     if field.name == "map_location":
         locs = list(dict.fromkeys(loc for _, r in used for loc in r.locations))
         return Reading(locs, [ev for ev, r in used if r.locations],

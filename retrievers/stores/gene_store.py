@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag.knowledge.disease_gene_order import order_genes
+from biorag.knowledge.gene_link_labels import label_by_subtypes
 from biorag.knowledge.names import (
     catalogue_form,
     disease_key,
@@ -44,7 +45,8 @@ from biorag.knowledge.names import (
 )
 from biorag.storage.gene_store_schema import KIND_ORDER, name_kind
 from biorag.storage.sqlite_store import open_read_only, read_build_record
-from retrievers.stores.gene_annotations import gene_annotations, variants_by_rsid
+from retrievers.stores import clinvar_lookup
+from retrievers.stores.gene_annotations import gene_annotations
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -171,8 +173,16 @@ class GeneStore:
         return gene_annotations(self._con, int(gene_id), self._tables)
 
     def variants(self, rsid: str) -> list[dict[str, Any]]:
-        """ClinVar's records of an rsID (empty for a store built without them)."""
-        return variants_by_rsid(self._con, rsid)
+        """ClinVar's records of an rsID, newest release first (empty for a store built without them)."""
+        return clinvar_lookup.by_rsid(self._con, rsid)
+
+    def protein_variants(self, symbol: str, hgvs_p: str) -> list[dict[str, Any]]:
+        """ClinVar's records of a gene's protein change ("BRAF", "p.Val600Glu"), newest release first."""
+        return clinvar_lookup.by_protein(self._con, symbol, hgvs_p)
+
+    def variant_releases(self) -> list[tuple[str, str]]:
+        """(release, what it covers) of the ClinVar releases the store holds, newest first."""
+        return clinvar_lookup.releases(self._con)
 
     def by_gene_id(self, gene_id: str | int) -> dict[str, Any] | None:
         return self._gene(int(gene_id)) if str(gene_id).isdigit() else None
@@ -532,6 +542,7 @@ class GeneStore:
         sizes = dict(r for i in range(0, len(ids), 500) for r in self._con.execute(
             "SELECT disease_id, COUNT(DISTINCT gene_id) FROM disease_genes "
             f"WHERE disease_id IN ({','.join('?' * len(ids[i:i + 500]))}) GROUP BY disease_id", ids[i:i + 500]))
+        label_by_subtypes(name[0] if name else "", out, entries)
         return order_genes(name[0] if name else "", out, entries, sizes)
 
     def _gene_entries(self, gene_ids: list[int]) -> dict[int, list[tuple[str, str, list[tuple[str, str | None]]]]]:

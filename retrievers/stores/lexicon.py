@@ -38,6 +38,7 @@ from biorag.knowledge.names import (
 )
 from biorag.storage.sqlite_store import open_read_only
 from biorag.understanding.question_words import english_words
+from retrievers.stores import clinvar_lookup
 from retrievers.stores.gene_store import (
     build_command_hint,
     catalogue_forms,
@@ -93,7 +94,27 @@ class StoreLexicon:
             hits += self._gene_names(spans)
         if ("disease" in kinds or "phenotype" in kinds) and self.has_diseases:
             hits += self._diseases(spans)
+        if "variant" in kinds:
+            hits += self._variants(spans)
         return hits
+
+    def _variants(self, spans: Sequence[str]) -> list[LexiconHit]:
+        """A gene's protein change held in ClinVar ("BRAF p.Val600Glu"): kind "rsid", its
+        rsID as `ident` ("" when no release ties one to it), "GENE p.Xxx1Yyy" as `canonical`."""
+        out = []
+        for span in spans:
+            word, _, hgvs_p = span.partition(" ")
+            if not hgvs_p.startswith("p."):
+                continue
+            symbols = list(dict.fromkeys(h.canonical for h in self._genes([word]) if h.how in ("symbol", "previous", "alias")))
+            for symbol in symbols[:2]:
+                with self._lock:
+                    rows = clinvar_lookup.by_protein(self._con, symbol, hgvs_p)
+                if rows:
+                    rsid = next((r["rsid"] for r in rows if r["rsid"]), "")
+                    out.append(LexiconHit(span.lower(), "rsid", span, f"{symbol} {hgvs_p}", rsid, "protein change"))
+                    break
+        return out
 
     def _gene_names(self, spans: Sequence[str]) -> list[LexiconHit]:
         names = self._load_names()

@@ -131,9 +131,11 @@ def test_ranked_gene_says_what_each_phenotype_matched(hpo_hits):
 
 # ---- the dbsnp source (dbSNP and ClinVar's variants) ----------------------------------------------
 
-#: every key of a dbSNP record, in order; ClinVar's adds its own three after them
+#: every key of a dbSNP record, in order; ClinVar's adds its own (`CLINVAR_KEYS`) after them
 SNP_KEYS = ["chromosome", "position", "genes", "gene_ids", "alleles", "clinical_significance", "function_class",
             "spdi", "hgvs", "maf", "assembly_accession", "snp_class"]
+CLINVAR_KEYS = ["clinvar_variations", "conditions", "assembly", "review_status", "release", "release_label",
+                "protein_change", "grch37_position", "older_releases"]
 
 
 def test_clinvar_variant_records_round_trip_key_for_key(full_gene_store_path):
@@ -148,7 +150,7 @@ def test_clinvar_variant_records_round_trip_key_for_key(full_gene_store_path):
     for h in hits:
         rec = VariantRecord.of(h)
         assert json.dumps(rec.as_metadata()) == json.dumps(h.metadata)
-        assert list(h.metadata) == [*SNP_KEYS, "clinvar_variations", "conditions", "assembly"]
+        assert list(h.metadata) == [*SNP_KEYS, *CLINVAR_KEYS]
         assert rec.chromosome and rec.position and h.cited == f"clinvar:{rec.clinvar_variations[0]}"
 
 

@@ -16,6 +16,7 @@ import random
 import pytest
 
 from biorag.knowledge.catalogues import cited_as
+from biorag.knowledge.gene_link_labels import labelled_genes
 from biorag.loop.links import gene_disease_link
 from biorag.understanding.analysis import analyse
 from biorag.understanding.search_request import SearchRequest
@@ -126,8 +127,12 @@ def test_omim_reader_reads_the_records_genes_and_locations(local_hits):
         hits = [h for asked, h in local_hits if asked == q]
         recs = [OmimRecord.of(h) for h in hits]
         genes = read_omim_field(DISEASE_GENES, hits, [q])
-        assert genes.values == list(dict.fromkeys(g for r in recs for g in r.genes))
-        assert genes.links == list(dict.fromkeys(str(i) for r in recs for i in r.gene_ids))
+        # the records' genes in their order, causal ones first, then each qualified kind
+        notes = {g: n for r in recs for g, n in r.gene_link_notes.items()}
+        listed = list(dict.fromkeys(g for r in recs for g in r.genes))
+        assert genes.values == [g for gs in labelled_genes(listed, notes).values() for g in gs]
+        ids = {g: str(i) for r in reversed(recs) for g, i in zip(r.genes, r.gene_ids, strict=True)}
+        assert genes.links == list(dict.fromkeys(ids[g] for g in genes.values))
         locs = read_omim_field(DISEASE_LOCATIONS, hits, [q])
         wanted = list(dict.fromkeys(loc for r in recs for loc in r.locations))
         assert (locs.values if locs else []) == wanted

@@ -1,0 +1,64 @@
+"""What kind of link ties a gene to a disease, as the catalogue that states it says.
+
+NCBI's mim2gene_medgen qualifies an OMIM phenotype's gene with a comment: "susceptibility",
+"modifier", "somatic" (a change in tumour tissue, not inherited), "question" (a provisional
+link: a candidate), "nondisease" and "QTL" (a trait, not a disease). A gene no catalogue
+qualifies is causal. A gene listed as causal beside genes of another kind would tell a
+geneticist that a monogenic disease has three causes; so the causal genes come first, and
+the others follow under their label (`labelled_genes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from biorag.knowledge.disease_gene_order import Link, about, causal
+
+#: labels in the order an answer lists them after the causal genes
+LABELS = ("causal", "modifier", "susceptibility", "somatic", "candidate", "non-disease trait")
+#: words of an NCBI comment -> the label they give, strongest first (a comment may carry
+#: several: "susceptibility; modifier" is a modifier)
+_WORDS = (("somatic", "somatic"), ("modifier", "modifier"), ("susceptibility", "susceptibility"),
+          ("question", "candidate"), ("nondisease", "non-disease trait"), ("qtl", "non-disease trait"))
+
+
+def link_label(note: str | None) -> str:
+    """The label of one gene's link from its catalogue comment ("" or None: causal)."""
+    text = (note or "").lower()
+    return next((label for word, label in _WORDS if word in text), "causal")
+
+
+def labelled_genes(genes: Sequence[str], notes: Mapping[str, str]) -> dict[str, list[str]]:
+    """`genes` (in their order) grouped by label, causal first; labels without genes left out."""
+    out: dict[str, list[str]] = {label: [] for label in LABELS}
+    for g in genes:
+        out[link_label(notes.get(g))].append(g)
+    return {label: gs for label, gs in out.items() if gs}
+
+
+def labelled_text(groups: Mapping[str, Sequence[str]]) -> str | None:
+    """The answer: causal genes on the first line, each other label on a line of its own;
+    None when every gene is causal (the plain list says it)."""
+    if set(groups) <= {"causal"}:
+        return None
+    first = ", ".join(groups.get("causal", ())) or "no causal gene stated"
+    return "\n".join([first, *(f"{label}: {', '.join(gs)}" for label, gs in groups.items() if label != "causal")])
+
+
+def label_by_subtypes(disease_name: str, genes: list[dict[str, Any]],
+                      entries: Mapping[int, list[tuple[str, str, list[Link]]]]) -> None:
+    """Give a family's genes the qualifier their subtypes carry. A disease family
+    ("Hereditary hemochromatosis") reaches its genes through ClinVar "related" links only,
+    which say nothing of their kind; NCBI says it of the subtype ("Hemochromatosis, type 1":
+    BMP2 "susceptibility; modifier"). A gene whose every link to the family's entries (names
+    carrying the family's words) is qualified gets ``subtype_note``: the first such comment."""
+    for g in genes:
+        if not g.get("links") or any(x["source"] != "clinvar" or x["note"] != "related" for x in g["links"]):
+            continue
+        mine = [links for _, name, links in entries.get(g["gene_id"], []) if about(disease_name, name)]
+        if not mine or any(causal(links) for links in mine):
+            continue
+        notes = [n for links in mine for s, n in links if s == "mim2gene_medgen" and n]
+        if notes:
+            g["subtype_note"] = notes[0]
