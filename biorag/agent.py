@@ -35,6 +35,7 @@ from biorag.errors import (
     BioragError,
     ConfigError,
     InputError,
+    NotRecorded,
     SourceUnavailable,
     StructuredOutputError,
 )
@@ -284,7 +285,7 @@ class Agent:
                 hits = state.retrievers[name].search(search_request(state, name, query, k, mesh, s.mesh.mode))
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
-                if isinstance(e, SourceUnavailable):
+                if isinstance(e, SourceUnavailable | NotRecorded):  # not offline: say which source, and why
                     run.unavailable[name] = ev.error
                 ev.details["error_type"] = type(e).__name__
                 ev.details.update(getattr(e, "info", None) or {})  # what the search did before failing

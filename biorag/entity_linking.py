@@ -25,6 +25,7 @@ from biorag.entity_patterns import (
     ENSEMBL,
     ENTREZ,
     EXPLICIT_GENE,
+    REGION,
     RSID,
     clean_question,
     gene_like,
@@ -54,8 +55,13 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             found.append(e)
 
     for m in DNA.finditer(text):
-        add(Entity("sequence", m.group(0).upper()))
+        add(Entity("sequence", "".join(m.group(0).split()).upper()))
     rest = DNA.sub(" ", text)
+    for m in REGION.finditer(rest):
+        chrom = m.group(1).upper()
+        add(Entity("region", f"chr{'M' if chrom == 'MT' else chrom}:{m.group(2).replace(',', '')}-"
+                             f"{m.group(3).replace(',', '')}", span=m.group(0)))
+    rest = REGION.sub(" ", rest)
     for m in RSID.finditer(rest):
         add(Entity("rsid", m.group(0).lower()))
     for m in ENSEMBL.finditer(rest):
@@ -69,7 +75,7 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         # an organism (biorag.sources.AnswerField.about) are read for it
         add(Entity("organism", organism, confident=False))
     rest = ACCESSION.sub(" ", ENTREZ.sub(" ", ENSEMBL.sub(" ", RSID.sub(" ", rest))))
-    has_id = any(e.kind in ("rsid", "ensembl", "entrez", "sequence", "accession") for e in found)
+    has_id = any(e.kind in ("rsid", "ensembl", "entrez", "sequence", "accession", "region") for e in found)
 
     letters = [c for c in rest if c.isalpha()]
     upper_share = sum(c.isupper() for c in letters) / max(1, len(letters))

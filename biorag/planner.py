@@ -32,6 +32,7 @@ from biorag.grounding import StructuredAnswer, hop_readings, inputs_of, structur
 from biorag.links import gene_check_queries, gene_disease_link
 from biorag.llm.base import LLM, ChatMessage
 from biorag.models import Evidence, SearchFilters
+from biorag.record_questions import asks_record_of_identifier
 from biorag.search_request import SearchRequest, entities_of, parse_request
 from biorag.sources import Lexicon, Reading, accepting
 from biorag.sufficiency import unsure_names
@@ -268,6 +269,8 @@ class RulesPlanner(Planner):
                 if check := pending_checks(state)[:1]:
                     source, query = check[0]
                     return source, query, f"whether the records link the gene to {query}: ask {source}"
+        if asks_record_of_identifier(a):
+            return None  # only the sources of the asked field hold this record
         for ent in a.entities:
             if not ent.confident:
                 continue
@@ -277,6 +280,8 @@ class RulesPlanner(Planner):
         return None
 
     def fallback(self, state: LoopState) -> tuple[str, str, str] | None:
+        if asks_record_of_identifier(state.analysis):
+            return None  # the record's sources were asked: no paper holds it
         for source in accepting(state.retrievers, ["free_text"]):
             if not state.tried(source, state.analysis.core):
                 return source, state.analysis.core, "no specific entity: search the literature/web"
