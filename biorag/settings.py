@@ -78,6 +78,7 @@ def _default_sources() -> dict[str, SourceSettings]:
         "geneset": SourceSettings(top_k=5, backend="local"),
         "trrust": SourceSettings(top_k=10, backend="local"),
         "genome": SourceSettings(top_k=1, backend="fasta"),
+        "mentions": SourceSettings(top_k=1, backend="local"),
     }
 
 
