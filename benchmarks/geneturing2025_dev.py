@@ -82,9 +82,10 @@ def rows(seed: int = 2025) -> list[tuple[str, str, str]]:
         for line in f:
             if line.startswith("#"):
                 continue
-            cols = line.split("\t")
-            if cols[2] != ".":
-                variants.append((f"rs{cols[2]}", f"chr{cols[0]}"))
+            cols = line.rstrip("\n").split("\t")  # the ID column is ClinVar's variation id; the rsID is INFO RS=
+            rs = next((f[3:] for f in cols[7].split(";") if f.startswith("RS=")), None)
+            if rs:
+                variants.append((f"rs{rs}", f"chr{cols[0]}"))
     for rsid, chrom in rnd.sample(sorted(set(variants)), 5):
         out.append(("SNP location", f"Which chromosome does SNP {rsid} locate on?", chrom))
     dev = json.loads(GENEGPT_DEV.read_text())
