@@ -286,7 +286,8 @@ class Agent:
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
                 if isinstance(e, SourceUnavailable | NotRecorded):  # not offline: say which source, and why
-                    run.unavailable[name] = ev.error
+                    run.unavailable[name] = ev.error + (
+                        " (offline replay; --set tool_io.mode=cache or live asks NCBI)" if isinstance(e, NotRecorded) else "")
                 ev.details["error_type"] = type(e).__name__
                 ev.details.update(getattr(e, "info", None) or {})  # what the search did before failing
             except Exception as e:  # a broken tool degrades the answer, it does not end the run
