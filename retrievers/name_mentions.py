@@ -9,7 +9,9 @@ up elsewhere); ``metadata`` a `SentenceMentions`.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from biorag.models import Evidence
@@ -52,12 +54,21 @@ class MentionsRetriever(Retriever):
     accepts = ("passage",)
     answers = (GENE_MENTIONS,)
 
-    def __init__(self, lexicon: StoreLexicon):
-        self.lexicon = lexicon
+    def __init__(self, lexicon: StoreLexicon | None = None, path: Path | None = None):
+        self._lexicon = lexicon
+        self._path = path
+        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MentionsRetriever:
-        return cls(StoreLexicon(gene_store_path(settings)))
+        return cls(path=gene_store_path(settings))  # opened at the first search: a run may never ask
+
+    @property
+    def lexicon(self) -> StoreLexicon:
+        with self._lock:
+            if self._lexicon is None:
+                self._lexicon = StoreLexicon(self._path)
+        return self._lexicon
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         sentence = request.text.strip()
@@ -75,4 +86,5 @@ class MentionsRetriever(Retriever):
         return None
 
     def close(self) -> None:
-        self.lexicon.close()
+        if self._lexicon is not None:
+            self._lexicon.close()

@@ -17,8 +17,10 @@ Evidence: ``source="trrust"``, ``id`` ``<TF>-><target>`` (or ``<gene>:targets``,
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -179,12 +181,21 @@ class RegulationRetriever(Retriever):
     accepts = ("gene", "gene_list")
     answers = (REGULATION, REGULATION_OF_ONE)
 
-    def __init__(self, store: RegulationStore):
-        self.store = store
+    def __init__(self, store: RegulationStore | None = None, path: Path | None = None):
+        self._store = store
+        self._path = path
+        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RegulationRetriever:
-        return cls(RegulationStore(gene_store_path(settings)))
+        return cls(path=gene_store_path(settings))  # opened at the first search: a run may never ask
+
+    @property
+    def store(self) -> RegulationStore:
+        with self._lock:
+            if self._store is None:
+                self._store = RegulationStore(self._path)
+        return self._store
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         genes = [g.symbol for g in request.entities.genes]
@@ -259,4 +270,5 @@ class RegulationRetriever(Retriever):
         return held
 
     def close(self) -> None:
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
