@@ -54,6 +54,7 @@ from biorag.planner import (
     make_planner,
     search_request,
 )
+from biorag.record_questions import asks_record_of_identifier
 from biorag.sufficiency import EvidenceCheck, check_evidence, quotable_evidence
 from biorag.understanding import analyse
 from biorag.user_text import check_user_text
@@ -285,9 +286,11 @@ class Agent:
                 hits = state.retrievers[name].search(search_request(state, name, query, k, mesh, s.mesh.mode))
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, _source_error(name, e)
-                if isinstance(e, SourceUnavailable | NotRecorded):  # not offline: say which source, and why
-                    run.unavailable[name] = ev.error + (
-                        " (offline replay; --set tool_io.mode=cache or live asks NCBI)" if isinstance(e, NotRecorded) else "")
+                if isinstance(e, SourceUnavailable):
+                    run.unavailable[name] = ev.error
+                elif isinstance(e, NotRecorded) and asks_record_of_identifier(state.analysis):
+                    # an identifier's record that only a live source may hold: say so, and how
+                    run.unavailable[name] = ev.error + " (offline replay; --set tool_io.mode=cache or live asks NCBI)"
                 ev.details["error_type"] = type(e).__name__
                 ev.details.update(getattr(e, "info", None) or {})  # what the search did before failing
             except Exception as e:  # a broken tool degrades the answer, it does not end the run

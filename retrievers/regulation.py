@@ -41,22 +41,27 @@ if TYPE_CHECKING:
 MODE_ORDER = {"Activation": 0, "Repression": 1, "Unknown": 2}
 CITATION = "TRRUST v2 (Han et al., Nucleic Acids Res 2018)"
 
-_CUES = ("regulatory relationship", "regulatory relation", "regulatory interaction", "regulatory effect",
-         "regulatory role", "mode of regulation", "regulation mode", "type of regulation", "kind of regulation",
-         "transcriptional regulation", "transcriptionally regulate", "transcriptionally regulates",
-         "transcription factor", "transcription factors", "activate or repress", "activates or represses",
-         "activation or repression", "activated or repressed", "upregulate or downregulate", "trrust",
-         "target genes", "targets", "regulated by", "regulators", "regulator", "regulates", "regulate",
-         "regulating", "activate", "activates", "activating", "repress", "represses", "repressing")
+#: cues of a factor and its target named together (a relation a curated source states)
+_PAIR_CUES = ("regulatory relationship", "regulatory relation", "regulatory interaction", "regulatory effect",
+              "regulatory role", "mode of regulation", "regulation mode", "type of regulation", "kind of regulation",
+              "transcriptional regulation", "transcriptionally regulate", "transcriptionally regulates",
+              "activate or repress", "activates or represses", "activation or repression", "activated or repressed",
+              "upregulate or downregulate", "trrust", "regulated by", "regulates", "regulate", "regulating",
+              "activate", "activates", "activating", "repress", "represses", "repressing")
+#: cues of one gene's targets or regulators: asked as such, never a claim about the gene ("Is
+#: MYC a transcription factor?", "Does TP53 regulate apoptosis?" are questions for the literature)
+_ONE_CUES = ("target genes", "targets", "transcriptional targets", "regulatory targets", "regulated by",
+             "genes regulated", "genes activated", "genes repressed", "trrust", "activate $", "repress $",
+             "regulate $", "activates $", "represses $", "regulates $")
 _WEAK = ("regulation", "relationship", "relation", "activated", "repressed")
 #: a factor and its target named together: the modes between them
 REGULATION = AnswerField(
     "regulation", "how a transcription factor regulates a gene (TRRUST: activation, repression), with PMIDs",
-    _CUES, ("gene_list",), weak_cues=_WEAK)
+    _PAIR_CUES, ("gene_list",), weak_cues=_WEAK)
 #: one gene named: the genes it regulates and the factors regulating it
 REGULATION_OF_ONE = AnswerField(
-    "regulation", "the genes a transcription factor regulates, and its regulators (TRRUST), by mode",
-    _CUES, ("gene",), weak_cues=_WEAK)
+    "regulation_targets", "the genes a transcription factor regulates, and its regulators (TRRUST), by mode",
+    _ONE_CUES, ("gene",))
 
 
 class ModeSupport(BaseModel):
@@ -225,7 +230,7 @@ class RegulationRetriever(Retriever):
 
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
-        if field.name != REGULATION.name:
+        if field.name not in (REGULATION.name, REGULATION_OF_ONE.name):
             return None
         records = RegulationRecord.all_of(evidence)
         pairs = [(e, r) for e, r in records if r.kind == "pair"]
