@@ -71,10 +71,14 @@ def _default_sources() -> dict[str, SourceSettings]:
         "dbsnp": SourceSettings(top_k=10),
         "omim": SourceSettings(top_k=10),
         "blast": SourceSettings(top_k=10),
+        "seqtools": SourceSettings(top_k=4, backend="local"),
         "pubmed": SourceSettings(top_k=4),
         "web": SourceSettings(top_k=10, backend="ddgs"),
         "hpo": SourceSettings(top_k=10, backend="local"),
         "geneset": SourceSettings(top_k=5, backend="local"),
+        "trrust": SourceSettings(top_k=10, backend="local"),
+        "genome": SourceSettings(top_k=1, backend="fasta"),
+        "mentions": SourceSettings(top_k=1, backend="local"),
     }
 
 
@@ -257,6 +261,15 @@ class MeshSettings(_Section):
         description="boost mode: added to a record's cosine score times the share of the requested descriptors it carries",
     )
     boost_pool: int = Field(5, ge=1, le=50, description="boost mode: re-rank this many times k unfiltered candidates")
+
+
+class GenomeSettings(_Section):
+    """A reference genome on this machine, for sequence at a region (`genome` source)."""
+
+    fasta: str | None = Field(
+        None, description="genome FASTA (e.g. GRCh38.fa); its samtools .fai index is used when present, "
+        "else one is built on first use")
+    assembly: str = Field("GRCh38", description="the assembly the FASTA holds, as answers name it")
 
 
 class NCBISettings(_Section):
@@ -535,6 +548,7 @@ class Settings(BaseSettings):
     )
     gene_files: GeneFilesSettings = Field(default_factory=GeneFilesSettings)
     geneset: GeneSetSettings = Field(default_factory=GeneSetSettings)
+    genome: GenomeSettings = Field(default_factory=GenomeSettings)
     training: TrainingSettings = Field(default_factory=TrainingSettings)
 
     @classmethod

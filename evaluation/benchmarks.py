@@ -6,6 +6,7 @@ answer format its scorer expects (`fmt`) and a stable id used for resuming runs.
 | benchmark  | input                                                  | fmt        |
 |------------|--------------------------------------------------------|------------|
 | geneturing | `{task: {question: gold}}` JSON (GeneGPT layout)        | geneturing |
+| geneturing | GeneTuring-2025 CSV `Module, Question, Goldstandard`   | geneturing2025 |
 | genehop    | same layout, gold may be a list                        | geneturing |
 | mmlu       | hendrycks CSV `question,A,B,C,D,letter` (file/folder)  | choice     |
 | medmcqa    | JSON lines `question, opa..opd, cop (1-4)`             | choice     |
@@ -27,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from biorag.contracts.errors import InputError
 from biorag.host.textfile import unreadable
+from evaluation import geneturing2025
 
 BENCHMARKS = ("geneturing", "genehop", "mmlu", "medmcqa", "pubmedqa", "bioasq")
 
@@ -104,7 +106,18 @@ def _read_json(path: Path) -> Any:
 
 
 def load_geneturing(path: Path, benchmark: str = "geneturing") -> list[Item]:
-    """GeneGPT layout: `{task: {question: gold}}`. Ids are `task/index` in file order."""
+    """GeneGPT layout: `{task: {question: gold}}`; or GeneTuring-2025's CSV (a `.csv` file:
+    `Module, Question, Goldstandard`, see evaluation.geneturing2025). Ids are `task/index`
+    in file order."""
+    if path.suffix.lower() == ".csv":
+        rows = geneturing2025.read_rows(path)
+        seen: dict[str, int] = {}
+        items = []
+        for row in rows:
+            i = seen[row["Module"]] = seen.get(row["Module"], -1) + 1
+            items.append(Item(id=f"{row['Module']}/{i}", benchmark=benchmark, task=row["Module"],
+                              question=row["Question"], gold=row["Goldstandard"], fmt=geneturing2025.FMT))
+        return items
     data = _read_json(path)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise InputError(f"{path}: expected {{task: {{question: gold}}}} (the GeneGPT JSON layout)")

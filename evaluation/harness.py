@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from biorag.contracts.errors import ConfigError
+from evaluation import geneturing2025
 from evaluation.benchmarks import Item
 from evaluation.config import Configuration
-from evaluation.scoring import Judge, score_answer
+from evaluation.scoring import Judge, Scored, score_answer
 
 log = logging.getLogger(__name__)
 AnswerFn = Callable[[str], Any]
@@ -148,7 +149,11 @@ def build_row(item: Item, config: Configuration, answer: Any | None, latency_s: 
     tools, misses = trace_facts(trace)
     timings = _dump(getattr(answer, "timings", None)) or {}
     try:
-        scored = score_answer(item.fmt, item.task, item.question, text, item.gold, item.options, judge)
+        if item.fmt == geneturing2025.FMT:
+            pred, value = geneturing2025.score(item.task, text, item.gold)
+            scored = Scored(pred, value, rule=geneturing2025.FMT)
+        else:
+            scored = score_answer(item.fmt, item.task, item.question, text, item.gold, item.options, judge)
         score, prediction, metrics, rule, score_error = (
             scored.score, scored.prediction, scored.metrics, scored.rule, None)
     except Exception as e:  # a judge failing must not lose the answer

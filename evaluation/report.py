@@ -213,6 +213,9 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
         for task, rule in DECLARED_RULES.items():
             if benchmark == "genehop":
                 parts.append(f"- **{task}**: {rule}")
+        if any(r.get("rule") == "geneturing2025" for run in runs for r in run.rows):
+            parts.append("- GeneTuring-2025 modules (CSV layout): the per-module rules of "
+                         "`evaluation/geneturing2025.py` (its module docstring).")
         parts.append(f"- prediction extraction: {EXTRACTION_RULES['short']}.")
     else:
         parts.append(f"- extraction: {_extraction_note(benchmark)}")

@@ -44,6 +44,8 @@ EntityKind = Literal[
     "rsid",  # a dbSNP reference SNP ID
     "sequence",  # a DNA (or protein) sequence
     "accession",  # a nucleotide/protein record accession (NM_002801.4)
+    "region",  # a genomic interval (chr7:5530601-5530700)
+    "passage",  # a sentence quoted in the question to be read ("the gene names in the sentence '...'")
     "disease",  # a disease name (OMIM, ClinVar, MeSH)
     "phenotype",  # a phenotype / HPO term name
     "organism",  # an organism the question names ("in the mouse genome"): context for fields about it

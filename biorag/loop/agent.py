@@ -34,6 +34,7 @@ from biorag.contracts.errors import (
     BioragError,
     ConfigError,
     InputError,
+    NotRecorded,
     SourceUnavailable,
     StructuredOutputError,
 )
@@ -50,6 +51,7 @@ from biorag.loop.requests import search_request
 from biorag.loop.state import Attempt, LoopState
 from biorag.loop.sufficiency import EvidenceCheck, check_evidence
 from biorag.understanding.analysis import analyse
+from biorag.understanding.record_questions import asks_record_of_identifier
 from biorag.understanding.user_text import check_user_text
 
 if TYPE_CHECKING:
@@ -262,6 +264,9 @@ class Agent:
                 ev.ok, ev.error = False, _source_error(name, e)
                 if isinstance(e, SourceUnavailable):
                     run.unavailable[name] = ev.error
+                elif isinstance(e, NotRecorded) and asks_record_of_identifier(state.analysis):
+                    # an identifier's record that only a live source may hold: say so, and how
+                    run.unavailable[name] = ev.error + " (offline replay; --set tool_io.mode=cache or live asks NCBI)"
                 ev.details["error_type"] = type(e).__name__
                 ev.details.update(getattr(e, "info", None) or {})  # what the search did before failing
             except Exception as e:  # a broken tool degrades the answer, it does not end the run

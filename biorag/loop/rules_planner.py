@@ -10,6 +10,7 @@ from biorag.loop.plans import PlanExhausted, Planner, Rewrite, Selection, Verdic
 from biorag.loop.state import LoopState
 from biorag.loop.sufficiency import unsure_names
 from biorag.understanding.analysis import Entity
+from biorag.understanding.record_questions import asks_record_of_identifier
 from biorag.understanding.unknown_names import refusal, still_unknown
 
 #: at most this many values of one hop are followed up (e.g. the genes of a disease)
@@ -95,6 +96,8 @@ class RulesPlanner(Planner):
                 if check := pending_checks(state)[:1]:
                     source, query = check[0]
                     return source, query, f"whether the records link the gene to {query}: ask {source}"
+        if asks_record_of_identifier(a):
+            return None  # only the sources of the asked field hold this record
         for ent in a.entities:
             if not ent.confident:
                 continue
@@ -104,6 +107,8 @@ class RulesPlanner(Planner):
         return None
 
     def fallback(self, state: LoopState) -> tuple[str, str, str] | None:
+        if asks_record_of_identifier(state.analysis):
+            return None  # the record's sources were asked: no paper holds it
         for source in accepting(state.retrievers, ["free_text"]):
             if not state.tried(source, state.analysis.core):
                 return source, state.analysis.core, "no specific entity: search the literature/web"

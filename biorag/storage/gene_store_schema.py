@@ -15,7 +15,9 @@ Tables (the disease dictionary's are described in indexing/disease_dictionary.py
 - ``mim_phenotype``: NCBI mim2gene_medgen's OMIM phenotype -> gene links;
 - ``ANNOTATION_SCHEMA`` (written by indexing/gene_annotations.py): what a gene does (GO BP
   terms with their evidence codes, Reactome pathways, each ranked per gene, 0 first) and
-  ClinVar variants by rsID.
+  ClinVar variants by rsID;
+- ``REGULATION_SCHEMA`` (written by indexing/regulation.py): TRRUST v2's transcription
+  factor -> target rows, one per mode, with their PMIDs.
 """
 
 from __future__ import annotations
@@ -60,6 +62,14 @@ CREATE INDEX gene_pathways_gene ON gene_pathways(gene_id, rank);
 CREATE INDEX variants_rsid ON variants(rsid);
 CREATE INDEX variants_protein ON variants(symbol, hgvs_p);
 CREATE INDEX variants_grch37 ON variants(chromosome, grch37_position);
+"""
+REGULATION_SCHEMA = """
+CREATE TABLE regulation (
+    tf TEXT NOT NULL, target TEXT NOT NULL, organism TEXT NOT NULL, mode TEXT NOT NULL,
+    pmids TEXT NOT NULL, n_pmids INTEGER NOT NULL
+);
+CREATE INDEX regulation_tf ON regulation(tf COLLATE NOCASE);
+CREATE INDEX regulation_target ON regulation(target COLLATE NOCASE);
 """
 #: GO evidence codes by how directly they support an annotation (lower first): experimental
 #: and high-throughput experimental, then curator statements and phylogenetic inference,

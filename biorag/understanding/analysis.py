@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from biorag.contracts.sources import GENE_IDS, Lexicon, Source, declared_fields
 from biorag.understanding.asked_names import gene_asked_by_name
+from biorag.understanding.cue_names import cue_words_not_genes
 from biorag.understanding.disease_context import context_checks
 from biorag.understanding.entity_linking import find_entities
 from biorag.understanding.entity_patterns import (
@@ -46,6 +47,7 @@ from biorag.understanding.intent import (
 )
 from biorag.understanding.options import split_options
 from biorag.understanding.phenotype_questions import read_feature_list
+from biorag.understanding.program_requests import unwrap_program_request
 from biorag.understanding.question_model import Analysis, Entity, Hop, Intent
 from biorag.understanding.question_words import FILLER, NOT_GENES, english_words, filler
 from biorag.understanding.unknown_names import POLITE, symbol_like, unknown_genes
@@ -93,8 +95,9 @@ def _subject_not_field_words(entities: list[Entity], sources: Mapping[str, Sourc
 def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon: Lexicon | None = None) -> Analysis:
     """Entities, answer field and hops of a question, for the given sources' declarations
     (the enabled retrievers; without sources only entities are found). Multiple-choice
-    options are split off first: the stem is what is understood."""
-    stem, options = split_options(clean_question(question))
+    options are split off first: the stem is what is understood. A request for a program
+    that answers a question is read as that question."""
+    stem, options = split_options(clean_question(unwrap_program_request(question)))
     if options:
         options = [replace(o, names=tuple(n for e in find_entities(o.text, lexicon) if e.confident
                                           for n in e.canonical)) for o in options]
@@ -107,6 +110,7 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     core = stem
     entities = _field_words_not_genes(core, find_entities(stem, lexicon), sources)
     entities = _subject_not_field_words(entities, sources)
+    entities = cue_words_not_genes(core, entities, sources)
     # a gene named by a word that reads as something else, asked a gene's field of
     entities = gene_asked_by_name(core, entities, sources, lexicon)
     # a patient's features listed in words: their names, not the words inside them

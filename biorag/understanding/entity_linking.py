@@ -26,6 +26,8 @@ from biorag.understanding.entity_patterns import (
     ENSEMBL,
     ENTREZ,
     EXPLICIT_GENE,
+    PASSAGE,
+    REGION,
     RSID,
     clean_question,
     gene_like,
@@ -38,6 +40,11 @@ from biorag.understanding.protein_changes import protein_variants
 from biorag.understanding.question_model import Entity
 from biorag.understanding.question_words import FILLER, NOT_GENES, english_words, words
 from biorag.understanding.typed_entities import Member, excluded_at, gene_members, patient_framed
+
+#: words that say a quotation is a text to be read ("the names in the sentence '...'"), not a
+#: name quoted ("genes of "hereditary breast and ovarian cancer"")
+_QUOTED_TEXT = re.compile(r"\b(?:sentence|sentences|text|passage|abstract|paragraph|phrase|statement|excerpt|snippet)\b",
+                          re.IGNORECASE)
 
 
 def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]:
@@ -54,9 +61,21 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
             seen.add(key)
             found.append(e)
 
+    passages = [m for m in PASSAGE.finditer(text) if len((m.group("d") or m.group("s")).split()) >= 3
+                and not DNA.fullmatch((m.group("d") or m.group("s")).strip())
+                and _QUOTED_TEXT.search(text[:m.start()] + " " + text[m.end():])]
+    for m in passages:  # a quoted sentence to be read: its words are no names of the question
+        add(Entity("passage", (m.group("d") or m.group("s")).strip(), span=m.group(0)))
+    if passages:
+        text = PASSAGE.sub(" \u220e ", text)
     for m in DNA.finditer(text):
-        add(Entity("sequence", m.group(0).upper()))
+        add(Entity("sequence", "".join(m.group(0).split()).upper()))
     rest = DNA.sub(" ", text)
+    for m in REGION.finditer(rest):
+        chrom = m.group(1).upper()
+        add(Entity("region", f"chr{'M' if chrom == 'MT' else chrom}:{m.group(2).replace(',', '')}-"
+                             f"{m.group(3).replace(',', '')}", span=m.group(0)))
+    rest = REGION.sub(" ", rest)
     for m in RSID.finditer(rest):
         add(Entity("rsid", m.group(0).lower()))
     if lexicon is not None:
@@ -73,7 +92,7 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         # an organism (biorag.contracts.sources.AnswerField.about) are read for it
         add(Entity("organism", organism, confident=False))
     rest = ACCESSION.sub(" ", ENTREZ.sub(" ", ENSEMBL.sub(" ", RSID.sub(" ", rest))))
-    has_id = any(e.kind in ("rsid", "ensembl", "entrez", "sequence", "accession") for e in found)
+    has_id = any(e.kind in ("rsid", "ensembl", "entrez", "sequence", "accession", "region", "passage") for e in found)
 
     letters = [c for c in rest if c.isalpha()]
     upper_share = sum(c.isupper() for c in letters) / max(1, len(letters))

@@ -15,7 +15,17 @@ ENTREZ = re.compile(
     r"\b(?:ncbi\s+gene\s*id|gene\s*id|entrez(?:\s*gene)?(?:\s*id)?|ncbi\s+gene)\s*(?:number\s*)?[:#]?\s*(\d{1,9})\b",
     re.IGNORECASE)
 ACCESSION = re.compile(r"\b(?:[ANXWY][MRPCGTWZ]_\d{5,9}(?:\.\d+)?)\b")
-DNA = re.compile(r"[ACGTUN]{20,}", re.IGNORECASE)
+#: a genomic interval: "chr7:5,530,601-5,530,700", "chromosome 7: 5530601 to 5530700"
+REGION = re.compile(r"\b(?:chr|chromosome\s*)(\d{1,2}|X|Y|MT?)\s*:\s*(\d[\d,]*)\s*(?:-|\u2013|\u2014|\.\.|to)\s*(\d[\d,]*)\b",
+                    re.IGNORECASE)
+#: a sentence quoted to be read: in double quotes, or in single quotes up to the last quote
+#: that ends it (apostrophes inside: "Alzheimer's"), three words or more
+PASSAGE = re.compile(r'"(?P<d>[^"]*?\s[^"]*?\s[^"]+?)"|(?<![\w])\'(?P<s>[^\']*?\s.+\s.+)\'(?=[\s?.!,:;)]|$)')
+#: a DNA/RNA sequence: 20 bases or more, and the blocks of 10 or more that continue it after
+#: spaces or line breaks (a sequence pasted wrapped, or in blocks of ten), with a shorter last
+#: line of a wrapped one
+DNA = re.compile(r"[ACGTUN]{20,}(?:[ \t]*\r?\n?[ \t]*[ACGTUN]{10,}(?![A-Za-z]))*"
+                 r"(?:[ \t]*\r?\n[ \t]*[ACGTUN]{1,9}(?=[ \t]*(?:\r?\n|$)))?", re.IGNORECASE)
 #: a chromosome or band ("17", "chr17", "17p13.1", "chrX_...", "chrUn"), never a symbol that starts
 #: with "chr" (CHRNA2, CHRM1)
 _BAND = re.compile(r"^(?:chr)?(?:\d{1,2}|x|y|mt?)(?:[pq]\d*(?:\.\d+)?)?$|^chr(?:\d{1,2}|x|y|mt?|un)(?:[_:].*)?$", re.I)

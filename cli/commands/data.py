@@ -116,8 +116,9 @@ def build(
 def build_store(target: Path, files: dict[str, Path | None], diseases: bool = True,
                 hpo_dir: Path | None = None, progress: bool = False, clinvar_vcf: Path | None = None) -> dict:
     """The store from these files (keys as `indexing.gene_store_build.SNAPSHOT_FILES`), with the
-    disease dictionary when asked, and what genes do (GO BP, Reactome) and ClinVar's rsIDs
-    (`indexing.gene_annotations`; `clinvar_vcf` or the bundled subset)."""
+    disease dictionary when asked, what genes do (GO BP, Reactome) and ClinVar's rsIDs
+    (`indexing.gene_annotations`; `clinvar_vcf` or the bundled subset), and TRRUST's
+    transcription-factor regulation (`indexing.regulation`)."""
     import zlib
     from functools import partial
 
@@ -125,13 +126,15 @@ def build_store(target: Path, files: dict[str, Path | None], diseases: bool = Tr
     from indexing.gene_annotations import CLINVAR_VCF, add_gene_annotations
     from indexing.gene_store_build import SNAPSHOT_FILES, build_gene_store, record_inputs
     from indexing.hpo_files import hpo_data_dir
+    from indexing.regulation import add_regulation
 
     annotate = partial(add_gene_annotations, clinvar_vcf=clinvar_vcf or CLINVAR_VCF)
     dictionary = partial(add_disease_dictionary, gene_condition=files.get("gene_condition"),
                          hpo_dir=hpo_dir) if diseases else None
 
     def extend(con, gene_ids: set[int]) -> dict:
-        return {**annotate(con, gene_ids), **(dictionary(con, gene_ids) if dictionary else {})}
+        return {**annotate(con, gene_ids), **add_regulation(con),
+                **(dictionary(con, gene_ids) if dictionary else {})}
 
     try:
         summary = build_gene_store(target, files.get("gene_info"), files.get("hgnc"), files.get("mim2gene"),

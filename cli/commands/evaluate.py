@@ -211,9 +211,12 @@ def _make_command(benchmark: str, doc: str):
 
 
 _DOCS = {
-    "geneturing": "GeneTuring (9 tasks, GeneGPT JSON layout), scored by GeneGPT's rules.\n\n"
+    "geneturing": "GeneTuring: the 9 tasks of GeneGPT's JSON layout, scored by GeneGPT's rules, or "
+                  "GeneTuring-2025's 16 modules (a .csv with Module, Question, Goldstandard columns), "
+                  "scored per module by the rules in evaluation/geneturing2025.py.\n\n"
                   "Example: biorag eval geneturing -q ../shared/data/geneturing/geneturing_dev.json "
-                  "--ablate all",
+                  "--ablate all\n\n"
+                  "Example: biorag eval geneturing -q evaluation/resources/geneturing2025_dev.csv",
     "genehop": "GeneHop (3 multi-hop tasks); SNP gene function by a declared rule or --judge llm.\n\n"
                "Example: biorag eval genehop -q ../shared/data/geneturing/genehop_dev.json -a full -a D1",
     "mmlu": "MMLU medical subjects (hendrycks CSVs; a folder or one file), accuracy per subject.\n\n"

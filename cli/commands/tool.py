@@ -180,3 +180,49 @@ def nucleotide(
 ) -> None:
     """NCBI Nucleotide: the record of an accession (off in the agent unless enabled)."""
     _run("nucleotide", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("seqtools")
+@friendly_errors
+def seqtools(
+    query: Annotated[str, typer.Argument(help="A DNA or RNA sequence, e.g. ATGGTGCACCTGACTCCTGAGGAGAAGTCT.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """Sequence computations: the protein (standard code, first ATG to the first stop), reverse
+    complement, GC content and length of the sequence."""
+    _run("seqtools", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("trrust")
+@friendly_errors
+def trrust(
+    query: Annotated[str, typer.Argument(help="One or two gene symbols: a transcription factor and/or its target, e.g. 'TP53 CDKN1A'.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """TRRUST v2 regulation (local gene store): every mode recorded for a pair with its PMID
+    count, or a gene's targets and regulators."""
+    _run("trrust", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("genome")
+@friendly_errors
+def genome(
+    query: Annotated[str, typer.Argument(help="A region, 1-based and inclusive, e.g. chr7:5530601-5530700.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """The DNA sequence of a genome region, from the FASTA given by --set genome.fasta=PATH."""
+    _run("genome", query, k, None, json_, preset, set_, replay)
+
+
+@app.command("mentions")
+@friendly_errors
+def mentions(
+    query: Annotated[str, typer.Argument(help="A sentence, e.g. 'BRCA1 binds RAD51 in the nucleus.'.")],
+    k: KOpt = None, json_: JsonOpt = False,
+    preset: PresetOpt = None, set_: SetOpt = None, replay: ReplayOpt = None,
+) -> None:
+    """The gene and protein names a sentence mentions, as written, or 'No gene'."""
+    _run("mentions", query, k, None, json_, preset, set_, replay)

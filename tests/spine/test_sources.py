@@ -64,7 +64,9 @@ def tiny_source():
 
 
 def test_a_registered_source_is_switchable_planned_and_read(tiny_source):
-    settings = load_settings(sets=["planner=rules"], enable=["protein"], disable=["gene", "dbsnp", "omim", "blast", "pubmed", "hpo", "geneset"],
+    settings = load_settings(sets=["planner=rules"], enable=["protein"],
+                             disable=["gene", "dbsnp", "omim", "blast", "pubmed", "hpo", "geneset", "seqtools", "trrust",
+                                      "genome", "mentions"],
                              known_sources=SOURCES.names())
     assert settings.enabled_sources() == ["protein"]
     retrievers = Engine(settings).retrievers(settings, degrade=False)

@@ -1,0 +1,1 @@
+"""Sequence computations on a sequence the question gives: translation, reverse complement, GC content, length."""

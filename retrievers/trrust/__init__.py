@@ -1,0 +1,1 @@
+"""TRRUST v2 transcription-factor regulation (activation, repression) from the local gene store, with PMIDs."""
