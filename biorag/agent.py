@@ -54,6 +54,7 @@ from biorag.planner import (
     search_request,
 )
 from biorag.sufficiency import EvidenceCheck, check_evidence, quotable_evidence
+from biorag.two_asks import split_asks
 from biorag.understanding import analyse
 from biorag.user_text import check_user_text
 
@@ -147,7 +148,8 @@ class Agent:
 
     def _check(self, state: LoopState, ranker: SentenceRanker) -> EvidenceCheck:
         g = self.settings.generation
-        return check_evidence(state.analysis, state.evidence, state.retrievers, ranker, g.min_similarity, state.reading)
+        return check_evidence(state.analysis, state.evidence, state.retrievers, ranker, g.min_similarity, state.reading,
+                              self.lexicon)
 
     def _planner(self) -> Planner:
         if self._planner_override is not None:
@@ -191,6 +193,8 @@ class Agent:
         `Planner.evaluate` under the evidence guard (`check_evidence`), the text to
         `_compose` (a record's field, extractive or generated)."""
         question = check_user_text(question, self.settings)
+        if (parts := split_asks(question, self.retrievers, self.lexicon)) is not None:
+            return self._answer_parts(question, parts, on_event)
         t0 = time.perf_counter()
         with metering() as llm:  # this run's model calls only, whoever else shares the model
             run = self._start(question, on_event)
@@ -209,6 +213,20 @@ class Agent:
         answer.timings = Timings(total_ms=_ms(t0), llm_ms=round(llm.ms, 1))
         answer.config = self.settings.redacted()
         return answer
+
+    def _answer_parts(self, question: str, parts: list[str], on_event: EventSink | None) -> Answer:
+        """A question asking a record and the literature at once (biorag.two_asks): each
+        part answered on its own, the first part's answer first, each later one after its
+        question; sufficient only when every part is."""
+        t0 = time.perf_counter()
+        answers = [self.answer(part, on_event) for part in parts]
+        text = "\n".join([answers[0].answer] + [f"{part} {a.answer}" for part, a in zip(parts[1:], answers[1:], strict=True)])
+        citations = list({(c.source, c.id): c for a in answers for c in a.citations}.values())
+        return Answer(question=question, answer=text, citations=citations, rounds=sum(a.rounds for a in answers),
+                      sufficient=all(a.sufficient for a in answers), best_attempt=any(a.best_attempt for a in answers),
+                      unsupported_claims=[c for a in answers for c in a.unsupported_claims],
+                      trace=[e for a in answers for e in a.trace], config=answers[0].config,
+                      timings=Timings(total_ms=_ms(t0), llm_ms=round(sum(a.timings.llm_ms for a in answers), 1)))
 
     def _start(self, question: str, on_event: EventSink | None) -> _Run:
         retrievers = self.retrievers
@@ -321,6 +339,11 @@ class Agent:
             ev.decision = "NO"
             ev.details = {"by": "evidence_guard", "missing": "no source has returned evidence yet"}
             return False
+        if state.analysis.intent is None and (read := self._check(state, run.ranker).literature) is not None \
+                and read.sufficient:
+            # a cited sentence already answers: stop here, no further rounds or rewrites
+            ev.decision, ev.details = "YES", {"by": "reading", "missing": "", "literature": read.kind}
+            return True
         try:
             verdict = run.planner.evaluate(state)
         except StructuredOutputError as e:
@@ -398,6 +421,13 @@ class Agent:
     ) -> tuple[str, list[Evidence]]:
         """The evidence sentences closest to the question, each with its record id."""
         g = self.settings.generation
+        if check.literature is not None and check.literature.sufficient:
+            read = check.literature  # the answer first, then its cited sentences with their years
+            ev.decision = "extractive"
+            ev.details.update(mode="extractive", literature=read.kind, best_similarity=check.figures.get("best_similarity"),
+                              min_similarity=g.min_similarity, named=read.named[:10],
+                              chosen=[{"id": c.evidence.key, "similarity": c.similarity} for c in read.support])
+            return read.text, read.used
         ranked = check.ranked or ranker.rank(state.analysis.core, quotable_evidence(state.evidence, state.retrievers))
         chosen = best_sentences(ranked, g.min_similarity, g.max_sentences)
         ev.decision = "extractive"
