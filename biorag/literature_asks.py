@@ -35,8 +35,9 @@ from biorag.question_model import Entity
 from biorag.question_words import word_map, words
 from biorag.sources import Source
 
-#: the asks a risk word may carry and still be a curated list (the genes of a disease)
-_CURATED_WITH = frozenset({"risk"})
+#: the asks that may stand beside a curated list and leave it one ("which genes increase the risk
+#: of D": the genes of a disease)
+_CURATED_WITH = frozenset({"risk", "effect"})
 #: entity kinds whose cued field is a curated statement (a variant's significance)
 _CURATED_KINDS = frozenset({"rsid"})
 
@@ -88,7 +89,7 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
     strong = [(g, c) for g, c in found if not g.endswith("_weak")]
     field = detect_intent(blanked, kinds, sources, strong_only=True) if sources and kinds else None
     if strong:
-        if field is not None and _curated(field, {g for g, _ in strong}, kinds):
+        if field is not None and _curated(field, {g for g, _ in strong}, blanked):
             return None
         return LiteratureAsk(tuple(dict.fromkeys(g for g, _ in strong)), tuple(c for _, c in strong))
     if field is not None:
@@ -101,9 +102,11 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
     return None
 
 
-def _curated(field, groups: set[str], kinds: set[str]) -> bool:
+def _curated(field, groups: set[str], blanked: str) -> bool:
     """A cued field that a curated record states exactly, even beside the ask words."""
     hop = field.hops[0]
-    if groups <= _CURATED_WITH and hop.field.yields == "gene" and set(hop.takes) <= {"disease", "phenotype"}:
-        return True  # the genes of a disease or of features, asked with a risk word
+    norm = normalise(blanked)
+    if groups <= _CURATED_WITH and hop.field.yields == "gene" and set(hop.takes) <= {"disease", "phenotype"} \
+            and any(f" {normalise(c).strip()} " in norm for c in hop.field.cues):
+        return True  # the genes of a disease or of features, asked for by name with a risk word
     return bool(_CURATED_KINDS.intersection(hop.takes))

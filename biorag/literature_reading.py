@@ -132,7 +132,6 @@ def _variants(name: str) -> re.Pattern:
 
 def _entity_names(e: Entity) -> list[str]:
     names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
-    names += [m.name for m in e.members if m.name]
     if e.kind in ("disease", "phenotype"):
         vocab = vocabulary()
         for n in list(names):
@@ -155,10 +154,26 @@ class _Question:
     own: frozenset[str]  # lower-cased names the question itself gives
 
 
+def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
+    """(name, its patterns) of each thing a cited sentence must mention: every confident
+    entity, a gene list as its genes."""
+    out: dict[str, tuple[re.Pattern, ...]] = {}
+    for e in analysis.entities:
+        if not e.confident or e.kind in _CONTEXT_KINDS:
+            continue
+        if e.kind == "gene_list" and e.members:
+            for m in e.members:
+                if m.name and m.name not in out:
+                    out[m.name] = (_variants(m.name),)
+            continue
+        out.setdefault(e.text, tuple(_variants(n) for n in _entity_names(e)))
+    # a gene list's member and the same gene named alone are one requirement
+    return tuple(out.items())
+
+
 def _read_question(analysis: Analysis) -> _Question:
     core = analysis.core
-    ents = [e for e in analysis.entities if e.confident and e.kind not in _CONTEXT_KINDS]
-    entities = tuple((e.text, tuple(_variants(n) for n in _entity_names(e))) for e in ents)
+    entities = _requirements(analysis)
     blanked = normalise(blank_entities(core, [e for e in analysis.entities if e.confident or e.role]))
     stop = _stop_words()
     topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
@@ -198,14 +213,37 @@ class _Read:
     announces: bool
 
 
-def _mentions(text: str, q: _Question) -> bool:
+_ABBREVIATION = re.compile(r"([A-Za-z][\w'\- ]{2,80}?)\s*\(([A-Z][A-Za-z0-9\-]{1,9})\)")
+
+
+@cache
+def _abbreviations(text: str) -> tuple[tuple[str, str], ...]:
+    """(long form, abbreviation) pairs a record defines: "Alzheimer's disease (AD)"."""
+    return tuple((m.group(1).lower(), m.group(2).lower()) for m in _ABBREVIATION.finditer(text or ""))
+
+
+def _entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) -> bool:
+    """The sentence names the entity, or an abbreviation its record defines for it."""
     low = text.lower()
-    if not all(any(p.search(low) for p in patterns) for _name, patterns in q.entities):
-        return False
-    if not q.topic:
+    if any(p.search(low) for p in patterns):
         return True
+    if ev is None:
+        return False
+    for long, short in _abbreviations(f"{ev.title}\n{ev.text}"):
+        if any(p.search(long) for p in patterns) and re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", low):
+            return True
+    return False
+
+
+def _coverage(text: str, q: _Question) -> int:
     stems = {_stem(w) for w in normalise(text).split()}
-    return sum(1 for t in q.topic if t in stems) >= q.need
+    return sum(1 for t in q.topic if t in stems)
+
+
+def _mentions(text: str, q: _Question, ev: Evidence | None = None) -> bool:
+    if not all(_entity_in(text, patterns, ev) for _name, patterns in q.entities):
+        return False
+    return not q.topic or _coverage(text, q) >= q.need
 
 
 @dataclass
@@ -266,21 +304,20 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     q = _read_question(analysis)
     pool = sorted([*ranked, *titles], key=lambda s: -s.similarity)
     pool = [s for s in pool if s.similarity >= min_similarity or s in titles]
-    reads = [_Read(s, _mentions(s.text, q), only_announces(s.text)) for s in pool]
+    reads = [_Read(s, _mentions(s.text, q, s.evidence), only_announces(s.text)) for s in pool]
     about = [r for r in reads if r.about and not r.announces]
     if q.kind == "yes_no":
         return _yes_no(q, about, limit)
     if q.kind == "list":
-        return _listed(q, [r for r in reads if not r.announces and _entities_only(r.sentence.text, q)], lexicon, limit)
+        return _listed(q, [r for r in reads if not r.announces and _entities_only(r.sentence, q)], lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
     lead = about[0].sentence
     return LiteratureReading("how", cited_line(lead), [r.sentence for r in about[:limit]], True)
 
 
-def _entities_only(text: str, q: _Question) -> bool:
-    low = text.lower()
-    return all(any(p.search(low) for p in patterns) for _name, patterns in q.entities)
+def _entities_only(s: ScoredSentence, q: _Question) -> bool:
+    return all(_entity_in(s.text, patterns, s.evidence) for _name, patterns in q.entities)
 
 
 def _no_sentence(q: _Question) -> str:
@@ -291,6 +328,9 @@ def _no_sentence(q: _Question) -> str:
 
 def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
     stating: list[tuple[str, ScoredSentence]] = []
+    # the sentences closest to the whole question first: a side finding of the same
+    # abstract ("did not alter tau phosphorylation") does not outvote the one asked about
+    about = sorted(about, key=lambda r: -_coverage(r.sentence.text, q))
     for r in about:
         text = r.sentence.text
         if hedged(text):
@@ -303,13 +343,15 @@ def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
     if not stating:
         return LiteratureReading("yes_no", "The evidence does not say.", [r.sentence for r in about[:limit]], False,
                                  "the evidence does not say: " + _no_sentence(q).replace("speaks to", "states"))
-    votes = {v for v, _ in stating}
+    best = _coverage(stating[0][1].text, q)
+    votes = {v for v, s in stating if _coverage(s.text, q) == best}
     if len(votes) > 1:
         yes = sum(1 for v, _ in stating if v == "Yes")
         return LiteratureReading("yes_no", f"The evidence is mixed: {yes} cited sentence(s) say yes, "
                                  f"{len(stating) - yes} say no.", [s for _, s in stating[:limit]], False,
                                  "the cited sentences disagree")
-    return LiteratureReading("yes_no", f"{votes.pop()}.", [s for _, s in stating[:limit]], True)
+    said = votes.pop()
+    return LiteratureReading("yes_no", f"{said}.", [s for v, s in stating if v == said][:limit], True)
 
 
 def _listed(q: _Question, reads: list[_Read], lexicon: Lexicon | None, limit: int) -> LiteratureReading:
