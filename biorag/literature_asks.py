@@ -94,10 +94,10 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
         return LiteratureAsk(tuple(dict.fromkeys(g for g, _ in strong)), tuple(c for _, c in strong))
     if field is not None:
         return None  # a record field is asked, and nothing else
-    if found:
+    linked = any(e.role == "subject" for e in entities)  # a gene asked about in a disease: the curated link's
+    if found and not linked:
         return LiteratureAsk(tuple(dict.fromkeys(g.removesuffix("_weak") for g, _ in found)), tuple(c for _, c in found))
-    if opens_yes_no(blanked) and not any(e.role == "subject" for e in entities):
-        # a claim to check; a gene asked about in a disease it names is the curated link's
+    if opens_yes_no(blanked) and not linked:
         return LiteratureAsk(("yes_no",), ())
     return None
 
