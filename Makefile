@@ -45,6 +45,8 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 DEMO_QUESTION ?= What is the function of the gene associated with SNP rs1217074595?
+# a literature question the sample index answers (PMID 22366723): the answer first, then the cited sentences
+LITERATURE_QUESTION ?= Does O-GlcNAc modification hinder tau oligomerization?
 
 demo: setup
 	# local gene store: every human gene, from the bundled NCBI/HGNC/OMIM/ClinVar snapshot (seconds)
@@ -56,6 +58,8 @@ demo: setup
 	# the agent, end to end on the embedded preset: trace on stderr, answer and citations
 	$(BIN)/biorag ask "$(DEMO_QUESTION)"
 	$(BIN)/biorag ask "What is the official gene symbol of LMP10?" --quiet
+	# a literature question, read from the sample's abstracts: "Yes." or "No." only when a cited sentence states it
+	$(BIN)/biorag ask "$(LITERATURE_QUESTION)" --quiet
 
 # The HPO store from the newer release hpo3 embeds (README "Gene sets and phenotypes"). hpo3 is
 # the module `pyhpo` too, so it is unpacked into a folder of its own, never installed.

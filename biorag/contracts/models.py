@@ -75,6 +75,9 @@ class Evidence(BaseModel):
     #: the asked genes the record covers (a gene-set term's supporting genes); empty for
     #: every other kind of record
     covers: list[str] = Field(default_factory=list)
+    #: the record's publication year, where its source gives one (PubMed); literature answers
+    #: print it beside each cited sentence
+    year: int | None = None
 
     @property
     def key(self) -> str:

@@ -45,13 +45,15 @@ from biorag.llm.meter import metering
 from biorag.loop.compose import Composer
 from biorag.loop.extractive import SentenceRanker
 from biorag.loop.mesh_terms import MeshTerms
+from biorag.loop.parts import answer_in_parts
 from biorag.loop.planner import make_planner
 from biorag.loop.plans import PlanExhausted, Planner, Selection, Verdict
 from biorag.loop.requests import search_request
-from biorag.loop.state import Attempt, LoopState
+from biorag.loop.state import Attempt, LoopState, retrieval_note, source_error
 from biorag.loop.sufficiency import EvidenceCheck, check_evidence
 from biorag.understanding.analysis import analyse
 from biorag.understanding.record_questions import asks_record_of_identifier
+from biorag.understanding.two_asks import split_asks
 from biorag.understanding.user_text import check_user_text
 
 if TYPE_CHECKING:
@@ -144,7 +146,8 @@ class Agent:
 
     def _check(self, state: LoopState, ranker: SentenceRanker) -> EvidenceCheck:
         g = self.settings.generation
-        return check_evidence(state.analysis, state.evidence, state.retrievers, ranker, g.min_similarity, state.reading)
+        return check_evidence(state.analysis, state.evidence, state.retrievers, ranker, g.min_similarity, state.reading,
+                              self.lexicon)
 
     def _planner(self) -> Planner:
         if self._planner_override is not None:
@@ -161,6 +164,8 @@ class Agent:
         `Planner.evaluate` under the evidence guard (`check_evidence`), the text to
         `Composer.compose` (a record's field, extractive or generated)."""
         question = check_user_text(question, self.settings)
+        if (parts := split_asks(question, self.retrievers, self.lexicon)) is not None:
+            return answer_in_parts(self.answer, question, parts, on_event)
         t0 = time.perf_counter()
         with metering() as llm:  # this run's model calls only, whoever else shares the model
             run = self._start(question, on_event)
@@ -261,7 +266,7 @@ class Agent:
             try:
                 hits = state.retrievers[name].search(search_request(state, selection, query, k, mesh, s.mesh.mode))
             except BioragError as e:  # the source refused the input or could not answer
-                ev.ok, ev.error = False, _source_error(name, e)
+                ev.ok, ev.error = False, source_error(name, e)
                 if isinstance(e, SourceUnavailable):
                     run.unavailable[name] = ev.error
                 elif isinstance(e, NotRecorded) and asks_record_of_identifier(state.analysis):
@@ -280,7 +285,7 @@ class Agent:
         known = {e.key for e in state.evidence}
         state.evidence.extend(h for h in hits if h.key not in known)
         state.attempts.append(Attempt(run.round, name, query, len(hits), ev.error))
-        state.notes.append(_note(name, query, hits, ev.error))
+        state.notes.append(retrieval_note(name, query, hits, ev.error))
         state.read_evidence()  # what the evidence answers, read once: every later step reads it
         return ev.outcome
 
@@ -307,6 +312,11 @@ class Agent:
             verdict = Verdict(False, "no source has returned evidence yet", "evidence_guard")
             ev.details = {"by": verdict.by, "missing": verdict.missing}
             return verdict
+        if state.analysis.intent is None and (read := self._check(state, run.ranker).literature) is not None \
+                and read.sufficient:
+            # a cited sentence already answers: stop here, no further rounds or rewrites
+            ev.decision, ev.details = "YES", {"by": "reading", "missing": "", "literature": read.kind}
+            return Verdict(True, "", "reading")
         try:
             verdict = run.planner.evaluate(state)
         except StructuredOutputError as e:
@@ -372,22 +382,3 @@ def _dedupe(evs: list[Evidence]) -> list[Evidence]:
             seen.add(e.key)
             out.append(e)
     return out
-
-
-def _source_error(name: str, e: BioragError) -> str:
-    """One line naming the source and its reason: 'blast rejected the query: ...'."""
-    msg = str(e)
-    if msg.startswith(f"{name}: "):
-        msg = msg[len(name) + 2 :]
-    if isinstance(e, InputError):
-        return f"{name} rejected the query: {msg}"
-    return f"{name}: {msg}"
-
-
-def _note(name: str, query: str, hits: list[Evidence], error: str | None) -> str:
-    if error:
-        return f"{name}('{query[:60]}') failed: {error[:160]}"
-    if not hits:
-        return f"{name}('{query[:60]}') found nothing"
-    tops = "; ".join(h.title[:60] for h in hits[:3])
-    return f"{name}('{query[:60]}') found {len(hits)}: {tops}"

@@ -57,6 +57,13 @@ class Composer:
     ) -> tuple[str, list[Evidence]]:
         """The evidence sentences closest to the question, each with its record id."""
         g = self.settings.generation
+        if check.literature is not None and check.literature.sufficient:
+            read = check.literature  # the answer first, then its cited sentences with their years
+            ev.decision = "extractive"
+            ev.details.update(mode="extractive", literature=read.kind, best_similarity=check.figures.get("best_similarity"),
+                              min_similarity=g.min_similarity, named=read.named[:10],
+                              chosen=[{"id": c.evidence.key, "similarity": c.similarity} for c in read.support])
+            return read.text, read.used
         ranked = check.ranked or ranker.rank(state.analysis.core, quotable_evidence(state.evidence, state.retrievers))
         chosen = best_sentences(ranked, g.min_similarity, g.max_sentences)
         ev.decision = "extractive"

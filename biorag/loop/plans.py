@@ -44,7 +44,7 @@ class Verdict:
 
     sufficient: bool
     missing: str
-    by: Literal["rules", "llm", "evidence_guard"]
+    by: Literal["rules", "llm", "evidence_guard", "reading"]
     raw: list[str] = field(default_factory=list)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from biorag.contracts.errors import BioragError, InputError
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import Lexicon, Reading
 from biorag.loop.grounding import StructuredAnswer, hop_readings, inputs_of, structured_answer
@@ -77,3 +78,23 @@ class LoopState:
     def hop_inputs(self, hop: int) -> list[str]:
         """The queries hop `hop` needs (`grounding.hop_inputs`), from the kept readings."""
         return inputs_of(self.analysis, hop, self.hop_reading(hop - 1) if hop > 0 else None)
+
+
+def source_error(name: str, e: BioragError) -> str:
+    """One line naming the source and its reason: 'blast rejected the query: ...'."""
+    msg = str(e)
+    if msg.startswith(f"{name}: "):
+        msg = msg[len(name) + 2 :]
+    if isinstance(e, InputError):
+        return f"{name} rejected the query: {msg}"
+    return f"{name}: {msg}"
+
+
+def retrieval_note(name: str, query: str, hits: list[Evidence], error: str | None) -> str:
+    """What a retrieval found, as the planner's notes say it."""
+    if error:
+        return f"{name}('{query[:60]}') failed: {error[:160]}"
+    if not hits:
+        return f"{name}('{query[:60]}') found nothing"
+    tops = "; ".join(h.title[:60] for h in hits[:3])
+    return f"{name}('{query[:60]}') found {len(hits)}: {tops}"

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biorag.contracts.models import Evidence
-from biorag.contracts.sources import GENE_IDS, Source, held_genes
+from biorag.contracts.sources import GENE_IDS, Lexicon, Source, held_genes
 from biorag.knowledge.names import disease_key
 from biorag.loop.extractive import ScoredSentence, SentenceRanker
 from biorag.loop.grounding import StructuredAnswer
+from biorag.loop.literature_reading import LiteratureReading, read_literature, title_sentences
 from biorag.understanding.analysis import Analysis
 from biorag.understanding.unknown_names import refusal, still_unknown
 
@@ -48,6 +49,9 @@ class EvidenceCheck:
     structured: bool = False
     ranked: list[ScoredSentence] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
+    #: a literature answer read from the sentences (biorag.loop.literature_reading), when the
+    #: question asks the literature
+    literature: LiteratureReading | None = None
 
 
 def _variants(name: str) -> re.Pattern:
@@ -160,9 +164,13 @@ def check_evidence(
     ranker: SentenceRanker | None,
     min_similarity: float,
     reading: StructuredAnswer | None,
+    lexicon: Lexicon | None = None,
 ) -> EvidenceCheck:
     """Whether `evidence` can support an answer to the analysed question, and why not.
-    `reading`: what the evidence answers (`LoopState.reading`, read once per retrieval)."""
+    `reading`: what the evidence answers (`LoopState.reading`, read once per retrieval).
+    A literature answer is sufficient only when a cited sentence mentions the question's
+    entities and carries the answer (`literature_reading.read_literature`; `lexicon` names
+    the genes a list question asks for)."""
     if unknown := still_unknown(analysis.unknown, evidence, sources):
         # a name no dictionary holds and no source knew: say so, with the close symbols
         return EvidenceCheck(False, refusal(unknown), figures={"unknown_names": list(unknown)})
@@ -199,4 +207,9 @@ def check_evidence(
             ranked=ranked,
             figures=figures,
         )
-    return EvidenceCheck(True, "", ranked=ranked, figures=figures)
+    if analysis.intent is not None:
+        return EvidenceCheck(True, "", ranked=ranked, figures=figures)
+    titles = title_sentences(quotable_evidence(evidence, sources), analysis.core, ranker)
+    read = read_literature(analysis, ranked, titles=titles, lexicon=lexicon, min_similarity=min_similarity)
+    figures["literature"] = read.kind
+    return EvidenceCheck(read.sufficient, read.reason, ranked=ranked, figures=figures, literature=read)

@@ -45,6 +45,7 @@ from biorag.understanding.intent import (
     own_record,
     plan,
 )
+from biorag.understanding.literature_asks import literature_ask
 from biorag.understanding.options import split_options
 from biorag.understanding.phenotype_questions import read_feature_list
 from biorag.understanding.program_requests import unwrap_program_request
@@ -101,12 +102,13 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
     if options:
         options = [replace(o, names=tuple(n for e in find_entities(o.text, lexicon) if e.confident
                                           for n in e.canonical)) for o in options]
-    analysis = _analyse(question, stem, sources, lexicon)
+    analysis = _analyse(question, stem, sources, lexicon, has_options=bool(options))
     analysis.options = options
     return analysis
 
 
-def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lexicon: Lexicon | None) -> Analysis:
+def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lexicon: Lexicon | None,
+             has_options: bool = False) -> Analysis:
     core = stem
     entities = _field_words_not_genes(core, find_entities(stem, lexicon), sources)
     entities = _subject_not_field_words(entities, sources)
@@ -143,11 +145,15 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     if intent is None and sources and kinds - {"organism"} == {"phenotype"}:
         # symptoms and nothing else ("child with aniridia"): the phenotypes' default field
         intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
+    asks = literature_ask(blanked, entities, kinds, sources) if sources and not has_options else None
+    if asks is not None:
+        # what is asked decides: a relation, an effect, a claim... is the literature's
+        intent, free_text = None, True
     if intent is not None and sources:
         intent = replace(intent, checks=context_checks(entities, intent, sources))
     unknown = unknown_genes(_unknown_names(core, entities, sources), lexicon) if lexicon is not None else {}
     return Analysis(question=question, core=core, entities=entities, intent=intent, free_text=free_text,
-                    unknown=unknown)
+                    unknown=unknown, asks=asks)
 
 
 def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[str]:

@@ -14,7 +14,14 @@ from biorag.knowledge.names import disease_key
 from biorag.understanding.entity_patterns import ENSEMBL, RSID
 from biorag.understanding.lexicon_lookup import safe_lookup
 from biorag.understanding.question_model import Entity
-from biorag.understanding.question_words import NOT_GENES, english_words, filler, word_list, words
+from biorag.understanding.question_words import (
+    NOT_GENES,
+    english_words,
+    filler,
+    word_list,
+    word_map,
+    words,
+)
 
 #: words that only join or frame the names of one list of phenotypes: never a person's name
 _LIST_FRAME = words("list_frame")
@@ -47,6 +54,11 @@ _PUNCTUATED_WORDS = 16
 #: punctuation that may end a phrase but is no part of a name ("Cardiomyopathy, dilated,")
 _EDGE_PUNCTUATION = " ,/-\u2013\u2014('\""
 _DICTIONARY_LEAD = re.compile(r"\b(?:with|for|of|in|on|has|have|had|about|from|by|to|behind|and)\s+", re.I)
+#: a word that asks the literature ("treat", "drugs against", "risk of"): a name may follow it
+#: ("Which drugs are used to treat Marfan syndrome?")
+_ASK_LEAD = re.compile(r"\b(?:" + "|".join(sorted({re.escape(c) for cues in word_map("literature_asks").values()
+                                                   for c in cues if " " not in c}, key=len, reverse=True))
+                       + r")\s+", re.I)
 #: where a clause starts: a name may open it ("Currarino syndrome: which gene?")
 _CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
 #: a clause's asking words, after which its subject starts: "How does Marfan syndrome
@@ -63,7 +75,7 @@ def _disease_spans(text: str) -> list[str]:
     precedes 'gene(s)'."""
     spans: list[str] = []
     leads = sorted([*_DISEASE_LEAD.finditer(text), *_DICTIONARY_LEAD.finditer(text), *_CLAUSE_START.finditer(text),
-                    *_QUESTION_OPENING.finditer(text)], key=lambda m: m.start())
+                    *_QUESTION_OPENING.finditer(text), *_ASK_LEAD.finditer(text)], key=lambda m: m.start())
     for m in leads:
         tail = text[m.end():]
         spans += _punctuated(tail)

@@ -198,10 +198,10 @@ def _direct_within(cue: str, kinds: set[str], idx: _CueIndex, cued: set[str]) ->
 
 #: where a second question may start: "?", "!", ";", or "and"/"or"/"also" before an asking
 #: word, itself perhaps after a preposition (", and on which chromosome?")
-_NEXT_QUESTION = re.compile(
+NEXT_QUESTION = re.compile(
     r"[?!;]+\s*|,?\s+(?:and|or|also|plus)\s+(?=(?:(?:on|in|at|to|for|from|of|with|by|into)\s+)?"
     r"(?:what|whats|what's|which|where|how|is|are|does|do|its|it's)\b)", re.I)
-_LEADS_QUESTION = re.compile(r"^\W*(?:(?:and|or|also|plus|so|but)\W+)*(?:(?:on|in|at|to|for|from|of|with|by|into)\W+)?"
+LEADS_QUESTION = re.compile(r"^\W*(?:(?:and|or|also|plus|so|but)\W+)*(?:(?:on|in|at|to|for|from|of|with|by|into)\W+)?"
                              r"(?:" + "|".join(sorted(_ASKING)) + r")\b", re.I)
 
 
@@ -210,19 +210,19 @@ def detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | No
     """The field the question asks for (see `_detect_intent`). Two questions in one sentence
     ("Where is FTO, and is it protein coding?"): the first one's field, read from its own
     words, so the answer is never the second question's value standing alone."""
-    parts = [p for p in _NEXT_QUESTION.split(text) if p.strip()]
+    parts = [p for p in NEXT_QUESTION.split(text) if p.strip()]
     if len(parts) > 1:
-        ends = [m.group(0) for m in _NEXT_QUESTION.finditer(text)]
+        ends = [m.group(0) for m in NEXT_QUESTION.finditer(text)]
         asked = []
         for i, part in enumerate(parts):
-            is_question = _LEADS_QUESTION.match(part) or (i < len(ends) and "?" in ends[i])
+            is_question = LEADS_QUESTION.match(part) or (i < len(ends) and "?" in ends[i])
             intent = _detect_intent(part, kinds, sources, strong_only) if is_question else None
             if intent is not None:
                 asked.append(intent)
         if len({i.kind for i in asked}) > 1:
             return asked[0]
         if len(asked) == 1 and not any(
-                _detect_intent(p, kinds, sources, True) for p in parts if not _LEADS_QUESTION.match(p)):
+                _detect_intent(p, kinds, sources, True) for p in parts if not LEADS_QUESTION.match(p)):
             # one question and words around it that ask nothing ("... map? for my thesis")
             return asked[0]
     return _detect_intent(text, kinds, sources, strong_only)

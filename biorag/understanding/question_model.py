@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from biorag.contracts.sources import AnswerField, EntityKind
 from biorag.understanding.options import Option
 from biorag.understanding.typed_entities import Member
+
+if TYPE_CHECKING:
+    from biorag.understanding.literature_asks import LiteratureAsk
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,9 @@ class Analysis:
     #: gene-like names asked about that no dictionary holds, with close symbols
     #: (biorag.understanding.unknown_names): asked once, then refused
     unknown: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: what the literature is asked, when the question goes there because of what it asks
+    #: (biorag.understanding.literature_asks: effect, mechanism, yes/no, ...); None otherwise
+    asks: LiteratureAsk | None = None
 
     def first(self, kind: EntityKind) -> Entity | None:
         return next((e for e in self.entities if e.kind == kind), None)

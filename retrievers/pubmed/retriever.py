@@ -507,6 +507,7 @@ class PubMedRetriever(Retriever):
             text=e.get("abstract", ""),
             url=record_url("pubmed", pmid),
             score=hit["distance"],
+            year=_year(e.get("year")),
             metadata=PubMedRecord(
                 pmid=pmid, year=e.get("year") or None, journal=e.get("journal", ""),
                 mesh=list(e.get("mesh_name") or []), mesh_ui=uis, mesh_major=list(e.get("mesh_major") or []),
@@ -514,3 +515,11 @@ class PubMedRetriever(Retriever):
                 **({"similarity": hit["similarity"]} if "similarity" in hit else {}),
             ).as_metadata(),
         )
+
+
+def _year(value: object) -> int | None:
+    """A stored year as a number (the index keeps 0 or "" where the record has none)."""
+    try:
+        return int(value) or None if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,387 @@
+"""Read the literature, then state: the answer to a literature question, read from the
+evidence sentences, first line first.
+
+- yes/no ("Does aspirin lower cancer risk?", "Tell me whether ..."): "Yes" or "No" only
+  when a cited sentence states it: it mentions the question's entities and its topic, is no
+  guess (hedges: "may", "remains unclear", "whether") and, when the question asks for a
+  direction ("increase", "prevent"), says one. A negation ("did not", "no association") or
+  the opposite direction ("reduced" for "does X increase") makes it a No. Otherwise "The
+  evidence does not say", and the answer is not sufficient.
+- list/factoid ("Which drugs ...", "what genes ..."): the named things of the asked type in
+  the sentences about the question's entities, most supported first: genes through the gene
+  dictionary (official symbols), chemicals and drugs (MeSH tree D) and diseases (tree C)
+  through the bundled MeSH vocabulary, never the question's own names.
+- how/why and the rest: the sentence that links the question's entities (and its topic).
+
+Then the supporting sentences, each verbatim with `[pubmed:PMID]` and the year. A sentence
+that only announces a study's aim or method ("To assess the added value of ...", "We
+evaluated the efficacy of ...") never leads. A title counts as a sentence of its record: it
+is often the finding itself.
+
+Sufficient means answered: a cited sentence mentions the question's entities (or their
+synonyms: a gene's symbol, a disease's MeSH entry terms) and carries the answer. The word
+lists are data (resources/reading_words.json).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from biorag.contracts.models import Evidence
+from biorag.knowledge.mesh import TAGGER_STOP_NAMES, find_in_text, vocabulary
+from biorag.loop.extractive import ScoredSentence, SentenceRanker
+from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise
+from biorag.understanding.literature_asks import ask_words_in, opens_yes_no
+from biorag.understanding.question_words import word_map, words
+
+if TYPE_CHECKING:
+    from biorag.contracts.sources import Lexicon
+    from biorag.understanding.question_model import Analysis, Entity
+
+_RESOURCES = Path(__file__).parent / "resources"
+#: entity kinds a sentence need not mention (context, or not quoted back)
+_CONTEXT_KINDS = ("organism", "sequence")
+_SYMBOL_TOKEN = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9-]*)(?![\w])")
+_STEM = 5
+
+
+@cache
+def _lists() -> dict:
+    return json.loads((_RESOURCES / "reading_words.json").read_text(encoding="utf-8"))
+
+
+@cache
+def reading_words(kind: str) -> tuple[str, ...]:
+    """A word list of resources/reading_words.json, each phrase normalised."""
+    return tuple(normalise(w).strip() for w in _lists()[kind]["words"])
+
+
+@cache
+def _asked_types() -> dict[str, frozenset[str]]:
+    return {kind: frozenset(normalise(w).strip() for w in ws) for kind, ws in _lists()["asked_types"]["words"].items()}
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    """Words of a question that name no topic: function words, asking words, ask cues."""
+    stop = set(words("not_genes")) | set(words("filler")) | set(words("asking")) | set(words("yes_no_leads"))
+    stop |= set(words("request_after_lead")) | set(words("polite_leads")) | set(reading_words("generic_words"))
+    for cues in word_map("literature_asks").values():
+        for cue in cues:
+            stop.update(normalise(cue).split())
+    for ws in _asked_types().values():
+        for w in ws:
+            stop.update(w.split())
+    return frozenset(stop)
+
+
+def _has(norm: str, phrase: str) -> bool:
+    return f" {phrase} " in norm
+
+
+def _stem(word: str) -> str:
+    return word[:_STEM]
+
+
+def only_announces(sentence: str) -> bool:
+    """The sentence only announces a study's aim or method ("To assess ...", "We evaluated
+    ...", "Patients were randomized ..."), reporting no finding."""
+    norm = normalise(sentence)
+    opens = any(norm.startswith(f" {p} ") for p in reading_words("aim_openers"))
+    method = any(_has(norm, p) for p in reading_words("method_phrases"))
+    if not (opens or method):
+        return False
+    return not any(_has(norm, p) for p in reading_words("finding_markers"))
+
+
+def negated(sentence: str) -> bool:
+    """The sentence denies what it says ("did not increase", "no association")."""
+    norm = normalise(sentence)
+    for p in reading_words("not_negations"):
+        norm = norm.replace(f" {p} ", " ")
+    return any(_has(norm, p) for p in reading_words("negations"))
+
+
+def hedged(sentence: str) -> bool:
+    """The sentence guesses, asks or plans rather than states ("may", "remains unclear")."""
+    norm = normalise(sentence)
+    return any(_has(norm, p) for p in reading_words("hedges"))
+
+
+def _directions(norm: str) -> set[str]:
+    stems = {_stem(w) for w in norm.split()}
+    found = set()
+    for name in ("up", "down"):
+        if stems & {_stem(w) for w in reading_words(f"direction_{name}")}:
+            found.add(name)
+    return found
+
+
+def _variants(name: str) -> re.Pattern:
+    """`name` with optional separators between its letter and digit groups, in lower case."""
+    groups = re.findall(r"[a-z]+|\d+", name.lower())
+    body = r"[^a-z0-9]{0,3}".join(map(re.escape, groups))
+    return re.compile(rf"(?<![a-z0-9]){body}s?(?![a-z0-9])")
+
+
+def _entity_names(e: Entity) -> list[str]:
+    names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
+    if e.kind in ("disease", "phenotype"):
+        vocab = vocabulary()
+        for n in list(names):
+            for key in (n, n + "s"):
+                d = vocab.get(key)
+                if d is not None:
+                    names += [d.name, *d.aliases]
+                    break
+    return list(dict.fromkeys(n for n in names if len(n) > 1))
+
+
+@dataclass(frozen=True)
+class _Question:
+    kind: str  # "yes_no", "list" or "how"
+    entities: tuple[tuple[str, tuple[re.Pattern, ...]], ...]  # (name, its patterns) per entity
+    topic: tuple[str, ...]  # stems of the topic words
+    need: int  # topic words a sentence must hold
+    direction: frozenset[str]  # "up"/"down" asked of a yes/no question
+    asked_type: str | None  # "gene", "chemical", "disease" for a list question
+    own: frozenset[str]  # lower-cased names the question itself gives
+
+
+def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
+    """(name, its patterns) of each thing a cited sentence must mention: every confident
+    entity, a gene list as its genes."""
+    out: dict[str, tuple[re.Pattern, ...]] = {}
+    for e in analysis.entities:
+        if not e.confident or e.kind in _CONTEXT_KINDS:
+            continue
+        if e.kind == "gene_list" and e.members:
+            for m in e.members:
+                if m.name and m.name not in out:
+                    out[m.name] = (_variants(m.name),)
+            continue
+        out.setdefault(e.text, tuple(_variants(n) for n in _entity_names(e)))
+    # a gene list's member and the same gene named alone are one requirement
+    return tuple(out.items())
+
+
+def _read_question(analysis: Analysis) -> _Question:
+    core = analysis.core
+    entities = _requirements(analysis)
+    blanked = normalise(blank_entities(core, [e for e in analysis.entities if e.confident or e.role]))
+    stop = _stop_words()
+    topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
+             and not w.isdigit()]
+    topic = list(dict.fromkeys(_stem(w) for w in topic))
+    norm = normalise(core)
+    yes_no = opens_yes_no(core) or _has(norm, "whether") or bool(analysis.asks is not None and analysis.asks.yes_no)
+    asked_type = None if yes_no else _asked_type(norm)
+    kind = "yes_no" if yes_no else "list" if asked_type else "how"
+    direction = frozenset(_directions(" ".join(c for _g, c in ask_words_in(core)) + " " + norm)) if yes_no else frozenset()
+    own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
+    need = max(1, round(len(topic) * 0.5)) if topic else 0
+    return _Question(kind, entities, tuple(topic), need, direction, asked_type, own)
+
+
+def _asked_type(norm: str) -> str | None:
+    """The type of named things a list question asks for ("which drugs": chemical)."""
+    tokens = norm.split()
+    askers = set(reading_words("list_askers"))
+    types = _asked_types()
+    for i, w in enumerate(tokens):
+        if w not in askers:
+            continue
+        for j in range(i + 1, min(i + 5, len(tokens))):
+            for kind, ws in types.items():
+                two = " ".join(tokens[j:j + 2])
+                if two in ws or tokens[j] in ws:
+                    # a biomarker or marker may be a gene or a chemical: genes first
+                    return kind
+    return None
+
+
+@dataclass
+class _Read:
+    sentence: ScoredSentence
+    about: bool  # mentions every entity and enough of the topic
+    announces: bool
+
+
+_ABBREVIATION = re.compile(r"([A-Za-z][\w'\- ]{2,80}?)\s*\(([A-Z][A-Za-z0-9\-]{1,9})\)")
+
+
+@cache
+def _abbreviations(text: str) -> tuple[tuple[str, str], ...]:
+    """(long form, abbreviation) pairs a record defines: "Alzheimer's disease (AD)"."""
+    return tuple((m.group(1).lower(), m.group(2).lower()) for m in _ABBREVIATION.finditer(text or ""))
+
+
+def _entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) -> bool:
+    """The sentence names the entity, or an abbreviation its record defines for it."""
+    low = text.lower()
+    if any(p.search(low) for p in patterns):
+        return True
+    if ev is None:
+        return False
+    for long, short in _abbreviations(f"{ev.title}\n{ev.text}"):
+        if any(p.search(long) for p in patterns) and re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", low):
+            return True
+    return False
+
+
+def _coverage(text: str, q: _Question) -> int:
+    stems = {_stem(w) for w in normalise(text).split()}
+    return sum(1 for t in q.topic if t in stems)
+
+
+def _mentions(text: str, q: _Question, ev: Evidence | None = None) -> bool:
+    if not all(_entity_in(text, patterns, ev) for _name, patterns in q.entities):
+        return False
+    return not q.topic or _coverage(text, q) >= q.need
+
+
+@dataclass
+class LiteratureReading:
+    """What the literature says to the question: `first_line` states the answer, `support`
+    the sentences it rests on (verbatim, cited, with the year), `sufficient` whether a cited
+    sentence mentions the question's entities and carries the answer (`reason` if not)."""
+
+    kind: str
+    first_line: str
+    support: list[ScoredSentence] = field(default_factory=list)
+    sufficient: bool = False
+    reason: str = ""
+    named: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        lines = [self.first_line] + [cited_line(s) for s in self.support
+                                     if not (self.kind == "how" and cited_line(s) == self.first_line)]
+        return "\n".join(lines)
+
+    @property
+    def used(self) -> list[Evidence]:
+        return [s.evidence for s in self.support]
+
+
+def year_of(ev: Evidence) -> int | None:
+    """The record's publication year, when its source gives one (`Evidence.year`)."""
+    return ev.year
+
+
+def cited_line(s: ScoredSentence) -> str:
+    """A sentence as the answer quotes it: verbatim, its record id, the year."""
+    year = year_of(s.evidence)
+    return f"{s.text} [{s.evidence.cited}]" + (f" ({year})" if year else "")
+
+
+def title_sentences(evidence: Sequence[Evidence], question: str, ranker: SentenceRanker | None) -> list[ScoredSentence]:
+    """The records' titles as sentences, scored against the question like the others."""
+    titled = [ev for ev in evidence if ev.title and len(ev.title.split()) >= 5]
+    if not titled:
+        return []
+    if ranker is None:
+        return [ScoredSentence(ev.title.strip(), ev, 0.0) for ev in titled]
+    vecs = ranker.embedder.embed_documents([ev.title.strip() for ev in titled])
+    q = ranker.embedder.embed_query(question)
+    return [ScoredSentence(ev.title.strip(), ev, round(float(s), 4)) for ev, s in zip(titled, (vecs @ q).tolist(), strict=True)]
+
+
+def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles: Sequence[ScoredSentence] = (),
+                    lexicon: Lexicon | None = None, min_similarity: float = 0.0, limit: int = 3) -> LiteratureReading:
+    """The answer to a literature question from `ranked` (evidence sentences, most similar
+    first) and the records' `titles`: see the module's description."""
+    q = _read_question(analysis)
+    pool = sorted([*ranked, *titles], key=lambda s: -s.similarity)
+    pool = [s for s in pool if s.similarity >= min_similarity or s in titles]
+    reads = [_Read(s, _mentions(s.text, q, s.evidence), only_announces(s.text)) for s in pool]
+    about = [r for r in reads if r.about and not r.announces]
+    if q.kind == "yes_no":
+        return _yes_no(q, about, limit)
+    if q.kind == "list":
+        return _listed(q, [r for r in reads if not r.announces and _entities_only(r.sentence, q)], lexicon, limit)
+    if not about:
+        return LiteratureReading("how", "", reason=_no_sentence(q))
+    lead = about[0].sentence
+    return LiteratureReading("how", cited_line(lead), [r.sentence for r in about[:limit]], True)
+
+
+def _entities_only(s: ScoredSentence, q: _Question) -> bool:
+    return all(_entity_in(s.text, patterns, s.evidence) for _name, patterns in q.entities)
+
+
+def _no_sentence(q: _Question) -> str:
+    names = ", ".join(n for n, _ in q.entities)
+    about = f" mentions {names} and" if names else ""
+    return f"no cited sentence{about} speaks to what the question asks"
+
+
+def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
+    stating: list[tuple[str, ScoredSentence]] = []
+    # the sentences closest to the whole question first: a side finding of the same
+    # abstract ("did not alter tau phosphorylation") does not outvote the one asked about
+    about = sorted(about, key=lambda r: -_coverage(r.sentence.text, q))
+    for r in about:
+        text = r.sentence.text
+        if hedged(text):
+            continue
+        said = _directions(normalise(text))
+        if q.direction and not said:
+            continue  # asked whether it goes up or down: a sentence that says neither states nothing
+        no = negated(text) or bool(q.direction and said and not (said & q.direction))
+        stating.append(("No" if no else "Yes", r.sentence))
+    if not stating:
+        return LiteratureReading("yes_no", "The evidence does not say.", [r.sentence for r in about[:limit]], False,
+                                 "the evidence does not say: " + _no_sentence(q).replace("speaks to", "states"))
+    best = _coverage(stating[0][1].text, q)
+    votes = {v for v, s in stating if _coverage(s.text, q) == best}
+    if len(votes) > 1:
+        yes = sum(1 for v, _ in stating if v == "Yes")
+        return LiteratureReading("yes_no", f"The evidence is mixed: {yes} cited sentence(s) say yes, "
+                                 f"{len(stating) - yes} say no.", [s for _, s in stating[:limit]], False,
+                                 "the cited sentences disagree")
+    said = votes.pop()
+    return LiteratureReading("yes_no", f"{said}.", [s for v, s in stating if v == said][:limit], True)
+
+
+def _listed(q: _Question, reads: list[_Read], lexicon: Lexicon | None, limit: int) -> LiteratureReading:
+    support: dict[str, list[ScoredSentence]] = {}
+    for r in reads:
+        for name in _named_things(r.sentence.text, q, lexicon):
+            support.setdefault(name, []).append(r.sentence)
+    if not support:
+        kind = {"gene": "genes", "chemical": "chemicals or drugs", "disease": "diseases"}[q.asked_type or "gene"]
+        return LiteratureReading("list", "", reason=f"no cited sentence about the question names {kind}")
+    ranked = sorted(support, key=lambda n: (-len({s.evidence.key for s in support[n]}),
+                                            -sum(s.similarity for s in support[n]), n))
+    used: list[ScoredSentence] = []
+    for name in ranked:
+        for s in support[name]:
+            if s not in used and len(used) < limit:
+                used.append(s)
+    return LiteratureReading("list", ", ".join(ranked[:10]), used, True, named=ranked)
+
+
+def _named_things(text: str, q: _Question, lexicon: Lexicon | None) -> list[str]:
+    """The things of the asked type a sentence names (not the question's own)."""
+    found: list[str] = []
+    if q.asked_type in ("gene",) and lexicon is not None:
+        tokens = list(dict.fromkeys(m.group(1) for m in _SYMBOL_TOKEN.finditer(text)))
+        if tokens:
+            for hit in lexicon.lookup_spans([t.lower() for t in tokens], ("gene",)):
+                if hit.how == "symbol" and hit.canonical.lower() not in q.own and hit.canonical in tokens:
+                    found.append(hit.canonical)
+    if q.asked_type in ("chemical", "disease") or (q.asked_type == "gene" and not found and lexicon is None):
+        branch = {"chemical": "D", "disease": "C", "gene": "D"}[q.asked_type]
+        for d in find_in_text(text):
+            if d.name.lower() in q.own or d.name.lower() in TAGGER_STOP_NAMES:
+                continue
+            if any(t.startswith(branch) and t.count(".") >= 2 for t in d.tree_numbers):
+                found.append(d.name)
+    return list(dict.fromkeys(found))

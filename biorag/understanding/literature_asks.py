@@ -1,0 +1,112 @@
+"""What is asked decides between a record and the literature.
+
+A question that asks about an effect, a mechanism, a comparison, a treatment, a risk, a
+biomarker or an outcome, or for a list of things no record field holds ("which cell types",
+"what drugs"), is answered from the literature whatever entities it names: its genes,
+diseases and features are search terms, never the answer. A yes/no claim ("Is TP53 a tumour
+suppressor?", "Does aspirin lower cancer risk?") goes there too. What stays with a record:
+
+- a record field asked of an entity ("Which chromosome is FTO on?", "symptoms of Marfan
+  syndrome", "Is FTO protein coding?") when no literature ask is cued;
+- a bare list of features, with or without "which genes" or "what could explain" (phenotype
+  ranking): entity and feature names are blanked before the ask words are read, and those
+  frames ask for the features' genes, a record field;
+- a relation a loaded curated source states exactly: a gene asked about in a disease it
+  names ("is FBN1 linked to Marfan syndrome?": the curated gene–disease links); the genes of
+  a disease or of features asked with a risk word ("which genes raise the risk of breast
+  cancer?": the disease's curated genes); a field cued of a variant (its clinical
+  significance).
+
+The rule reads the sources' declarations (which field a cue asks, what it takes and yields)
+and never names a source. The ask words are data: "literature_asks" and "yes_no_leads" in
+resources/question_words.json. A group whose name ends in "_weak" ("how does", "why") counts
+only when no record field is cued: "How does Marfan syndrome present?" asks for its
+features.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from biorag.contracts.sources import Source
+from biorag.understanding.intent import detect_intent, normalise
+from biorag.understanding.question_model import Entity
+from biorag.understanding.question_words import word_map, words
+
+#: the asks that may stand beside a curated list and leave it one ("which genes increase the risk
+#: of D": the genes of a disease)
+_CURATED_WITH = frozenset({"risk", "effect"})
+#: entity kinds whose cued field is a curated statement (a variant's significance)
+_CURATED_KINDS = frozenset({"rsid"})
+
+
+@dataclass(frozen=True)
+class LiteratureAsk:
+    """Why a question goes to the literature: the groups of ask words found ("effect",
+    "treatment", ..., or "yes_no" for a claim to check) and the words themselves."""
+
+    groups: tuple[str, ...]
+    cues: tuple[str, ...]
+
+    @property
+    def yes_no(self) -> bool:
+        return "yes_no" in self.groups
+
+
+@cache
+def _ask_words() -> tuple[tuple[str, str], ...]:
+    """(group, normalised cue) pairs, longest cue first."""
+    pairs = {(group, normalise(cue).strip()) for group, cues in word_map("literature_asks").items() for cue in cues}
+    return tuple(sorted(pairs, key=lambda p: (-len(p[1]), p)))
+
+
+def ask_words_in(text: str) -> list[tuple[str, str]]:
+    """(group, cue) of every literature ask word in `text` (whole words, any case)."""
+    norm = normalise(text)
+    found, taken = [], norm
+    for group, cue in _ask_words():
+        if f" {cue} " in taken:
+            found.append((group, cue))
+            taken = taken.replace(f" {cue} ", " \u2060 ")  # a longer cue hides the words inside it
+    return found
+
+
+def opens_yes_no(text: str) -> bool:
+    """The question opens like a yes/no question ("Does ...", "Is ...")."""
+    first = normalise(text).split()[:2]
+    return bool(first) and first[0] in words("yes_no_leads") and not (
+        len(first) > 1 and first[1] in words("request_after_lead"))
+
+
+def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
+                   sources: Mapping[str, Source] | None) -> LiteratureAsk | None:
+    """Why the question (`blanked`: its entity names blanked out) goes to the literature,
+    or None when a record answers it. `kinds`: the confident entity kinds the question's
+    field is read for (a disease framing a gene is left out)."""
+    found = ask_words_in(blanked)
+    strong = [(g, c) for g, c in found if not g.endswith("_weak")]
+    field = detect_intent(blanked, kinds, sources, strong_only=True) if sources and kinds else None
+    if strong:
+        if field is not None and _curated(field, {g for g, _ in strong}, blanked):
+            return None
+        return LiteratureAsk(tuple(dict.fromkeys(g for g, _ in strong)), tuple(c for _, c in strong))
+    if field is not None:
+        return None  # a record field is asked, and nothing else
+    linked = any(e.role == "subject" for e in entities)  # a gene asked about in a disease: the curated link's
+    if found and not linked:
+        return LiteratureAsk(tuple(dict.fromkeys(g.removesuffix("_weak") for g, _ in found)), tuple(c for _, c in found))
+    if opens_yes_no(blanked) and not linked:
+        return LiteratureAsk(("yes_no",), ())
+    return None
+
+
+def _curated(field, groups: set[str], blanked: str) -> bool:
+    """A cued field that a curated record states exactly, even beside the ask words."""
+    hop = field.hops[0]
+    norm = normalise(blanked)
+    if groups <= _CURATED_WITH and hop.field.yields == "gene" and set(hop.takes) <= {"disease", "phenotype"} \
+            and any(f" {normalise(c).strip()} " in norm for c in hop.field.cues):
+        return True  # the genes of a disease or of features, asked for by name with a risk word
+    return bool(_CURATED_KINDS.intersection(hop.takes))

@@ -1,0 +1,137 @@
+"""Read, then state (biorag.loop.literature_reading), on real abstracts of the bundled PubMed
+sample (indexing/resources/pubmed_sample, PROVENANCE there), without the embedder: each
+abstract's sentences are handed over as a retrieval would rank them.
+
+- a yes/no question gets "Yes"/"No" only from a sentence that states it; a negated copy of
+  the same real sentence reads No, a hedged copy reads "The evidence does not say";
+- a sentence that only announces a study's aim or method never leads, whatever its rank;
+- a list question names the things of the asked type its sentences name, never its own;
+- sufficient only when a cited sentence mentions the question's entities and answers;
+- every wording of a question (case, polite wrappers, "tell me whether") reads the same.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from biorag.contracts.models import Evidence
+from biorag.loop.extractive import ScoredSentence, split_sentences
+from biorag.loop.literature_reading import cited_line, only_announces, read_literature
+from biorag.understanding.analysis import analyse
+
+SAMPLE = Path(__file__).resolve().parents[2] / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
+
+
+def _rows() -> dict[str, dict]:
+    with gzip.open(SAMPLE, "rt") as f:
+        return {str(r["pmid"]): r for r in map(json.loads, f)}
+
+
+ROWS = _rows()
+
+
+def _evidence(pmid: str, abstract: str | None = None) -> Evidence:
+    r = ROWS[pmid]
+    return Evidence(source="pubmed", id=pmid, title=r["title"], text=abstract or r["abstract"],
+                    year=r["year"], metadata={"pmid": pmid, "year": r["year"]})
+
+
+def _ranked(*evidence: Evidence, first: str | None = None) -> list[ScoredSentence]:
+    """Every sentence of the records, in their order (a sentence `first` ranked on top)."""
+    out = []
+    for ev in evidence:
+        for i, s in enumerate(split_sentences(ev.text)):
+            out.append(ScoredSentence(s, ev, 0.9 if s == first else round(0.6 - 0.01 * i, 4)))
+    return sorted(out, key=lambda s: -s.similarity)
+
+
+def _wordings(question: str) -> list[str]:
+    bare = question.rstrip("?")
+    low = bare[0].lower() + bare[1:]
+    return [question, question.lower(), f"Quick question: {low}?", f"{bare}? thanks"]
+
+
+@pytest.fixture(scope="module")
+def read(agent):
+    def _read(question: str, ranked: list[ScoredSentence], **kw):
+        return read_literature(analyse(question, agent.retrievers, agent.lexicon), ranked, lexicon=agent.lexicon, **kw)
+    return _read
+
+
+# (question, PMID, the answer its abstract states)
+YES_NO = [
+    ("Does estrogen replacement therapy slow disease progression in Alzheimer disease?", "10697060", "No"),
+    ("Does the apolipoprotein E epsilon4 allele predict donepezil treatment failure?", "10634454", "No"),
+    ("Does cyclosporin A affect tau phosphorylation?", "10681533", "No"),
+    ("Is blood pressure associated with the risk for dementia in treated men?", "10794848", "No"),
+    ("Does O-GlcNAc modification hinder tau oligomerization?", "22366723", "Yes"),
+]
+
+
+@pytest.mark.parametrize("question, pmid, stated", YES_NO)
+def test_a_yes_no_question_gets_what_its_abstract_states_in_every_wording(read, question, pmid, stated):
+    ev = _evidence(pmid)
+    for q in _wordings(question):
+        r = read(q, _ranked(ev))
+        assert r.kind == "yes_no" and r.sufficient, (q, r.reason)
+        assert r.first_line == f"{stated}.", (q, r.text)
+        assert r.support and all(s.evidence.id == pmid for s in r.support)
+        assert f"[pubmed:{pmid}] ({ROWS[pmid]['year']})" in r.text.splitlines()[1]
+
+
+def test_negation_and_hedging_are_read_on_the_same_real_sentence(read):
+    """The abstract's own finding, then the same sentence denied and hedged."""
+    pmid = "22366723"
+    finding = "Using in vitro biochemical aggregation studies, we found that O-GlcNAc modification, on its own, hinders tau oligomerization."
+    assert finding in ROWS[pmid]["abstract"]
+    q = "Does O-GlcNAc modification hinder tau oligomerization?"
+    rest = [s for s in split_sentences(ROWS[pmid]["abstract"]) if "oligomerization" not in s and "aggregat" not in s
+            and "hinder" not in s]
+    for sentence, expected in ((finding, "Yes."),
+                               (finding.replace("hinders", "does not hinder"), "No."),
+                               (finding.replace("hinders", "may hinder"), "The evidence does not say."),
+                               (finding.replace("we found that", "it remains unclear whether"), "The evidence does not say.")):
+        ev = _evidence(pmid, " ".join([sentence, *rest]))
+        r = read(q, _ranked(ev))
+        assert r.first_line == expected, (sentence, r.text)
+        assert r.sufficient == (expected in ("Yes.", "No."))
+
+
+def test_an_aim_or_method_sentence_never_leads_even_ranked_first(read):
+    """For every sample abstract that announces its aim or method: the question is its own
+    title, the announcing sentence ranked on top; the answer never opens with it."""
+    checked = 0
+    for pmid, r in ROWS.items():
+        sentences = split_sentences(r["abstract"] or "")
+        aims = [s for s in sentences if only_announces(s)]
+        if not aims or len(sentences) < 3:
+            continue
+        ev = _evidence(pmid)
+        got = read(f"What is known about {r['title'].rstrip('.')}?", _ranked(ev, first=aims[0]))
+        if got.support:
+            assert not only_announces(got.support[0].text), (pmid, got.text)
+            assert got.first_line != cited_line(ScoredSentence(aims[0], ev, 0.9))
+        checked += 1
+    assert checked >= 60
+
+
+def test_a_list_question_names_things_of_the_asked_type_not_its_own(read):
+    pmid = "10697060"  # estrogen in Alzheimer disease
+    r = read("Which drugs were tested in women with Alzheimer disease?", _ranked(_evidence(pmid)))
+    assert r.kind == "list" and r.sufficient, r.reason
+    assert "Estrogens" in r.named or "Estradiol" in r.named, r.named
+    assert not {"Alzheimer Disease"} & set(r.named)
+    assert r.first_line.split(", ")[0] == r.named[0]
+
+
+def test_an_answer_about_other_entities_is_not_sufficient(read):
+    """Real sentences about estrogen in Alzheimer disease do not answer for Parkinson disease."""
+    ev = _evidence("10697060")
+    for q in ("Does estrogen replacement therapy slow disease progression in Parkinson disease?",
+              "How does estrogen act in Huntington disease?"):
+        r = read(q, _ranked(ev))
+        assert not r.sufficient and r.reason, (q, r.text)
