@@ -218,6 +218,20 @@ class IndexSettings(_Section):
         "is scored exactly instead of searched by HNSW, whose graph walk starves under selective filters; "
         "0 = always HNSW",
     )
+    # Fusion constants chosen on BioASQ 7B-11B, scored once on 12B (benchmarks/hybrid_retrieval.py;
+    # benchmarks/results/2026-11-28/README.md)
+    hybrid: bool = Field(
+        True, description="searches without a MeSH filter fuse the vector hits with BM25 hits from the lexical side "
+        "index the build writes beside each collection (reciprocal rank fusion); an index built without one is "
+        "searched by vectors alone",
+    )
+    rrf_k: float = Field(60.0, ge=0, le=1000, description="hybrid search: RRF damping constant (small: one list's "
+                         "top hit can win alone; large: agreement between the lists counts)")
+    lexical_weight: float = Field(1.0, ge=0, le=10, description="hybrid search: weight of the BM25 list (the "
+                                  "vector list weighs 1)")
+    expansion_weight: float = Field(0.0, ge=0, le=10, description="hybrid search: weight of the BM25 list of the "
+                                    "question's gene aliases and MeSH names (0 = no expansion)")
+    fusion_depth: int = Field(50, ge=1, le=1000, description="hybrid search: places of each list that vote")
     min_abstract_words: int = Field(40, ge=0, description="cleaning: shorter abstracts are dropped (too_short)")
     read_workers: int = Field(
         -1, ge=-1, le=64,

@@ -52,6 +52,7 @@ from biorag.retriever import Retriever
 from biorag.search_request import SearchRequest
 from biorag.sources import PASSAGES
 from biorag.vector_store import backend_of, index_token, open_store
+from retrievers.pubmed_hybrid import FusionParams, fuse_hits, hybrid_options, open_lexical
 from retrievers.pubmed_record import PubMedRecord
 
 if TYPE_CHECKING:
@@ -169,7 +170,8 @@ class PubMedRetriever(Retriever):
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
                  ef: int = 64, nprobe: int = 32, exact_filter_rows: int = 1024, filtered_probe_rows: int = 0,
                  client=None, boost_weight: float = 0.02,
-                 boost_pool: int = 5, batch_workers: int = 0, max_batch: int = 32, batch_wait_ms: float = 3.0):
+                 boost_pool: int = 5, batch_workers: int = 0, max_batch: int = 32, batch_wait_ms: float = 3.0,
+                 lexical_root: str | None = None, fusion: FusionParams | None = None, gene_names=None):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
         self.backend = backend_of(uri)
@@ -195,6 +197,12 @@ class PubMedRetriever(Retriever):
         self._max_batch = max_batch
         self._batch_wait_s = batch_wait_ms / 1000
         self._batcher: MicroBatcher | None = None
+        #: hybrid search (retrievers/pubmed_hybrid.py): the folder of the lexical side indexes
+        #: (None: dense only), the fusion constants, and a gene-name expander for the query
+        self.lexical_root = lexical_root
+        self.fusion = fusion or FusionParams()
+        self.gene_names = gene_names
+        self.lexical = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PubMedRetriever:
@@ -206,7 +214,7 @@ class PubMedRetriever(Retriever):
             token=index_token(settings), widen=ix.mesh_widen,
             index_type=ix.index_type, ef=ix.search_ef, nprobe=ix.search_nprobe, exact_filter_rows=ix.exact_filter_rows,
             filtered_probe_rows=ix.filtered_probe_rows, boost_weight=settings.mesh.boost_weight, boost_pool=settings.mesh.boost_pool,
-            batch_wait_ms=ix.batch_wait_ms,
+            batch_wait_ms=ix.batch_wait_ms, **hybrid_options(settings),
         )
 
     # ---- connection ----------------------------------------------------------------
@@ -241,6 +249,7 @@ class PubMedRetriever(Retriever):
             problem = mismatch(self.meta, emb.name)
             if problem:
                 raise SourceUnavailable("pubmed", problem)
+            self.lexical = open_lexical(self.lexical_root, target)
             self._collection = target
             return self._client, target
 
@@ -276,6 +285,9 @@ class PubMedRetriever(Retriever):
             if self._client is not None:
                 self._client.close()
             self._client, self._collection = None, None
+            if self.lexical is not None:
+                self.lexical.close()
+                self.lexical = None
 
     # ---- search ----------------------------------------------------------------------
     def search(self, request: SearchRequest) -> SearchHits:
@@ -306,7 +318,8 @@ class PubMedRetriever(Retriever):
         base_expr = ps.build_filter(years, self.backend)
         self._open()
         if not mesh_uis:
-            return _Request(query, k, mesh_uis, "plain", base_expr, base_expr, "ann", None)
+            return _Request(query, k, mesh_uis, "plain", base_expr, base_expr, "ann", None,
+                            years=(filters.year_from, filters.year_to))
         if filters.mesh_mode == "boost":
             return _Request(query, k, mesh_uis, "boost", base_expr, base_expr, "ann", None)
         expr = ps.build_filter(filters, self.backend, descriptors)
@@ -417,12 +430,29 @@ class PubMedRetriever(Retriever):
                 continue
             if r.mode == "boost":
                 r.hits = self._boosted(r)
+            elif self._hybrid(r):
+                try:
+                    r.hits, fusion_info = fuse_hits(client, collection, r.query, r.vec, r.hits, self.lexical, r.k,
+                                                    self.fusion, self.gene_names, r.years)
+                except Exception as e:  # noqa: BLE001
+                    out.append(ToolError("pubmed", f"lexical search failed: {e}"))
+                    continue
+                r.info.update(fusion_info)
+            else:
+                r.hits = r.hits[: r.k]
             out.append(self._result(r, collection, len(reqs), embed_ms, total_ms))
         return out
 
     def _pool(self, r: _Request) -> int:
         """How many candidates the main search fetches for a request."""
+        if self._hybrid(r):
+            return max(r.k, self.fusion.depth)  # the dense list that is fused
         return max(r.k * self.boost_pool, r.k + 16) if r.mode == "boost" else r.k
+
+    def _hybrid(self, r: _Request) -> bool:
+        """A search without a MeSH filter, of a question (not a bare vector), on an index with a
+        lexical side index: fused with BM25 (retrievers/pubmed_hybrid.py)."""
+        return r.mode == "plain" and self.lexical is not None and r.query != "(vector)"
 
     def _boosted(self, r: _Request) -> list[dict]:
         """Boost mode: cosine + weight x share of the requested descriptors the record carries."""
