@@ -1,0 +1,310 @@
+"""Dense, lexical and fused retrieval on BioASQ task B: fusion tuned on 7B-11B, scored on 12B.
+
+    python -m benchmarks.hybrid_retrieval --bioasq ../shared/data/bioasq_taskb_golden \
+        --corpus ../shared/data/pubmed_xml/pubmed_records.jsonl.gz --out var/hybrid \
+        [--gene-store var/data/gene_store.sqlite] [--json-out FILE]
+
+Corpus: the gold documents of every batch (a gold document is its snippets joined, as
+`evaluation.retrieval.load_bioasq` builds it) plus the shared PubMed records, cleaned as the
+index build cleans them (the abstract-length filter off, as `biorag eval retrieval` does for
+BioASQ). Metrics: capped recall@k (`evaluation.retrieval.scores`: found gold / min(gold, k)),
+MRR@10 and MAP@10 (the sum of precision at each gold hit in the top 10, over min(gold, 10)).
+
+Modes, each on the train split (7B-11B questions, those also asked in 12B removed) and the
+test split (12B):
+- dense:      exact cosine top-k with the index's embedder (the HNSW index finds about the
+              same: `biorag eval retrieval --mode dense` measures that path);
+- bm25:       rank-bm25 over the same texts, `biorag eval retrieval`'s bm25 mode;
+- lexical:    the FTS5 side index the build writes (`biorag.lexical_index`), question words;
+- expansion:  the same index, queried with the other names of the question's MeSH
+              descriptors and genes (`biorag.query_expansion`);
+- fused:      RRF of dense + lexical (+ expansion), with k, weights and depth chosen by a
+              grid search on train recall@10 (MAP@10 breaks ties); the chosen constants are
+              then applied to 12B once.
+
+Document vectors are cached under --out (keyed by the model and the corpus), in chunks, so
+a run that was stopped resumes where it was; a progress bar shows the embedding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+SPLIT_TEST = "12B"
+DEPTH = 100
+TUNE_K = (5, 20, 60)
+TUNE_W_LEX = (0.5, 1.0, 1.5, 2.5)
+TUNE_W_EXP = (0.0, 0.25, 0.5)
+TUNE_DEPTH = (30, 100)
+
+
+def average_precision(ranked: list[str], gold: list[str], k: int = 10) -> float:
+    g = set(gold)
+    hits, total = 0, 0.0
+    for i, pid in enumerate(ranked[:k], 1):
+        if pid in g:
+            hits += 1
+            total += hits / i
+    return total / min(len(g), k) if g else 0.0
+
+
+def score_run(ranked: list[list[str]], golds: list[list[str]]) -> dict[str, float]:
+    from evaluation.retrieval import scores
+
+    rows = [scores(r, g) | {"map@10": average_precision(r, g)} for r, g in zip(ranked, golds, strict=True)]
+    return {m: round(float(np.mean([r[m] for r in rows])), 4) for m in rows[0]}
+
+
+def load_split(bioasq: Path):
+    """Questions per split and the gold documents of every batch."""
+    from evaluation.retrieval import load_bioasq
+
+    files = sorted(bioasq.rglob("*_golden.json"))
+    if not files:
+        raise SystemExit(f"error: no *_golden.json under {bioasq}")
+    _, docs = load_bioasq(files)
+    train, test = [], []
+    for f in files:
+        qs, _ = load_bioasq([f])
+        (test if f.name.startswith(SPLIT_TEST) else train).extend(qs)
+    test_ids = {q.qid for q in test}
+    test_text = {q.text.strip().casefold() for q in test}
+    seen: set[str] = set()
+    kept = []
+    for q in train:  # a question asked again in 12B is test, never tuning data
+        if q.qid in test_ids or q.text.strip().casefold() in test_text or q.qid in seen:
+            continue
+        seen.add(q.qid)
+        kept.append(q)
+    return kept, test, docs
+
+
+def corpus(gold_docs: list[dict], distractors: list[Path]) -> tuple[list[str], list[str], list[str]]:
+    """(pmids, titles, abstracts) as the build would index them (cleaned)."""
+    from indexing.clean import Cleaner
+    from indexing.reader import expand_inputs, read_file
+    from indexing.records import PubmedRecord
+
+    cleaner = Cleaner(min_words=0)
+    gold_ids = {d["pmid"] for d in gold_docs}
+    recs = [PubmedRecord(pmid=d["pmid"], title=d["title"], abstract=d["abstract"], languages=["eng"]) for d in gold_docs]
+    for p in expand_inputs(distractors):
+        for item in read_file(p):
+            if isinstance(item, PubmedRecord) and str(item.pmid) not in gold_ids and item.abstract:
+                recs.append(item)
+    pmids, titles, bodies = [], [], []
+    for rec in recs:
+        c = cleaner(rec)
+        if c is not None:
+            pmids.append(str(c.pmid))
+            titles.append(c.title or "")
+            bodies.append(c.abstract or "")
+    return pmids, titles, bodies
+
+
+def doc_vectors(embedder, pmids: list[str], texts: list[str], cache: Path, chunk: int = 1024,
+                precision: str = "float32") -> np.ndarray:
+    """Unit document vectors, cached in chunks. `precision` "query" encodes the documents with the
+    query encoder (bfloat16 on an AMX CPU, `index.query_precision=auto`): about twice as fast on
+    a loaded machine; the summary records which was used and its cosine to float32 on a sample."""
+    from tqdm import tqdm
+
+    key = hashlib.sha256((embedder.name + precision + "\0" + "\0".join(p + "\1" + t for p, t in zip(pmids, texts, strict=True)))
+                         .encode()).hexdigest()[:16]
+
+    def encode(batch: list[str]) -> np.ndarray:
+        if precision == "float32":
+            return np.asarray(embedder.embed_documents(batch), dtype=np.float32)
+        return np.asarray(embedder.query_encoder.model.encode(batch, batch_size=64, normalize_embeddings=True,
+                                                              convert_to_numpy=True), dtype=np.float32)
+
+    d = cache / f"vectors-{key}"
+    d.mkdir(parents=True, exist_ok=True)
+    parts = []
+    with tqdm(total=len(texts), desc="embedding corpus", unit="doc") as bar:
+        for start in range(0, len(texts), chunk):
+            f = d / f"{start:08d}.npy"
+            if f.exists():
+                v = np.load(f)
+            else:
+                v = encode(texts[start:start + chunk])
+                np.save(f.with_suffix(".tmp.npy"), v)
+                os.replace(f.with_suffix(".tmp.npy"), f)
+            parts.append(v)
+            bar.update(len(v))
+    m = np.concatenate(parts)
+    return m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-12)
+
+
+def rank_dense(qv: np.ndarray, dv: np.ndarray, pmids: list[str], depth: int) -> list[list[str]]:
+    out = []
+    qv = qv / (np.linalg.norm(qv, axis=1, keepdims=True) + 1e-12)
+    for start in range(0, len(qv), 256):
+        sims = qv[start:start + 256] @ dv.T
+        top = np.argpartition(-sims, depth, axis=1)[:, :depth]
+        for s, t in zip(sims, top, strict=True):
+            out.append([pmids[i] for i in t[np.argsort(-s[t])]])
+    return out
+
+
+def fuse(lists: list[list[list[str]]], k: float, weights: list[float], depth: int) -> list[list[str]]:
+    from biorag.fusion import rrf
+
+    return [[h.id for h in rrf([lst[i] for lst in lists], k=k, weights=weights, depth=depth, limit=10)]
+            for i in range(len(lists[0]))]
+
+
+def tune(lists: dict[str, list[list[str]]], golds: list[list[str]], use_expansion: bool) -> tuple[dict, dict]:
+    best, best_key = None, None
+    names = ["dense", "lexical"] + (["expansion"] if use_expansion else [])
+    for k, w_lex, w_exp, depth in itertools.product(TUNE_K, TUNE_W_LEX, TUNE_W_EXP if use_expansion else (0.0,),
+                                                    TUNE_DEPTH):
+        weights = [1.0, w_lex] + ([w_exp] if use_expansion else [])
+        s = score_run(fuse([lists[n] for n in names], k, weights, depth), golds)
+        key = (s["recall@10"], s["map@10"])
+        if best_key is None or key > best_key:
+            best_key, best = key, ({"k": k, "weights": dict(zip(names, weights, strict=True)), "depth": depth}, s)
+    assert best is not None
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="Example: python -m benchmarks.hybrid_retrieval --bioasq ../shared/data/bioasq_taskb_golden "
+                                        "--corpus ../shared/data/pubmed_xml/pubmed_records.jsonl.gz --out var/hybrid")
+    ap.add_argument("--bioasq", type=Path, required=True, help="folder of BioASQ task B *_golden.json files (7B..12B)")
+    ap.add_argument("--corpus", type=Path, action="append", default=[], help="PubMed records added as distractors (repeatable)")
+    ap.add_argument("--out", type=Path, required=True, help="work folder: vector cache, lexical index, results")
+    ap.add_argument("--gene-store", type=Path, help="gene store for gene-alias expansion (biorag data gene-store build)")
+    ap.add_argument("--json-out", type=Path, help="also write the summary here")
+    ap.add_argument("--doc-precision", choices=["float32", "query"], default="float32",
+                    help="float32: as `biorag index build` embeds; query: the query encoder's dtype (bfloat16 on "
+                         "AMX CPUs), about 2x faster (its cosine to float32 on 256 documents is reported)")
+    ap.add_argument("--lexical-only", action="store_true",
+                    help="only the lexical modes (no embedding: minutes instead of an hour on 2 loaded cores)")
+    ap.add_argument("--limit", type=int, help="only the first N questions of each split (a quick look; not a figure)")
+    a = ap.parse_args(argv)
+    for p in [a.bioasq, *a.corpus] + ([a.gene_store] if a.gene_store else []):
+        if not p.exists():
+            print(f"error: {p} does not exist", file=sys.stderr)
+            return 2
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from tqdm import tqdm
+
+    from biorag import lexical_index
+    from biorag.embedder import Embedder
+    from biorag.query_expansion import expand
+    from biorag.settings import Settings
+
+    t0 = time.perf_counter()
+    train, test, gold_docs = load_split(a.bioasq)
+    if a.limit:
+        train, test = train[:a.limit], test[:a.limit]
+    pmids, titles, bodies = corpus(gold_docs, a.corpus)
+    texts = [f"{t}\n{b}".strip() for t, b in zip(titles, bodies, strict=True)]  # PubmedRecord.document_text
+    print(f"questions: train {len(train)} (7B-11B), test {len(test)} (12B); corpus {len(pmids)} documents "
+          f"({len(gold_docs)} gold)", file=sys.stderr)
+    a.out.mkdir(parents=True, exist_ok=True)
+
+    embedder = Embedder.from_settings(Settings())
+    dv = None if a.lexical_only else doc_vectors(embedder, pmids, texts, a.out / "cache", precision=a.doc_precision)
+    if a.lexical_only:
+        doc_precision = {"mode": "none (lexical only)"}
+    elif a.doc_precision != "float32":  # how far the faster document vectors are from the build's
+        sample = list(range(0, len(texts), max(1, len(texts) // 256)))[:256]
+        ref = np.asarray(embedder.embed_documents([texts[i] for i in sample]), dtype=np.float32)
+        cos = np.sum(ref * dv[sample], axis=1) / np.linalg.norm(ref, axis=1)
+        doc_precision = {"mode": a.doc_precision, "cosine_to_float32_min": round(float(cos.min()), 5),
+                         "cosine_to_float32_mean": round(float(cos.mean()), 5), "sample": len(sample)}
+    else:
+        doc_precision = {"mode": "float32"}
+
+    lex_path = a.out / "lexical.fts.sqlite"
+    stamp = hashlib.sha256("\0".join(pmids).encode()).hexdigest()[:16]
+    if not lex_path.exists() or lexical_index.LexicalIndex(lex_path).build_record.get("corpus") != stamp:
+        lexical_index.build(lex_path, zip(pmids, titles, bodies, strict=True), {"corpus": stamp})
+    lex = lexical_index.LexicalIndex(lex_path)
+
+    gene_names = None
+    if a.gene_store:
+        from retrievers.gene_aliases import gene_names_from
+        from retrievers.gene_store import GeneStore
+
+        gene_names = gene_names_from(GeneStore(a.gene_store))
+
+    from rank_bm25 import BM25Okapi
+
+    from evaluation.retrieval import _tok
+
+    bm25 = BM25Okapi([_tok(t) for t in texts])
+
+    from biorag import query_expansion
+
+    summary: dict = {"corpus": {"documents": len(pmids), "gold": len(gold_docs)}, "embedder": embedder.name,
+                     "expansion_max_names": query_expansion.MAX_NAMES,
+                     "doc_precision": doc_precision,
+                     "depth": DEPTH, "splits": {}}
+    lists_by_split = {}
+    for split, qs in (("train", train), ("test", test)):
+        lists: dict[str, list[list[str]]] = {"bm25": [], "lexical": [], "expansion": []}
+        if dv is not None:
+            qv = np.asarray(embedder.embed_queries([q.text for q in qs]), dtype=np.float32)
+            lists["dense"] = rank_dense(qv, dv, pmids, DEPTH)
+        lat = {"lexical": [], "expansion": []}
+        expanded_share = 0
+        for q in tqdm(qs, desc=f"{split} lexical", unit="q"):
+            s = bm25.get_scores(_tok(q.text))
+            lists["bm25"].append([pmids[i] for i in np.argsort(-s)[:DEPTH]])
+            t = time.perf_counter()
+            lists["lexical"].append([p for p, _ in lex.search(lexical_index.query_words(q.text), DEPTH)])
+            lat["lexical"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            ex = expand(q.text, gene_names=gene_names)
+            lists["expansion"].append([p for p, _ in lex.search(ex.terms, DEPTH)] if ex.terms else [])
+            lat["expansion"].append(time.perf_counter() - t)
+            expanded_share += bool(ex.terms)
+        golds = [q.gold for q in qs]
+        summary["splits"][split] = {
+            "questions": len(qs), "expanded_share": round(expanded_share / max(1, len(qs)), 3),
+            "modes": {m: score_run(v, golds) for m, v in lists.items()},
+            "lexical_p95_ms": round(float(np.percentile(lat["lexical"], 95) * 1000), 1),
+            "expansion_p95_ms": round(float(np.percentile(lat["expansion"], 95) * 1000), 1)}
+        lists_by_split[split] = (lists, golds)
+
+    train_lists, train_golds = lists_by_split["train"]
+    test_lists, test_golds = lists_by_split["test"]
+    for name, use_exp in (("fused", False), ("fused_expanded", True)) if dv is not None else ():
+        params, train_score = tune(train_lists, train_golds, use_exp)
+        names = list(params["weights"])
+        test_score = score_run(fuse([test_lists[n] for n in names], params["k"], list(params["weights"].values()),
+                                    params["depth"]), test_golds)
+        summary["splits"]["train"]["modes"][name] = train_score
+        summary["splits"]["test"]["modes"][name] = test_score
+        summary[f"{name}_params"] = params
+    summary["wall_s"] = round(time.perf_counter() - t0, 1)
+    text = json.dumps(summary, indent=2)
+    print(text)
+    (a.out / ("summary_lexical.json" if a.lexical_only else "summary.json")).write_text(text)
+    if a.json_out:
+        a.json_out.parent.mkdir(parents=True, exist_ok=True)
+        a.json_out.write_text(text)
+    print("\n| mode | train R@10 | train MAP@10 | 12B R@1 | 12B R@10 | 12B MRR@10 | 12B MAP@10 |\n|---|---|---|---|---|---|---|")
+    for m in summary["splits"]["test"]["modes"]:
+        tr, te = summary["splits"]["train"]["modes"][m], summary["splits"]["test"]["modes"][m]
+        print(f"| {m} | {tr['recall@10']} | {tr['map@10']} | {te['recall@1']} | {te['recall@10']} | {te['mrr@10']} | "
+              f"{te['map@10']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
