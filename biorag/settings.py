@@ -218,12 +218,13 @@ class IndexSettings(_Section):
         "is scored exactly instead of searched by HNSW, whose graph walk starves under selective filters; "
         "0 = always HNSW",
     )
-    # Fusion constants chosen on BioASQ 7B-11B, scored once on 12B (benchmarks/hybrid_retrieval.py;
-    # benchmarks/results/2026-11-28/README.md)
+    # RRF's usual constants until benchmarks/hybrid_retrieval.py tunes them on BioASQ 7B-11B
+    # Off until the fused figure on BioASQ 12B is measured (benchmarks/hybrid_retrieval.py); the
+    # build writes the lexical side index either way, so switching it on needs no rebuild
     hybrid: bool = Field(
-        True, description="searches without a MeSH filter fuse the vector hits with BM25 hits from the lexical side "
-        "index the build writes beside each collection (reciprocal rank fusion); an index built without one is "
-        "searched by vectors alone",
+        False, description="searches without a MeSH filter fuse the vector hits with BM25 hits from the lexical "
+        "side index the build writes beside each collection (reciprocal rank fusion); an index built without one "
+        "is searched by vectors alone",
     )
     rrf_k: float = Field(60.0, ge=0, le=1000, description="hybrid search: RRF damping constant (small: one list's "
                          "top hit can win alone; large: agreement between the lists counts)")

@@ -295,7 +295,7 @@ def verify_and_switch(client, settings: Settings, report: BuildReport, embedder:
     report.seconds["verify"] = time.perf_counter() - t0
     report.verified, report.verify_problems, report.rows = vr.ok, vr.problems, vr.rows
     report.expected_rows = vr.expected_rows
-    if vr.ok and settings.index.hybrid:  # before the alias moves: a failure here keeps it where it is
+    if vr.ok:  # before the alias moves: a failure here keeps it where it is
         report.lexical = write_lexical_index(settings, client, target)
     if report.mode in ("fresh", "rebuild"):
         if current:

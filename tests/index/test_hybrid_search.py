@@ -45,6 +45,7 @@ def _done(*retrievers: PubMedRetriever) -> None:
 
 
 def _retriever(settings, embedder, keeper, **index) -> PubMedRetriever:
+    index.setdefault("hybrid", True)
     if index:
         settings = settings.model_copy(deep=True)
         for k, v in index.items():
