@@ -130,7 +130,7 @@ def test_year_bounds_apply_to_lexical_hits(built, embedder):
     settings, rows, keeper, _ = built
     r = _retriever(settings, embedder, keeper)
     try:
-        years = sorted({row["year"] for row in rows if row.get("year")})
+        years = sorted({int(row["year"]) for row in rows if row.get("year")})
         mid = years[len(years) // 2]
         for row in rows[:10]:
             hits = r.search(SearchRequest(text=row["title"], k=4, filters=SearchFilters(year_from=mid)))
