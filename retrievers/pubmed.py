@@ -66,6 +66,9 @@ log = logging.getLogger(__name__)
 MANUAL = MANUALS["pubmed"]  # the text lives with every other prompt
 #: HNSW beam for the retry of a filtered search that came back short
 RETRY_EF = 512
+#: Lite: filters matching at most this many rows are scored exactly from rows fetched by PMID;
+#: broader ones up to `exact_filter_rows` take the wide-beam HNSW search (see _run_batch)
+BEAM_MIN_ROWS = 64
 
 
 def encoder_workers() -> int:
@@ -199,6 +202,9 @@ class PubMedRetriever(Retriever):
         self._batcher: MicroBatcher | None = None
         #: hybrid search (retrievers/pubmed_hybrid.py): the folder of the lexical side indexes
         #: (None: dense only), the fusion constants, and a gene-name expander for the query
+        #: Lite: selective filters take the filtered HNSW search with a beam at least as wide as
+        #: `exact_filter_rows` instead of fetching the rows by PMID (see _run_batch)
+        self.exact_by_beam = backend_of(uri) == "lite" and ef * ps.FILTERED_EF_FACTOR >= exact_filter_rows
         self.lexical_root = lexical_root
         self.fusion = fusion or FusionParams()
         self.gene_names = gene_names
@@ -377,7 +383,16 @@ class PubMedRetriever(Retriever):
         for (path, expr, filtered), group in grouped(reqs, lambda r: (r.path, r.expr, r.mode == "filter")).items():
             if path == "none":
                 continue
-            if path == "exact":
+            if path == "exact" and self.exact_by_beam and (group[0].matching_rows or 0) > BEAM_MIN_ROWS:
+                # Lite 3.x materialises every column of every row a get() returns, in Python
+                # (~1-3 ms a row under load: a 1,024-row exact fetch took ~2.9 s at p95); faiss
+                # walks the HNSW graph with the filter's rows selected and a beam (ef x
+                # FILTERED_EF_FACTOR) at least as wide as the rows the exact path takes. A
+                # handful of rows is still fetched by PMID: cheap, and a beam starves on them
+                for r in group:
+                    r.info["exact_by"] = "beam"
+                res = ann(group, expr, max(r.k for r in group), self.ef, True)
+            elif path == "exact":
                 try:
                     res = exact_search_many(client, collection, np.stack([r.vec for r in group]),
                                             max(r.k for r in group), expr, self.exact_filter_rows,
@@ -398,7 +413,8 @@ class PubMedRetriever(Retriever):
                 r.hits = hits[: self._pool(r)]
 
         # 2. a filtered HNSW search that came back short: retry with a much wider beam
-        short = [r for r in reqs if r.mode == "filter" and r.path == "ann" and len(r.hits) < r.k]
+        short = [r for r in reqs if r.mode == "filter" and len(r.hits) < r.k
+                 and (r.path == "ann" or r.info.get("exact_by") == "beam")]
         for expr, group in grouped(short, lambda r: r.expr).items():
             res = ann(group, expr, max(r.k for r in group), max(self.ef * 8, RETRY_EF), True)
             for r, hits in zip(group, res or [], strict=False):
@@ -480,8 +496,11 @@ class PubMedRetriever(Retriever):
                              "exact_filter_rows": self.exact_filter_rows})
                 note = f"MeSH filter [{terms}] matched {info['filtered_hits']} of {r.k}"
                 if r.path == "exact":
-                    note += f" (at most {r.matching_rows} matching rows: searched exactly)"
-                    info["exact_by"] = "pmid" if r.ids is not None else "filter"
+                    if info.get("exact_by") == "beam":
+                        note += f" (at most {r.matching_rows} matching rows: HNSW with a beam as wide as them)"
+                    else:
+                        note += f" (at most {r.matching_rows} matching rows: searched exactly)"
+                        info["exact_by"] = "pmid" if r.ids is not None else "filter"
                 elif r.path == "none":
                     note += " (no indexed record carries it)"
                 elif r.matching_rows is None:
