@@ -64,8 +64,9 @@ def score_run(ranked: list[list[str]], golds: list[list[str]]) -> dict[str, floa
     return {m: round(float(np.mean([r[m] for r in rows])), 4) for m in rows[0]}
 
 
-def load_split(bioasq: Path):
-    """Questions per split and the gold documents of every batch."""
+def load_split(bioasq: Path, train_batches: tuple[str, ...] = ()):
+    """Questions per split and the gold documents of every batch; `train_batches` ("11B", ...)
+    keeps only those batches' questions for tuning."""
     from evaluation.retrieval import load_bioasq
 
     files = sorted(bioasq.rglob("*_golden.json"))
@@ -75,7 +76,10 @@ def load_split(bioasq: Path):
     train, test = [], []
     for f in files:
         qs, _ = load_bioasq([f])
-        (test if f.name.startswith(SPLIT_TEST) else train).extend(qs)
+        if f.name.startswith(SPLIT_TEST):
+            test.extend(qs)
+        elif not train_batches or f.name.startswith(train_batches):
+            train.extend(qs)
     test_ids = {q.qid for q in test}
     test_text = {q.text.strip().casefold() for q in test}
     seen: set[str] = set()
@@ -145,6 +149,34 @@ def doc_vectors(embedder, pmids: list[str], texts: list[str], cache: Path, chunk
     return m / (np.linalg.norm(m, axis=1, keepdims=True) + 1e-12)
 
 
+class PostingsBM25:
+    """rank-bm25's BM25Okapi scores (its idf with the epsilon floor, k1, b, document lengths),
+    computed from postings: a document without a query word gets 0 from it there too, so
+    the scores are the same numbers, at a cost per matching document instead of per document
+    and word (rank-bm25 took about 10 s a question over 24k documents on the loaded machine)."""
+
+    def __init__(self, bm25):
+        self.bm = bm25
+        post: dict[str, tuple[list[int], list[int]]] = {}
+        for i, freqs in enumerate(bm25.doc_freqs):
+            for w, f in freqs.items():
+                ids, tfs = post.setdefault(w, ([], []))
+                ids.append(i)
+                tfs.append(f)
+        self.post = {w: (np.asarray(ids), np.asarray(tfs, dtype=np.float64)) for w, (ids, tfs) in post.items()}
+        self.norm = bm25.k1 * (1 - bm25.b + bm25.b * np.asarray(bm25.doc_len, dtype=np.float64) / bm25.avgdl)
+
+    def get_scores(self, query: list[str]) -> np.ndarray:
+        bm = self.bm
+        out = np.zeros(len(self.norm))
+        for q in query:
+            if q not in self.post:
+                continue
+            ids, tf = self.post[q]
+            out[ids] += (bm.idf.get(q) or 0) * (tf * (bm.k1 + 1) / (tf + self.norm[ids]))
+        return out
+
+
 def rank_dense(qv: np.ndarray, dv: np.ndarray, pmids: list[str], depth: int) -> list[list[str]]:
     out = []
     qv = qv / (np.linalg.norm(qv, axis=1, keepdims=True) + 1e-12)
@@ -177,6 +209,72 @@ def tune(lists: dict[str, list[list[str]]], golds: list[list[str]], use_expansio
     return best
 
 
+class Side:
+    """One corpus with its dense vectors (None: lexical only), FTS5 index and BM25."""
+
+    def __init__(self, name: str, gold_docs: list[dict], distractors: list[Path], out: Path, embedder,
+                 precision: str, lexical_only: bool):
+        from rank_bm25 import BM25Okapi
+
+        from biorag import lexical_index
+        from evaluation.retrieval import _tok
+
+        self.pmids, titles, bodies = corpus(gold_docs, distractors)
+        texts = [f"{t}\n{b}".strip() for t, b in zip(titles, bodies, strict=True)]  # PubmedRecord.document_text
+        self.info = {"documents": len(self.pmids), "gold": len(gold_docs), "distractor_files": [str(d) for d in distractors]}
+        print(f"corpus {name}: {len(self.pmids)} documents ({len(gold_docs)} gold)", file=sys.stderr)
+        self.dv = None if lexical_only else doc_vectors(embedder, self.pmids, texts, out / "cache", precision=precision)
+        self.precision = {"mode": "none (lexical only)" if lexical_only else precision}
+        if self.dv is not None and precision != "float32":  # how far the faster vectors are from the build's
+            sample = list(range(0, len(texts), max(1, len(texts) // 256)))[:256]
+            ref = np.asarray(embedder.embed_documents([texts[i] for i in sample]), dtype=np.float32)
+            cos = np.sum(ref * self.dv[sample], axis=1) / np.linalg.norm(ref, axis=1)
+            self.precision.update(cosine_to_float32_min=round(float(cos.min()), 5),
+                                  cosine_to_float32_mean=round(float(cos.mean()), 5), sample=len(sample))
+        stamp = hashlib.sha256("\0".join(self.pmids).encode()).hexdigest()[:16]
+        path = out / f"lexical-{stamp}.fts.sqlite"
+        if not path.exists():
+            lexical_index.build(path, zip(self.pmids, titles, bodies, strict=True), {"corpus": stamp})
+        self.lex = lexical_index.LexicalIndex(path)
+        self.okapi = BM25Okapi([_tok(t) for t in texts])
+        self.bm25 = PostingsBM25(self.okapi)
+
+
+def run_split(side: Side, qs, embedder, gene_names, label: str) -> tuple[dict, dict]:
+    from tqdm import tqdm
+
+    from biorag import lexical_index
+    from biorag.query_expansion import expand
+    from evaluation.retrieval import _tok
+
+    probe = [_tok(q.text) for q in qs[:5]]
+    assert all(np.allclose(side.bm25.get_scores(t), side.okapi.get_scores(t)) for t in probe), "postings != rank-bm25"
+    lists: dict[str, list[list[str]]] = {"bm25": [], "lexical": [], "expansion": []}
+    if side.dv is not None:
+        qv = np.asarray(embedder.embed_queries([q.text for q in qs]), dtype=np.float32)
+        lists["dense"] = rank_dense(qv, side.dv, side.pmids, DEPTH)
+    lat: dict[str, list[float]] = {"lexical": [], "expansion": []}
+    expanded = 0
+    for q in tqdm(qs, desc=f"{label} lexical", unit="q"):
+        sc = side.bm25.get_scores(_tok(q.text))
+        lists["bm25"].append([side.pmids[i] for i in np.argsort(-sc)[:DEPTH]])
+        t = time.perf_counter()
+        lists["lexical"].append([p for p, _ in side.lex.search(lexical_index.query_words(q.text), DEPTH)])
+        lat["lexical"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ex = expand(q.text, gene_names=gene_names)
+        lists["expansion"].append([p for p, _ in side.lex.search(ex.terms, DEPTH)] if ex.terms else [])
+        lat["expansion"].append(time.perf_counter() - t)
+        expanded += bool(ex.terms)
+    golds = [q.gold for q in qs]
+    out = {"questions": len(qs), "corpus": side.info, "doc_precision": side.precision,
+           "expanded_share": round(expanded / max(1, len(qs)), 3),
+           "modes": {m: score_run(v, golds) for m, v in lists.items()},
+           "lexical_p95_ms": round(float(np.percentile(lat["lexical"], 95) * 1000), 1),
+           "expansion_p95_ms": round(float(np.percentile(lat["expansion"], 95) * 1000), 1)}
+    return out, {"lists": lists, "golds": golds}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="Example: python -m benchmarks.hybrid_retrieval --bioasq ../shared/data/bioasq_taskb_golden "
@@ -186,9 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="work folder: vector cache, lexical index, results")
     ap.add_argument("--gene-store", type=Path, help="gene store for gene-alias expansion (biorag data gene-store build)")
     ap.add_argument("--json-out", type=Path, help="also write the summary here")
+    ap.add_argument("--scope", choices=["all", "split"], default="all",
+                    help="all: one corpus, every batch's gold documents (+ --corpus), for both splits (the figure); "
+                         "split: each split searches only its own questions' gold documents (+ --corpus): a smaller, "
+                         "easier corpus for a machine that cannot embed the whole one")
+    ap.add_argument("--train-batches", default="", help="tune only on questions of these batches, e.g. '11B' or "
+                    "'10B,11B' (default: 7B-11B); 'none': no tuning, RRF's usual constants (k 60, equal weights) only")
     ap.add_argument("--doc-precision", choices=["float32", "query"], default="float32",
                     help="float32: as `biorag index build` embeds; query: the query encoder's dtype (bfloat16 on "
-                         "AMX CPUs), about 2x faster (its cosine to float32 on 256 documents is reported)")
+                         "AMX CPUs; its cosine to float32 on 256 documents is reported)")
     ap.add_argument("--lexical-only", action="store_true",
                     help="only the lexical modes (no embedding: minutes instead of an hour on 2 loaded cores)")
     ap.add_argument("--limit", type=int, help="only the first N questions of each split (a quick look; not a figure)")
@@ -199,42 +303,32 @@ def main(argv: list[str] | None = None) -> int:
             return 2
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from tqdm import tqdm
-
-    from biorag import lexical_index
+    from biorag import query_expansion
     from biorag.embedder import Embedder
-    from biorag.query_expansion import expand
     from biorag.settings import Settings
 
     t0 = time.perf_counter()
-    train, test, gold_docs = load_split(a.bioasq)
+    batches = tuple(b.strip() for b in a.train_batches.split(",") if b.strip())
+    train, test, gold_docs = load_split(a.bioasq, batches)
+    if batches == ("none",):
+        train = []
     if a.limit:
         train, test = train[:a.limit], test[:a.limit]
-    pmids, titles, bodies = corpus(gold_docs, a.corpus)
-    texts = [f"{t}\n{b}".strip() for t, b in zip(titles, bodies, strict=True)]  # PubmedRecord.document_text
-    print(f"questions: train {len(train)} (7B-11B), test {len(test)} (12B); corpus {len(pmids)} documents "
-          f"({len(gold_docs)} gold)", file=sys.stderr)
+    print(f"questions: train {len(train)} ({a.train_batches or '7B-11B'}), test {len(test)} (12B)", file=sys.stderr)
     a.out.mkdir(parents=True, exist_ok=True)
-
     embedder = Embedder.from_settings(Settings())
-    dv = None if a.lexical_only else doc_vectors(embedder, pmids, texts, a.out / "cache", precision=a.doc_precision)
-    if a.lexical_only:
-        doc_precision = {"mode": "none (lexical only)"}
-    elif a.doc_precision != "float32":  # how far the faster document vectors are from the build's
-        sample = list(range(0, len(texts), max(1, len(texts) // 256)))[:256]
-        ref = np.asarray(embedder.embed_documents([texts[i] for i in sample]), dtype=np.float32)
-        cos = np.sum(ref * dv[sample], axis=1) / np.linalg.norm(ref, axis=1)
-        doc_precision = {"mode": a.doc_precision, "cosine_to_float32_min": round(float(cos.min()), 5),
-                         "cosine_to_float32_mean": round(float(cos.mean()), 5), "sample": len(sample)}
-    else:
-        doc_precision = {"mode": "float32"}
 
-    lex_path = a.out / "lexical.fts.sqlite"
-    stamp = hashlib.sha256("\0".join(pmids).encode()).hexdigest()[:16]
-    if not lex_path.exists() or lexical_index.LexicalIndex(lex_path).build_record.get("corpus") != stamp:
-        lexical_index.build(lex_path, zip(pmids, titles, bodies, strict=True), {"corpus": stamp})
-    lex = lexical_index.LexicalIndex(lex_path)
+    def own_docs(qs) -> list[dict]:
+        keep = {g for q in qs for g in q.gold}
+        return [d for d in gold_docs if d["pmid"] in keep]
 
+    if a.scope == "all":
+        shared = Side("all", gold_docs, a.corpus, a.out, embedder, a.doc_precision, a.lexical_only)
+        sides = {"train": shared, "test": shared}
+    else:  # the test corpus first: it is the figure
+        sides = {"test": Side("test", own_docs(test), a.corpus, a.out, embedder, a.doc_precision, a.lexical_only)}
+        if train:
+            sides["train"] = Side("train", own_docs(train), a.corpus, a.out, embedder, a.doc_precision, a.lexical_only)
     gene_names = None
     if a.gene_store:
         from retrievers.gene_aliases import gene_names_from
@@ -242,67 +336,43 @@ def main(argv: list[str] | None = None) -> int:
 
         gene_names = gene_names_from(GeneStore(a.gene_store))
 
-    from rank_bm25 import BM25Okapi
-
-    from evaluation.retrieval import _tok
-
-    bm25 = BM25Okapi([_tok(t) for t in texts])
-
-    from biorag import query_expansion
-
-    summary: dict = {"corpus": {"documents": len(pmids), "gold": len(gold_docs)}, "embedder": embedder.name,
-                     "expansion_max_names": query_expansion.MAX_NAMES,
-                     "doc_precision": doc_precision,
-                     "depth": DEPTH, "splits": {}}
-    lists_by_split = {}
-    for split, qs in (("train", train), ("test", test)):
-        lists: dict[str, list[list[str]]] = {"bm25": [], "lexical": [], "expansion": []}
-        if dv is not None:
-            qv = np.asarray(embedder.embed_queries([q.text for q in qs]), dtype=np.float32)
-            lists["dense"] = rank_dense(qv, dv, pmids, DEPTH)
-        lat = {"lexical": [], "expansion": []}
-        expanded_share = 0
-        for q in tqdm(qs, desc=f"{split} lexical", unit="q"):
-            s = bm25.get_scores(_tok(q.text))
-            lists["bm25"].append([pmids[i] for i in np.argsort(-s)[:DEPTH]])
-            t = time.perf_counter()
-            lists["lexical"].append([p for p, _ in lex.search(lexical_index.query_words(q.text), DEPTH)])
-            lat["lexical"].append(time.perf_counter() - t)
-            t = time.perf_counter()
-            ex = expand(q.text, gene_names=gene_names)
-            lists["expansion"].append([p for p, _ in lex.search(ex.terms, DEPTH)] if ex.terms else [])
-            lat["expansion"].append(time.perf_counter() - t)
-            expanded_share += bool(ex.terms)
-        golds = [q.gold for q in qs]
-        summary["splits"][split] = {
-            "questions": len(qs), "expanded_share": round(expanded_share / max(1, len(qs)), 3),
-            "modes": {m: score_run(v, golds) for m, v in lists.items()},
-            "lexical_p95_ms": round(float(np.percentile(lat["lexical"], 95) * 1000), 1),
-            "expansion_p95_ms": round(float(np.percentile(lat["expansion"], 95) * 1000), 1)}
-        lists_by_split[split] = (lists, golds)
-
-    train_lists, train_golds = lists_by_split["train"]
-    test_lists, test_golds = lists_by_split["test"]
-    for name, use_exp in (("fused", False), ("fused_expanded", True)) if dv is not None else ():
-        params, train_score = tune(train_lists, train_golds, use_exp)
-        names = list(params["weights"])
-        test_score = score_run(fuse([test_lists[n] for n in names], params["k"], list(params["weights"].values()),
-                                    params["depth"]), test_golds)
-        summary["splits"]["train"]["modes"][name] = train_score
-        summary["splits"]["test"]["modes"][name] = test_score
-        summary[f"{name}_params"] = params
+    summary: dict = {"scope": a.scope, "embedder": embedder.name, "expansion_max_names": query_expansion.MAX_NAMES,
+                     "depth": DEPTH, "grid": {"k": TUNE_K, "lexical": TUNE_W_LEX, "expansion": TUNE_W_EXP,
+                                               "depth": TUNE_DEPTH}, "splits": {}}
+    runs = {}
+    for split, qs in (("test", test), ("train", train)):
+        if qs:
+            summary["splits"][split], runs[split] = run_split(sides[split], qs, embedder, gene_names, split)
+    if sides["test"].dv is not None:
+        for split, r in runs.items():
+            summary["splits"][split]["modes"]["fused_default"] = score_run(
+                fuse([r["lists"]["dense"], r["lists"]["lexical"]], 60, [1.0, 1.0], DEPTH), r["golds"])
+            summary["splits"][split]["modes"]["fused_default_expanded"] = score_run(
+                fuse([r["lists"]["dense"], r["lists"]["lexical"], r["lists"]["expansion"]], 60, [1.0, 1.0, 0.5], DEPTH),
+                r["golds"])
+    if sides["test"].dv is not None and train:
+        tr, te = runs["train"], runs["test"]
+        for name, use_exp in (("fused", False), ("fused_expanded", True)):
+            params, train_score = tune(tr["lists"], tr["golds"], use_exp)
+            names = list(params["weights"])
+            summary["splits"]["train"]["modes"][name] = train_score
+            summary["splits"]["test"]["modes"][name] = score_run(
+                fuse([te["lists"][n] for n in names], params["k"], list(params["weights"].values()), params["depth"]),
+                te["golds"])
+            summary[f"{name}_params"] = params
     summary["wall_s"] = round(time.perf_counter() - t0, 1)
     text = json.dumps(summary, indent=2)
     print(text)
-    (a.out / ("summary_lexical.json" if a.lexical_only else "summary.json")).write_text(text)
+    (a.out / f"summary_{a.scope}{'_lexical' if a.lexical_only else ''}.json").write_text(text)
     if a.json_out:
         a.json_out.parent.mkdir(parents=True, exist_ok=True)
         a.json_out.write_text(text)
     print("\n| mode | train R@10 | train MAP@10 | 12B R@1 | 12B R@10 | 12B MRR@10 | 12B MAP@10 |\n|---|---|---|---|---|---|---|")
     for m in summary["splits"]["test"]["modes"]:
-        tr, te = summary["splits"]["train"]["modes"][m], summary["splits"]["test"]["modes"][m]
-        print(f"| {m} | {tr['recall@10']} | {tr['map@10']} | {te['recall@1']} | {te['recall@10']} | {te['mrr@10']} | "
-              f"{te['map@10']} |")
+        trs = summary["splits"].get("train", {}).get("modes", {}).get(m, {"recall@10": "-", "map@10": "-"})
+        tes = summary["splits"]["test"]["modes"][m]
+        print(f"| {m} | {trs['recall@10']} | {trs['map@10']} | {tes['recall@1']} | {tes['recall@10']} | {tes['mrr@10']} | "
+              f"{tes['map@10']} |")
     return 0
 
 
