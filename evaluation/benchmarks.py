@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 from biorag.contracts.errors import InputError
 from biorag.host.textfile import unreadable
 from evaluation import geneturing2025
+from evaluation.bioasq_scores import gold_pmids
 
 BENCHMARKS = ("geneturing", "genehop", "mmlu", "medmcqa", "pubmedqa", "bioasq")
 
@@ -37,6 +38,7 @@ INSTRUCTIONS = {
     "yesno": "Answer yes or no.",
     "yesnomaybe": "Answer yes, no or maybe.",
     "factoid": "Give up to 5 candidate answers, most likely first, separated by commas.",
+    "list": "List every answer, separated by commas.",
 }
 
 
@@ -195,8 +197,9 @@ def load_pubmedqa(path: Path) -> list[Item]:
 
 
 def load_bioasq(path: Path) -> list[Item]:
-    """BioASQ Task B golden files: yes/no and factoid questions (list and summary are
-    skipped). A folder loads every `*.json` below it. Task = `yesno` or `factoid`."""
+    """BioASQ Task B golden files: yes/no, factoid and list questions (summary is skipped:
+    it has no automatic measure). A folder loads every `*.json` below it. Task = `yesno`,
+    `factoid` or `list`; `meta["documents"]` holds the gold PMIDs (document recall and MAP)."""
     files = sorted(path.rglob("*.json")) if path.is_dir() else [path]
     if not files:
         raise InputError(f"{path} has no BioASQ .json files")
@@ -208,7 +211,7 @@ def load_bioasq(path: Path) -> list[Item]:
             raise InputError(f"{f}: expected {{\"questions\": [...]}} (BioASQ golden layout)")
         for q in data["questions"]:
             qtype = q.get("type")
-            if qtype not in ("yesno", "factoid") or q["id"] in seen:
+            if qtype not in ("yesno", "factoid", "list") or q["id"] in seen:
                 continue
             seen.add(q["id"])
             gold = q.get("exact_answer")
@@ -216,5 +219,5 @@ def load_bioasq(path: Path) -> list[Item]:
                 gold = str(gold).strip().lower()
             items.append(Item(id=q["id"], benchmark="bioasq", task=qtype,
                               question=f"{q['body'].strip()}\n{INSTRUCTIONS[qtype]}", gold=gold,
-                              fmt=qtype, meta={"file": f.name}))
+                              fmt=qtype, meta={"file": f.name, "documents": gold_pmids(q)}))
     return items

@@ -137,6 +137,8 @@ def build_row(item: Item, config: Configuration, answer: Any | None, latency_s: 
         "latency_s": round(latency_s, 3),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+    if item.meta.get("documents") is not None:  # BioASQ: document recall and MAP (evaluation/bioasq_scores.py)
+        row["gold_documents"] = item.meta["documents"]
     if answer is None:
         trace = [_dump(e) for e in partial or []]
         tools, misses = trace_facts(trace)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evaluation.bioasq_scores import bioasq_notes
 from evaluation.references import MISSING_NOTE, references_for
 from evaluation.scoring import DECLARED_RULES, EXTRACTION_RULES
 
@@ -114,6 +115,8 @@ def write_all(runs: list, benchmark: str, out_dir: str | Path, questions: str = 
     if plots and runs:
         files["scores.png"] = plot_scores(runs, out / "scores.png", benchmark)
         files["latency.png"] = plot_latency(runs, out / "latency.png", benchmark)
+    if benchmark == "bioasq":  # BioASQ's own measures, beside the per-task scores
+        notes = [*(notes or []), *bioasq_notes(runs, out)]
     files["report.md"].write_text(render_markdown(runs, benchmark, questions, plots=plots, notes=notes))
     return files
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluation.bioasq_scores import list_prf
 from evaluation.extract import (
     extract_choice,
     extract_factoid_list,
@@ -234,6 +235,7 @@ EXTRACTION_RULES = {
     "yesno": "first whole word yes/no in the answer",
     "yesnomaybe": "first whole word yes/no/maybe in the answer",
     "factoid": "bulleted lines, else the first line split on , ; 'and'; up to 5, in order",
+    "list": "as factoid, every item (up to 100); precision, recall and F1 against the gold items' synonyms",
 }
 
 
@@ -269,6 +271,10 @@ def score_answer(fmt: str, task: str, question: str, answer_text: str, gold: Any
         cands = extract_factoid_list(answer_text)
         metrics = score_factoid(cands, gold)
         return Scored(cands, metrics["strict"], metrics)
+    if fmt == "list":  # BioASQ list: every stated item, scored by F1 against the gold items
+        items = extract_factoid_list(answer_text, max_items=100)
+        metrics = list_prf(items, gold if isinstance(gold, list) else [gold])
+        return Scored(items, metrics["f1"], metrics)
     raise ValueError(f"unknown answer format '{fmt}'")
 
 

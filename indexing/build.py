@@ -48,6 +48,7 @@ from biorag.ml.vector_store import backend_of, open_index
 from indexing.embed_stage import EmbedStage, RateFigures, auto_read_workers, embed_all
 from indexing.gene_mesh_counts import build_gene_mesh_counts
 from indexing.ledger import PmidLedger
+from indexing.lexical_build import write_lexical_index
 from indexing.loader import mark_replaced, switch_alias
 from indexing.mesh_counts import CountingLoader
 from indexing.pipeline import ReaderPool
@@ -91,6 +92,7 @@ class BuildReport(RateFigures):
     raw_rate: float = 0.0  # texts/s of the encoder alone, on a warm sample of this build's texts
     raw_sample: int = 0
     bulk_imported_shards: int = 0  # `biorag index load`: shards a Milvus server imported as they are
+    lexical: dict[str, Any] = field(default_factory=dict)  # the BM25 side index written (indexing/lexical_build.py)
 
     @property
     def ok(self) -> bool:
@@ -293,6 +295,8 @@ def verify_and_switch(client, settings: Settings, report: BuildReport, embedder:
     report.seconds["verify"] = time.perf_counter() - t0
     report.verified, report.verify_problems, report.rows = vr.ok, vr.problems, vr.rows
     report.expected_rows = vr.expected_rows
+    if vr.ok:  # before the alias moves: a failure here keeps it where it is
+        report.lexical = write_lexical_index(settings, client, target)
     if report.mode in ("fresh", "rebuild"):
         if current:
             report.previous_rows = _rows(client, current)
@@ -384,6 +388,9 @@ def format_report(r: BuildReport) -> str:
     ]
     if rate := r.rate_line():
         lines.append(rate)
+    if r.lexical:
+        lines.append(f"lexical (BM25) side index: {r.lexical['documents']} documents in {r.lexical['seconds']:.1f}s "
+                     f"({r.lexical['path']})")
     for f, err in r.failed_files.items():
         lines.append(f"FAILED {f}: {err}")
     for f, why in r.refused_files.items():

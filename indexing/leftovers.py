@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biorag.ml import pubmed_schema as ps
+from indexing.lexical_build import remove_lexical_index
 from indexing.loader import REPLACED_PROPERTY
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ def collect_garbage(client, settings: Settings, alias: str, dry_run: bool = Fals
             continue
         if not dry_run:
             client.drop_collection(info.name)
+            remove_lexical_index(settings, info.name)
             if info.name in jobs:
                 jobs[info.name].unlink(missing_ok=True)
                 jobs[info.name].with_suffix(".pmids").unlink(missing_ok=True)

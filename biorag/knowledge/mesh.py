@@ -204,7 +204,6 @@ class MeshVocabulary:
 
 
 @lru_cache(maxsize=1)
-@lru_cache(maxsize=1)
 def vocabulary_version() -> str:
     """The bundled vocabulary's identity: the MeSH releases it was derived from and a hash of
     the file (a rebuilt vocabulary changes the hash even when the releases do not)."""
@@ -213,8 +212,10 @@ def vocabulary_version() -> str:
     return "mesh-2026+2017:sha256:" + hashlib.sha256(RESOURCE.read_bytes()).hexdigest()[:16]
 
 
+@lru_cache(maxsize=1)
 def vocabulary() -> MeshVocabulary:
-    """The bundled vocabulary, loaded once per process (~0.3 s)."""
+    """The bundled vocabulary, loaded once per process (~0.3 s; every MeSH filter, tag and
+    expansion reads it, so an uncached load costs each filtered search that much)."""
     return MeshVocabulary.load()
 
 

@@ -91,9 +91,13 @@ def run_benchmark(
     judge: str = "rule",
     plots: bool = True,
     answer_factory=None,
+    corpus: list[Path] | None = None,
+    with_context: bool = False,
 ) -> dict[str, Path]:
     """Everything `biorag eval <benchmark>` does. `answer_factory(settings)` returns the
-    question -> Answer callable (default: a real Agent's `answer`)."""
+    question -> Answer callable (default: a real Agent's `answer`). `corpus` (BioASQ) and
+    `with_context` (PubMedQA) first build the index every configuration then searches
+    (evaluation/snippet_corpus.py)."""
     from evaluation.benchmarks import load_benchmark
     from evaluation.config import build_configuration, parse_ablations
     from evaluation.harness import run_configuration
@@ -105,6 +109,15 @@ def run_benchmark(
         raise InputError(f"--judge must be 'rule' or 'llm', got '{judge}'")
     items = load_benchmark(benchmark, questions, tasks=tasks, limit=limit)
     out_dir = Path(out) if out else Path("out") / "eval" / benchmark
+    corpus_note = None
+    if corpus or with_context:
+        from evaluation.snippet_corpus import build_context_index, build_snippet_index
+
+        base = settings_from_options(preset, sets, disable, enable, replay)
+        built = (build_snippet_index(base, list(corpus), out_dir) if corpus
+                 else build_context_index(base, questions, out_dir))
+        sets = [*(sets or []), *built["sets"]]
+        corpus_note = f"searched index: {built['note']}; {built['rows']} documents ({out_dir / 'corpus_index'})"
 
     # Build (and so validate) every configuration before answering anything.
     configs = []
@@ -134,6 +147,8 @@ def run_benchmark(
                    f"{run.errors} errors, score {score:.3f}, replay misses {misses}", err=True)
     notes = [f"per-question timeout {timeout:g} s; workers {workers}"
              + (f"; first {limit} question(s) per task" if limit else "")]
+    if corpus_note:
+        notes.append(corpus_note)
     if preset or sets or disable or enable or replay:
         opts = [f"--preset {preset}"] if preset else []
         opts += [f"--set {x}" for x in sets or []] + [f"--disable {x}" for x in disable or []]
@@ -223,13 +238,61 @@ _DOCS = {
             "Example: biorag eval mmlu -q ../shared/data/mmlu_med/test --limit 20",
     "medmcqa": "MedMCQA dev (JSON lines), accuracy per subject.\n\n"
                "Example: biorag eval medmcqa -q ../shared/data/medmcqa/dev.json --limit 5",
-    "pubmedqa": "PubMedQA labelled set (yes/no/maybe, question only), accuracy.\n\n"
-                "Example: biorag eval pubmedqa -q ../shared/data/pubmedqa/ori_pqal.json --limit 50",
-    "bioasq": "BioASQ Task B golden files: yes/no accuracy; factoid strict/lenient accuracy and MRR.\n\n"
-              "Example: biorag eval bioasq -q ../shared/data/bioasq_taskb_golden/Task11BGoldenEnriched",
+    "pubmedqa": "PubMedQA labelled set (yes/no/maybe), accuracy: question only on the configured index, or "
+                "--with-context (each question's own abstract indexed).\n\n"
+                "Example: biorag eval pubmedqa -q ../shared/data/pubmedqa/ori_pqal.json --limit 50 --with-context",
+    "bioasq": "BioASQ Task B golden files: yes/no accuracy and macro-F1 beside the majority class; factoid "
+              "strict/lenient accuracy and MRR; list mean precision/recall/F1; document recall@10 and MAP@10 "
+              "(bioasq_measures.json). On the configured index, or --corpus (a snippet index: not the "
+              "official setting).\n\n"
+              "Example: biorag eval bioasq -q ../shared/data/bioasq_taskb_golden/Task12BGoldenEnriched "
+              "--corpus ../shared/data/bioasq_taskb_golden/Task12BGoldenEnriched --limit 20",
 }
 for _name, _doc in _DOCS.items():
-    app.command(_name)(_make_command(_name, _doc))
+    if _name not in ("bioasq", "pubmedqa"):
+        app.command(_name)(_make_command(_name, _doc))
+
+CorpusOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--corpus", metavar="PATH", help="Build the index the agent searches, in OUT/corpus_index, from these paths "
+                 "(repeatable): BioASQ golden files/folders (their gold snippets, joined per PMID, are the "
+                 "documents) and PubMed records (added as they are). Not the official setting (all of PubMed). "
+                 "Without it: the configured index."),
+]
+ContextOpt = Annotated[
+    bool, typer.Option("--with-context/--question-only",
+                       help="Index every question's own abstract (its context paragraphs, no conclusion) in "
+                       "OUT/corpus_index and let the agent search it; default: question only, the configured index."),
+]
+
+
+@app.command("bioasq")
+@friendly_errors
+def bioasq(
+    questions: QuestionsOpt = None, corpus: CorpusOpt = None, replay: ReplayOpt = None, preset: PresetOpt = None,
+    ablate: AblateOpt = None, set_: SetOpt = None, disable: DisableOpt = None, enable: EnableOpt = None,
+    limit: LimitOpt = None, task: TaskOpt = None, workers: WorkersOpt = 1, timeout: TimeoutOpt = 600.0,
+    force: ForceOpt = False, out: OutOpt = None, judge: JudgeOpt = "rule", plots: PlotsOpt = True,
+) -> None:
+    run_benchmark("bioasq", questions, replay, preset, ablate, set_, disable, enable, limit, task, workers, timeout,
+                  force, out, judge, plots, corpus=corpus)
+
+
+@app.command("pubmedqa")
+@friendly_errors
+def pubmedqa(
+    questions: QuestionsOpt = None, with_context: ContextOpt = False, replay: ReplayOpt = None,
+    preset: PresetOpt = None, ablate: AblateOpt = None, set_: SetOpt = None, disable: DisableOpt = None,
+    enable: EnableOpt = None, limit: LimitOpt = None, task: TaskOpt = None, workers: WorkersOpt = 1,
+    timeout: TimeoutOpt = 600.0, force: ForceOpt = False, out: OutOpt = None, judge: JudgeOpt = "rule",
+    plots: PlotsOpt = True,
+) -> None:
+    run_benchmark("pubmedqa", questions, replay, preset, ablate, set_, disable, enable, limit, task, workers, timeout,
+                  force, out, judge, plots, with_context=with_context)
+
+
+bioasq.__doc__ = _DOCS["bioasq"]
+pubmedqa.__doc__ = _DOCS["pubmedqa"]
 
 
 @app.command("report")

@@ -52,6 +52,7 @@ from biorag.ml.microbatch import MicroBatcher
 from biorag.ml.vector_store import backend_of, index_token, open_store
 from biorag.retrieval.retriever import Retriever
 from biorag.understanding.search_request import SearchRequest
+from retrievers.pubmed.hybrid import FusionParams, fuse_hits, hybrid_options, open_lexical
 from retrievers.pubmed.record import PubMedRecord
 
 if TYPE_CHECKING:
@@ -65,6 +66,9 @@ log = logging.getLogger(__name__)
 MANUAL = MANUALS["pubmed"]  # the text lives with every other prompt
 #: HNSW beam for the retry of a filtered search that came back short
 RETRY_EF = 512
+#: Lite: filters matching at most this many rows are scored exactly from rows fetched by PMID;
+#: broader ones up to `exact_filter_rows` take the wide-beam HNSW search (see _run_batch)
+BEAM_MIN_ROWS = 64
 
 
 def encoder_workers() -> int:
@@ -169,7 +173,8 @@ class PubMedRetriever(Retriever):
                  token: str | None = None, widen: str = "drop_filter", index_type: str = "HNSW",
                  ef: int = 64, nprobe: int = 32, exact_filter_rows: int = 1024, filtered_probe_rows: int = 0,
                  client=None, boost_weight: float = 0.02,
-                 boost_pool: int = 5, batch_workers: int = 0, max_batch: int = 32, batch_wait_ms: float = 3.0):
+                 boost_pool: int = 5, batch_workers: int = 0, max_batch: int = 32, batch_wait_ms: float = 3.0,
+                 lexical_root: str | None = None, fusion: FusionParams | None = None, gene_names=None):
         self.uri = uri
         self.alias = ps.check_collection_name(collection)
         self.backend = backend_of(uri)
@@ -195,6 +200,15 @@ class PubMedRetriever(Retriever):
         self._max_batch = max_batch
         self._batch_wait_s = batch_wait_ms / 1000
         self._batcher: MicroBatcher | None = None
+        #: hybrid search (retrievers/pubmed/hybrid.py): the folder of the lexical side indexes
+        #: (None: dense only), the fusion constants, and a gene-name expander for the query
+        #: Lite: selective filters take the filtered HNSW search with a beam at least as wide as
+        #: `exact_filter_rows` instead of fetching the rows by PMID (see _run_batch)
+        self.exact_by_beam = backend_of(uri) == "lite" and ef * ps.FILTERED_EF_FACTOR >= exact_filter_rows
+        self.lexical_root = lexical_root
+        self.fusion = fusion or FusionParams()
+        self.gene_names = gene_names
+        self.lexical = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PubMedRetriever:
@@ -206,7 +220,7 @@ class PubMedRetriever(Retriever):
             token=index_token(settings), widen=ix.mesh_widen,
             index_type=ix.index_type, ef=ix.search_ef, nprobe=ix.search_nprobe, exact_filter_rows=ix.exact_filter_rows,
             filtered_probe_rows=ix.filtered_probe_rows, boost_weight=settings.mesh.boost_weight, boost_pool=settings.mesh.boost_pool,
-            batch_wait_ms=ix.batch_wait_ms,
+            batch_wait_ms=ix.batch_wait_ms, **hybrid_options(settings),
         )
 
     # ---- connection ----------------------------------------------------------------
@@ -241,6 +255,7 @@ class PubMedRetriever(Retriever):
             problem = mismatch(self.meta, emb.name)
             if problem:
                 raise SourceUnavailable("pubmed", problem)
+            self.lexical = open_lexical(self.lexical_root, target)
             self._collection = target
             return self._client, target
 
@@ -276,6 +291,9 @@ class PubMedRetriever(Retriever):
             if self._client is not None:
                 self._client.close()
             self._client, self._collection = None, None
+            if self.lexical is not None:
+                self.lexical.close()
+                self.lexical = None
 
     # ---- search ----------------------------------------------------------------------
     def search(self, request: SearchRequest) -> SearchHits:
@@ -306,7 +324,8 @@ class PubMedRetriever(Retriever):
         base_expr = ps.build_filter(years, self.backend)
         self._open()
         if not mesh_uis:
-            return _Request(query, k, mesh_uis, "plain", base_expr, base_expr, "ann", None)
+            return _Request(query, k, mesh_uis, "plain", base_expr, base_expr, "ann", None,
+                            years=(filters.year_from, filters.year_to))
         if filters.mesh_mode == "boost":
             return _Request(query, k, mesh_uis, "boost", base_expr, base_expr, "ann", None)
         expr = ps.build_filter(filters, self.backend, descriptors)
@@ -364,7 +383,16 @@ class PubMedRetriever(Retriever):
         for (path, expr, filtered), group in grouped(reqs, lambda r: (r.path, r.expr, r.mode == "filter")).items():
             if path == "none":
                 continue
-            if path == "exact":
+            if path == "exact" and self.exact_by_beam and (group[0].matching_rows or 0) > BEAM_MIN_ROWS:
+                # Lite 3.x materialises every column of every row a get() returns, in Python
+                # (~1-3 ms a row under load: a 1,024-row exact fetch took ~2.9 s at p95); faiss
+                # walks the HNSW graph with the filter's rows selected and a beam (ef x
+                # FILTERED_EF_FACTOR) at least as wide as the rows the exact path takes. A
+                # handful of rows is still fetched by PMID: cheap, and a beam starves on them
+                for r in group:
+                    r.info["exact_by"] = "beam"
+                res = ann(group, expr, max(r.k for r in group), self.ef, True)
+            elif path == "exact":
                 try:
                     res = exact_search_many(client, collection, np.stack([r.vec for r in group]),
                                             max(r.k for r in group), expr, self.exact_filter_rows,
@@ -385,7 +413,8 @@ class PubMedRetriever(Retriever):
                 r.hits = hits[: self._pool(r)]
 
         # 2. a filtered HNSW search that came back short: retry with a much wider beam
-        short = [r for r in reqs if r.mode == "filter" and r.path == "ann" and len(r.hits) < r.k]
+        short = [r for r in reqs if r.mode == "filter" and len(r.hits) < r.k
+                 and (r.path == "ann" or r.info.get("exact_by") == "beam")]
         for expr, group in grouped(short, lambda r: r.expr).items():
             res = ann(group, expr, max(r.k for r in group), max(self.ef * 8, RETRY_EF), True)
             for r, hits in zip(group, res or [], strict=False):
@@ -417,12 +446,29 @@ class PubMedRetriever(Retriever):
                 continue
             if r.mode == "boost":
                 r.hits = self._boosted(r)
+            elif self._hybrid(r):
+                try:
+                    r.hits, fusion_info = fuse_hits(client, collection, r.query, r.vec, r.hits, self.lexical, r.k,
+                                                    self.fusion, self.gene_names, r.years)
+                except Exception as e:  # noqa: BLE001
+                    out.append(ToolError("pubmed", f"lexical search failed: {e}"))
+                    continue
+                r.info.update(fusion_info)
+            else:
+                r.hits = r.hits[: r.k]
             out.append(self._result(r, collection, len(reqs), embed_ms, total_ms))
         return out
 
     def _pool(self, r: _Request) -> int:
         """How many candidates the main search fetches for a request."""
+        if self._hybrid(r):
+            return max(r.k, self.fusion.depth)  # the dense list that is fused
         return max(r.k * self.boost_pool, r.k + 16) if r.mode == "boost" else r.k
+
+    def _hybrid(self, r: _Request) -> bool:
+        """A search without a MeSH filter, of a question (not a bare vector), on an index with a
+        lexical side index: fused with BM25 (retrievers/pubmed/hybrid.py)."""
+        return r.mode == "plain" and self.lexical is not None and r.query != "(vector)"
 
     def _boosted(self, r: _Request) -> list[dict]:
         """Boost mode: cosine + weight x share of the requested descriptors the record carries."""
@@ -450,8 +496,11 @@ class PubMedRetriever(Retriever):
                              "exact_filter_rows": self.exact_filter_rows})
                 note = f"MeSH filter [{terms}] matched {info['filtered_hits']} of {r.k}"
                 if r.path == "exact":
-                    note += f" (at most {r.matching_rows} matching rows: searched exactly)"
-                    info["exact_by"] = "pmid" if r.ids is not None else "filter"
+                    if info.get("exact_by") == "beam":
+                        note += f" (at most {r.matching_rows} matching rows: HNSW with a beam as wide as them)"
+                    else:
+                        note += f" (at most {r.matching_rows} matching rows: searched exactly)"
+                        info["exact_by"] = "pmid" if r.ids is not None else "filter"
                 elif r.path == "none":
                     note += " (no indexed record carries it)"
                 elif r.matching_rows is None:

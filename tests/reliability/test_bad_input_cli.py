@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
+BIOASQ_SAMPLE = ROOT / "tests" / "data" / "evaluation" / "bioasq_11B1_sample.json"
 LONG = "x" * 2001  # max_question_chars is 2000 by default
 SURROGATE = "\ud800 which gene"
 
@@ -115,6 +116,8 @@ def _cases() -> list[Case]:
     add("eval-mmlu-csv", ["eval", "mmlu", "-q", "CSV"], "bad_test.csv", "question,A,B,C,D")
     add("eval-mmlu-emptydir", ["eval", "mmlu", "-q", "EMPTYDIR"], "no .csv files")
     add("eval-bioasq-emptydir", ["eval", "bioasq", "-q", "EMPTYDIR"], "no BioASQ")
+    add("eval-bioasq-corpus-missing", ["eval", "bioasq", "-q", str(BIOASQ_SAMPLE), "--corpus", "MISSING",
+                                       "--out", "OUT/eb"], "--corpus", "does not exist")
     add("eval-report-missing", ["eval", "report", "MISSING"], "holds no results")
     add("eval-report-binary", ["eval", "report", "BIN"], "holds no results")
     for opt, key, names in [("--gene-info", "BIN", ("UTF-8",)), ("--gene-info", "DIR", ("folder.json",)),
