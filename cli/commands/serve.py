@@ -82,10 +82,14 @@ def command(
             err=True,
         )
 
+    import logging
+
     import uvicorn
 
     from biorag.device import available_cores, limit_torch_threads, serving_torch_threads
 
+    if log_level in ("info", "debug") and logging.getLogger("biorag").level == logging.NOTSET:
+        logging.getLogger("biorag").setLevel(logging.INFO)  # job starts, alias switches: an operator's record
     app = create_app(settings)
     # the whole server process: query encoding and in-process rebuild jobs (see serve.torch_threads)
     threads = limit_torch_threads(serving_torch_threads(serve.torch_threads))
