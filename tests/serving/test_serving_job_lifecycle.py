@@ -60,7 +60,7 @@ def _reader_children() -> list[tuple[int, str]]:
             except OSError:
                 continue
             state = stat.rsplit(")", 1)[1].split()[0]
-            if state == "Z" or "multiprocessing" in cmd:
+            if state == "Z" or "spawn_main" in cmd:  # the reader processes, not the resource tracker
                 out.append((int(pid), state))
     return out
 
@@ -78,8 +78,9 @@ def test_cancel_resume_fail_rollback_and_gc(tmp_path, caplog):
     (data / "small").mkdir(parents=True)
     (data / "small" / "a.jsonl").write_text("".join(lines[:40]))
     (data / "big").mkdir()
-    for i in range(6):  # six files: the job is cancelled after the first batches are written
-        (data / "big" / f"part{i}.jsonl").write_text("".join(lines[40 + 150 * i : 40 + 150 * (i + 1)]))
+    for i in range(6):  # small files first, then a large one: the job is cancelled after its first batch
+        (data / "big" / f"part{i}.jsonl").write_text("".join(lines[40 + 40 * i : 40 + 40 * (i + 1)]))
+    (data / "big" / "z_medline.xml.gz").write_bytes((SAMPLE_DIR / "medline16n0902.xml.gz").read_bytes())
     (data / "cut").mkdir()
     (data / "cut" / "b.xml.gz").write_bytes(XML_GZ.read_bytes()[:5000])
     settings = settings_with(f"data_dir={data}", "planner=rules", "index.read_workers=1",
@@ -103,7 +104,7 @@ def test_cancel_resume_fail_rollback_and_gc(tmp_path, caplog):
         r = c.post("/v1/jobs/index-rebuild", json={"inputs": [str(data / "big")]})
         job_id = r.json()["id"]
         deadline = time.monotonic() + 300
-        while not (p := c.get(f"/v1/jobs/{job_id}").json())["progress"]["percent"] and time.monotonic() < deadline:
+        while not (p := c.get(f"/v1/jobs/{job_id}").json())["progress"]["done"] and time.monotonic() < deadline:
             assert p["state"] in ("queued", "running"), p
             time.sleep(0.05)
         assert p["progress"]["total"] and p["progress"]["eta_s"] is not None and 0 < p["progress"]["percent"] < 100
@@ -186,7 +187,7 @@ def _children(pid: int) -> list[int]:
 
 def _is_reader(pid: int) -> bool:
     try:
-        return b"multiprocessing" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
 
