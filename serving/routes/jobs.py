@@ -74,7 +74,7 @@ def jobs_router(guard: Guard) -> APIRouter:
         return ScrubbedJSONResponse(body.model_dump(mode="json"), status_code=409)
 
     @router.post("/v1/index/gc", dependencies=guard.dependencies, response_model=dict[str, Any],
-                 responses=errors(400, *guard.auth, 409, 422),
+                 responses=errors(400, *guard.auth, 404, 409, 422),
                  summary="Remove collections left by failed or replaced builds; never the served one")
     async def index_gc(jobs: JobsDep, engine: EngineDep,
                        keep_previous: Annotated[bool, Query(description="keep the rollback target")] = True) -> Any:
@@ -83,7 +83,7 @@ def jobs_router(guard: Guard) -> APIRouter:
         return await run_in_threadpool(run_gc, engine, keep_previous)
 
     @router.post("/v1/index/rollback", dependencies=guard.dependencies, response_model=dict[str, Any],
-                 responses=errors(400, *guard.auth, 409),
+                 responses=errors(400, *guard.auth, 404, 409),
                  summary="Point the index alias back at the collection it served before the last switch")
     async def index_rollback(jobs: JobsDep, engine: EngineDep, metrics: MetricsDep) -> Any:
         from indexing.leftovers import NoPrevious
