@@ -248,6 +248,11 @@ class IndexSettings(_Section):
         description="index build: texts of the build's own input on which the encoder's raw rate is timed after "
         "the build, printed next to the end-to-end rate (0 = do not measure)",
     )
+    rate_sample: bool = Field(
+        True,
+        description="index build: time the encoder's raw rate after the build (index.raw_rate_sample texts); "
+        "rebuild jobs of the API leave it off unless the request asks for it",
+    )
     checkpoint_seconds: float = Field(
         2.0, ge=0,
         description="index build: flush and save the resume checkpoint at most this often (and at the end of "

@@ -17,10 +17,19 @@ Specs combine with `+` (`D1+C3`), and `-<switch>` disables any source or compone
 (`-blast+-omim`). `all` expands to full, D1, D2, D3, C1, C2, C3. The base `--preset`,
 `--set`, `--disable`, `--enable` and `--replay` apply to every configuration.
 
-A configuration's hash covers everything that can change an answer: the effective
-settings (`Settings.fingerprint()`), the model identity (backend, model, and for a
-local GGUF its size and a digest of its head), the tool recording (sha256 of the
-cassette in replay/cache mode) and the index (Milvus URI and collection name).
+A configuration's hash (its cache key) covers everything that can change an answer: the
+effective settings (`Settings.fingerprint()`), the model identity (backend, model, and for
+a local GGUF its size and a digest of its head), the tool recording (sha256 of the
+cassette in replay/cache mode), the index (Milvus URI, the collection the alias serves and
+its rows), the local stores' build ids and the code version (`evaluation.content_key`).
+It is computed from the effective settings, never from the spec's spelling, so `C3` and
+`-self_eval` share one key and one set of cached answers.
+
+A bare `M:<name>` is a model name an OpenAI-compatible server serves: with the embedded
+backend (which runs GGUF files) it is refused, never run as the default model under the
+name's label. A configuration's description says what differs from the full system of
+the base preset, whichever option made the difference (an ablation or a base `--disable`);
+`full` run with base options that change the system is named `base`, never `full`.
 """
 
 from __future__ import annotations
@@ -53,6 +62,7 @@ class Variant:
     disable: list[str] = field(default_factory=list)
     sets: list[str] = field(default_factory=list)
     preset: str | None = None
+    model: str | None = None  # a bare M:<name>: valid only for a backend that serves models by name
 
 
 def parse_ablations(specs: list[str] | None) -> list[Variant]:
@@ -89,10 +99,13 @@ def _parse_one(spec: str) -> Variant:
                 v.preset = target
                 descs.append(f"base LLM from preset {target}")
             elif target.endswith(".gguf"):  # a local model file for the embedded backend
+                if not Path(target).is_file():
+                    raise ConfigError(f"--ablate {spec}: no GGUF file at {target}")
                 v.sets += [f"llm.model_path={target}", f"llm.model={Path(target).stem}"]
                 descs.append(f"base LLM file {Path(target).name}")
             else:
                 v.sets.append(f"llm.model={target}")
+                v.model = target
                 descs.append(f"base LLM {target}")
         elif part.startswith("-") and len(part) > 1:
             v.disable.append(part[1:])
@@ -159,9 +172,64 @@ class Configuration:
         return f"{safe}__{self.hash}"
 
 
-def build_configuration(variant: Variant, settings, cassette: str | Path | None) -> Configuration:
+def check_model(variant: Variant, settings) -> None:
+    """A bare model name needs a backend that serves models by name."""
+    if variant.model and settings.llm.backend != "openai":
+        from biorag.settings import available_presets
+
+        raise ConfigError(
+            f"--ablate {variant.name}: unknown model '{variant.model}': not a preset "
+            f"({', '.join(available_presets())}), a .json preset file or a .gguf file, and the "
+            f"{settings.llm.backend} backend cannot run a model by name (a served model name needs "
+            "--set llm.backend=openai)")
+
+
+def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(tree, dict):
+        out: dict[str, Any] = {}
+        for k, v in tree.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: tree}
+
+
+#: settings that change how answers are obtained or where they are written, not what the system is
+_NOT_A_DIFFERENCE = ("tool_io.", "training.", "data_dir", "preset", "serve.", "sources.", "components.")
+
+
+def differences(reference, settings) -> list[str]:
+    """What `settings` changes from `reference` (the full system of the base preset), in
+    words: sources and components switched, another model, other settings."""
+    out = []
+    ref_src, src = set(reference.enabled_sources()), set(settings.enabled_sources())
+    out += [f"no {x}" for x in sorted(ref_src - src)] + [f"with {x}" for x in sorted(src - ref_src)]
+    ref_c, comp = reference.components.model_dump(), settings.components.model_dump()
+    out += [f"no {k}" for k, v in ref_c.items() if v is True and comp.get(k) is False]
+    out += [f"with {k}" for k, v in ref_c.items() if v is False and comp.get(k) is True]
+    other_preset = settings.preset != reference.preset
+    if other_preset:  # a preset changes many settings: name it and its model, not each key
+        out.append(f"preset {settings.preset}")
+    ref_flat, flat = _flat(reference.redacted()), _flat(settings.redacted())
+    for key in sorted(set(ref_flat) | set(flat)):
+        if key.startswith(_NOT_A_DIFFERENCE) or ref_flat.get(key) == flat.get(key):
+            continue
+        if other_preset and key not in ("llm.backend", "llm.model"):
+            continue
+        out.append(f"{key}={flat.get(key)}")
+    return out
+
+
+#: the name of the `full` configuration when the base options changed the system
+BASE = "base"
+
+
+def build_configuration(variant: Variant, settings, cassette: str | Path | None, reference=None,
+                        content: dict[str, Any] | None = None) -> Configuration:
     """Freeze a variant into a Configuration. `cassette` is the recording the tools
-    will replay (resolved by the caller, since the default lives in `retrievers/`)."""
+    will replay (resolved by the caller, since the default lives in `retrievers/`).
+    `reference`: the full system's settings, for the label; `content`: the code, store
+    and index identity (`evaluation.content_key.content_identity`), part of the key."""
+    check_model(variant, settings)
     tool_io: dict[str, Any] = {"mode": settings.tool_io.mode}
     if settings.tool_io.mode in ("replay", "cache"):
         if cassette and Path(cassette).exists():
@@ -177,10 +245,18 @@ def build_configuration(variant: Variant, settings, cassette: str | Path | None)
         "index": {"uri": settings.milvus_uri, "collection": settings.index.collection,
                   "embedder": settings.index.embedder},
     }
+    if content is not None:
+        identity["content"] = content
+    name, description = variant.name, variant.description
+    if reference is not None:
+        diff = differences(reference, settings)
+        description = "; ".join(diff) if diff else "full system"
+        if name == "full" and diff:  # the base options changed the system: never call it full
+            name = BASE
     switches = {
         "preset": settings.preset,
         "planner": settings.planner,
         "sources": settings.enabled_sources(),
         "components_off": [k for k, v in settings.components.model_dump().items() if v is False],
     }
-    return Configuration(variant.name, variant.description, settings, identity, switches)
+    return Configuration(name, description, settings, identity, switches)

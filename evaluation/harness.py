@@ -4,8 +4,10 @@ The harness takes any callable `question -> Answer` (the CLI passes a real Agent
 `answer`; tests may pass anything that returns an object with Answer's fields). Per
 configuration it appends one JSON line per question to `results.jsonl` as soon as the
 question is done, so an interrupted run loses nothing; a later run with the same
-configuration hash skips every question already answered without error (`force`
-redoes them). A question that raises or exceeds the timeout is recorded with its
+configuration hash (its cache key: settings, model, code, stores, index; see
+`evaluation.config`) skips every question already answered without error, with the same
+question text and gold answer (`force` redoes them). Answers recorded in a sibling folder
+under the same key (the same configuration spelled another way) are reused too. A question that raises or exceeds the timeout is recorded with its
 error and score 0, and the run continues; only a `ConfigError` (a broken set-up that
 would fail every question) stops the configuration, after recording that question.
 """
@@ -205,24 +207,33 @@ class RunResult:
 def run_configuration(items: list[Item], answer_fn: AnswerFn, config: Configuration,
                       out_dir: str | Path, workers: int = 1, timeout: float | None = None,
                       force: bool = False, judge: Judge | None = None,
-                      progress: bool = True) -> RunResult:
+                      progress: bool = True, shared_from: str | Path | None = None) -> RunResult:
     """Answer every item not yet answered under `config.hash`; return all rows (in
-    item order) for this item list. Writes `<out_dir>/results.jsonl` and `config.json`."""
+    item order) for this item list. Writes `<out_dir>/results.jsonl` and `config.json`.
+    `shared_from`: the evaluation folder whose other configuration folders may hold
+    answers under the same key (another spelling of this configuration)."""
     if workers < 1:
         raise ValueError("workers must be >= 1")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps({
-        "name": config.name, "description": config.description, "hash": config.hash,
+        "name": config.name, "description": config.description, "hash": config.hash, "key": config.hash,
         "identity": config.identity, "switches": config.switches, "settings": config.settings.redacted(),
     }, indent=2, default=str))
     path = out / RESULTS
-    wanted = {it.id for it in items}
+    wanted = {it.id: it for it in items}
     existing = [r for r in read_rows(path) if r.get("config_hash") == config.hash]
     if force:  # drop this item list's rows; keep others (e.g. a different --limit)
         existing = [r for r in existing if r["id"] not in wanted]
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in existing))
-    done = {i: r for i, r in latest_rows(existing).items() if i in wanted and not r.get("error")}
+    done = {i: r for i, r in latest_rows(existing).items() if i in wanted and _same_question(r, wanted[i])
+            and not r.get("error")}
+    if not force and shared_from is not None:
+        shared = _shared_rows(Path(shared_from), out, config, {i: it for i, it in wanted.items() if i not in done})
+        if shared:
+            with path.open("a", encoding="utf-8") as fh:
+                fh.writelines(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in shared.values())
+            done.update(shared)
     todo = [it for it in items if it.id not in done]
     result = RunResult(config, out, skipped=len(done))
 
@@ -232,10 +243,13 @@ def run_configuration(items: list[Item], answer_fn: AnswerFn, config: Configurat
     running = [sum(r["score"] for r in done.values()), len(done)]
 
     fatal: list[ConfigError] = []
+    first = [True]  # the first question this process answers for the configuration warms it up
 
     def one(item: Item) -> None:
         if fatal:  # the configuration is broken: every further question would fail alike
             return
+        with lock:
+            warmup, first[0] = first[0], False
         t = time.perf_counter()
         answer, error, partial = None, None, None
         try:
@@ -248,6 +262,8 @@ def run_configuration(items: list[Item], answer_fn: AnswerFn, config: Configurat
         except Exception as e:  # recorded, never fatal
             error = f"{type(e).__name__}: {e}"
         row = build_row(item, config, answer, time.perf_counter() - t, error, judge, partial)
+        if warmup:
+            row["warmup"] = True  # loads models and stores: left out of latency figures (evaluation.spread)
         with lock:
             with path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
@@ -277,6 +293,26 @@ def run_configuration(items: list[Item], answer_fn: AnswerFn, config: Configurat
     merged = {**done, **fresh}
     result.rows = [merged[it.id] for it in items if it.id in merged]
     return result
+
+
+def _same_question(row: dict[str, Any], item: Item) -> bool:
+    return row.get("question") == item.question and row.get("gold") == item.gold
+
+
+def _shared_rows(folder: Path, out: Path, config: Configuration,
+                 wanted: dict[str, Item]) -> dict[str, dict[str, Any]]:
+    """Answers under the same key in sibling configuration folders (another spelling of
+    the same configuration), relabelled for this one."""
+    found: dict[str, dict[str, Any]] = {}
+    if not wanted:
+        return found
+    for other in sorted(folder.glob("*/" + RESULTS)):
+        if other.parent.resolve() == out.resolve():
+            continue
+        for i, r in latest_rows([r for r in read_rows(other) if r.get("config_hash") == config.hash]).items():
+            if i in wanted and i not in found and not r.get("error") and _same_question(r, wanted[i]):
+                found[i] = {**r, "config": config.name, "reused_from": other.parent.name}
+    return found
 
 
 class _NoBar:

@@ -3,6 +3,12 @@
 Input is the list of `RunResult`s of one benchmark (one per configuration); output
 goes next to the configuration folders. Everything is recomputed from results.jsonl
 rows, so `biorag eval report DIR` can rebuild a report at any time.
+
+Every score comes with its spread (`evaluation.spread`): n, a 95 % interval (Wilson for
+0/1 scores, a seeded bootstrap otherwise) and a warning for tasks under
+`FEW_QUESTIONS` questions. Latency figures leave out the warm-up questions (the first
+question of a configuration in a process, which loads models and stores) and say how
+many they left out.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 from evaluation.bioasq_scores import bioasq_notes
 from evaluation.references import MISSING_NOTE, references_for
 from evaluation.scoring import DECLARED_RULES, EXTRACTION_RULES
+from evaluation.spread import FEW_QUESTIONS, interval, timed_rows
 
 MACRO = "macro average"
 MICRO = "all questions"
@@ -37,6 +44,10 @@ class TaskStats:
     strict: float | None = None
     lenient: float | None = None
     mrr: float | None = None
+    low: float = 0.0  # 95 % interval of `score`
+    high: float = 0.0
+    interval_method: str = ""
+    warmup: int = 0  # warm-up questions left out of the latency figures
 
 
 def _mean(xs: list[float]) -> float:
@@ -44,14 +55,18 @@ def _mean(xs: list[float]) -> float:
 
 
 def task_stats(rows: list[dict[str, Any]], task: str) -> TaskStats:
-    lat = [r["latency_s"] for r in rows]
+    timed, warmup = timed_rows(rows)
+    lat = [r["latency_s"] for r in timed]
+    scores = [r["score"] for r in rows]
+    low, high, method = interval(scores)
     st = TaskStats(
-        task=task, n=len(rows), score=_mean([r["score"] for r in rows]),
+        task=task, n=len(rows), score=_mean(scores),
         errors=sum(1 for r in rows if r.get("error")),
         replay_misses=sum(len(r.get("replay_misses") or []) for r in rows),
         with_misses=sum(1 for r in rows if r.get("replay_misses")),
         mean_rounds=_mean([r.get("rounds", 0) for r in rows]),
         mean_latency_s=_mean(lat), median_latency_s=statistics.median(lat) if lat else 0.0,
+        low=low, high=high, interval_method=method, warmup=warmup,
     )
     if rows and any(r.get("metrics") for r in rows):
         for key in ("strict", "lenient", "mrr"):
@@ -69,19 +84,23 @@ def summarise(rows: list[dict[str, Any]]) -> list[TaskStats]:
     if out:
         micro = task_stats(rows, MICRO)
         macro = TaskStats(**{**micro.__dict__, "task": MACRO, "score": _mean([s.score for s in out])})
+        # the macro average's interval: the mean of the per-task bounds is no interval; say none
+        macro.low, macro.high, macro.interval_method = macro.score, macro.score, ""
         out += [macro, micro]
     return out
 
 
-CSV_FIELDS = ["config", "config_hash", "benchmark", "task", "n", "score", "errors", "replay_misses",
-              "questions_with_misses", "mean_rounds", "mean_latency_s", "median_latency_s",
-              "strict", "lenient", "mrr"]
+CSV_FIELDS = ["config", "config_hash", "benchmark", "task", "n", "score", "ci95_low", "ci95_high", "ci_method",
+              "errors", "replay_misses", "questions_with_misses", "mean_rounds", "mean_latency_s",
+              "median_latency_s", "warmup_excluded", "strict", "lenient", "mrr"]
 
 
 def _csv_rows(run, benchmark: str) -> list[dict[str, Any]]:
     return [{
         "config": run.config.name, "config_hash": run.config.hash, "benchmark": benchmark,
-        "task": s.task, "n": s.n, "score": round(s.score, 4), "errors": s.errors,
+        "task": s.task, "n": s.n, "score": round(s.score, 4),
+        "ci95_low": round(s.low, 4) if s.interval_method else "", "ci95_high": round(s.high, 4) if s.interval_method else "",
+        "ci_method": s.interval_method, "errors": s.errors, "warmup_excluded": s.warmup,
         "replay_misses": s.replay_misses, "questions_with_misses": s.with_misses,
         "mean_rounds": round(s.mean_rounds, 2), "mean_latency_s": round(s.mean_latency_s, 2),
         "median_latency_s": round(s.median_latency_s, 2),
@@ -124,6 +143,12 @@ def write_all(runs: list, benchmark: str, out_dir: str | Path, questions: str = 
 # ---- markdown ----------------------------------------------------------------------------
 
 
+def _score_cell(s: TaskStats) -> str:
+    if not s.interval_method:
+        return _fmt(s.score)
+    return f"{s.score:.2f} [{s.low:.2f}–{s.high:.2f}]"
+
+
 def _fmt(x: float | None, digits: int = 2) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
@@ -162,14 +187,15 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
           str(len(run.rows)), str(sum(1 for r in run.rows if r.get("error")))] for run in runs]))
 
     parts += ["", "## Scores per task", "",
-              "Configurations side by side; reference columns are published figures (sources below). "
+              "Configurations side by side, each score with its 95 % interval in brackets (Wilson for 0/1 "
+              "scores, bootstrap otherwise); reference columns are published figures (sources below). "
               "n = questions per task in this run.", ""]
     header = ["task", "n"] + [run.config.name for run in runs] + [ref.column for ref in refs]
     body = []
     for task in tasks + [MACRO, MICRO]:
         n = max((stats[r.config.name].get(task).n for r in runs if task in stats[r.config.name]), default=0)
         row = [f"**{task}**" if task in (MACRO, MICRO) else task, str(n)]
-        row += [_fmt(stats[r.config.name][task].score) if task in stats[r.config.name] else "-" for r in runs]
+        row += [_score_cell(stats[r.config.name][task]) if task in stats[r.config.name] else "-" for r in runs]
         for ref in refs:
             key = {MACRO: "macro", MICRO: "overall"}.get(task, task)
             val = ref.values.get(key)
@@ -178,6 +204,11 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
             row.append(_fmt(val))
         body.append(row)
     parts.append(_table(header, body))
+    few = sorted({f"{t} (n={s.n})" for run in runs for t, s in stats[run.config.name].items()
+                  if t not in (MACRO, MICRO) and s.n < FEW_QUESTIONS})
+    if few:
+        parts += ["", f"**Warning: fewer than {FEW_QUESTIONS} questions per task** in {', '.join(few)}: the "
+                  "intervals are wide, and differences between configurations inside them mean nothing."]
 
     factoid = [(r, stats[r.config.name].get("factoid")) for r in runs]
     if any(s and s.strict is not None for _, s in factoid):
@@ -192,15 +223,17 @@ def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool
         s = stats[run.config.name].get(MICRO)
         if not s:
             continue
-        lat = sorted(r["latency_s"] for r in run.rows)
+        lat = sorted(r["latency_s"] for r in timed_rows(run.rows)[0])
         p90 = lat[min(len(lat) - 1, int(0.9 * len(lat)))] if lat else 0.0
         tools = Counter(t for r in run.rows for t in r.get("tools") or [])
         eff.append([run.config.name, _fmt(s.mean_rounds), _fmt(s.mean_latency_s, 1),
-                    _fmt(s.median_latency_s, 1), _fmt(p90, 1), str(s.replay_misses),
+                    _fmt(s.median_latency_s, 1), _fmt(p90, 1), str(s.warmup), str(s.replay_misses),
                     str(s.with_misses), str(s.errors),
                     ", ".join(f"{k} {v}" for k, v in tools.most_common()) or "-"])
-    parts.append(_table(["config", "mean rounds", "mean latency s", "median s", "p90 s",
+    parts.append(_table(["config", "mean rounds", "mean latency s", "median s", "p90 s", "warm-up excluded",
                          "replay misses", "questions with misses", "errors", "tool calls"], eff))
+    parts += ["", "Latency leaves out each configuration's warm-up question (the first one answered in a "
+              "process, which loads the model and stores); its count is the warm-up column."]
     if plots:
         parts += ["", "![score per task per configuration](scores.png)", "",
                   "![latency distribution per configuration](latency.png)"]
@@ -324,7 +357,7 @@ def plot_latency(runs: list, path: Path, benchmark: str) -> Path:
     """Latency distribution per configuration (box plot of seconds per question)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(runs) + 2), 4))
-    data = [[r["latency_s"] for r in run.rows] or [0.0] for run in runs]
+    data = [[r["latency_s"] for r in timed_rows(run.rows)[0]] or [0.0] for run in runs]
     ax.boxplot(data)
     ax.set_xticks(range(1, len(runs) + 1))
     ax.set_xticklabels([run.config.name for run in runs])

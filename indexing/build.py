@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import socket
 import time
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from biorag.settings import Settings
 
 BATCH = 128  # records per embed+upsert step (and checkpoint)
+log = logging.getLogger("biorag.index")
 
 
 @dataclass
@@ -76,6 +78,9 @@ class BuildReport(RateFigures):
     deleted: int = 0
     upserted: int = 0
     resumed_items: int = 0
+    resumed_rows: int = 0  # rows an interrupted or failed run of the same build had already written
+    bytes_total: int = 0  # input bytes, and those of the files read to their end (progress and ETA)
+    bytes_done: int = 0
     rows: int = 0
     expected_rows: int | None = None  # from the build's ledger (fresh and rebuild)
     verified: bool = False
@@ -102,7 +107,8 @@ class BuildReport(RateFigures):
         """Why the alias must not move to this build's collection (empty: it may)."""
         out = []
         if self.failed_files:
-            out.append(f"{len(self.failed_files)} input file(s) failed")
+            out.append(f"{len(self.failed_files)} input file(s) failed: replace each with a complete copy and "
+                       "re-run the same command, which resumes what was already embedded")
         if self.refused_files:
             out.append(f"{len(self.refused_files)} input file(s) refused")
         if not self.verified:
@@ -164,11 +170,31 @@ class JobState:
 
 
 def _fingerprint(files: list[Path]) -> str:
+    """The build's identity: which files, in which order. Their contents are checked per
+    file (`_signature`), so replacing one broken file resumes the others."""
     h = hashlib.sha256()
     for f in files:
-        st = f.stat()
-        h.update(f"{f.resolve()}|{st.st_size}|{int(st.st_mtime)}\n".encode())
+        h.update(f"{f.resolve()}\n".encode())
     return h.hexdigest()[:16]
+
+
+def _signature(f: Path) -> str:
+    st = f.stat()
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _reconcile_files(job: JobState, files: list[Path]) -> bool:
+    """Record each input's signature; an input that changed since the interrupted run
+    restarts from its first item (upserts by PMID make the replay harmless). False when a
+    file that run had read to its end changed: its rows may be stale, so nothing resumes."""
+    for f in files:
+        st, sig = job.file_state(f), _signature(f)
+        if st.get("sig") not in (None, sig):
+            if st.get("done"):
+                return False
+            st.update(done=False, items=0)
+        st["sig"] = sig
+    return True
 
 
 # ---- the build ----------------------------------------------------------------------------------
@@ -231,6 +257,7 @@ def build_index(
             and (job.data.get("mode") == mode or (current is not None and job.data.get("target") == current))
             and client.has_collection(job.data.get("target", ""))
         )
+        resume = resume and _reconcile_files(job, files)
         ledger = PmidLedger.load(job.ledger_path) if resume else PmidLedger()
         if resume:
             mode = job.data["mode"]
@@ -238,6 +265,7 @@ def build_index(
             target = current if mode == "update" else f"{alias}_{datetime.now(UTC):%Y%m%d_%H%M%S_%f}"
             job.data = {"fingerprint": fp, "mode": mode, "target": target, "alias": alias, "files": {},
                         "rows_before": _rows(client, current) if mode == "update" else 0}
+            _reconcile_files(job, files)
         # `biorag index gc` spares the collection of a build that is running
         job.data.update(pid=os.getpid(), host=socket.gethostname(), running=True)
         target = job.data["target"]
@@ -261,6 +289,9 @@ def build_index(
                              embedder=embedder.name, dim=dim, refused_files=refused)
         report.previous_collection = current
         report.files_skipped = len(files) - len(todo)
+        report.resumed_rows = ledger.live_count if resume and ledger is not None else 0
+        report.bytes_total = sum(f.stat().st_size for f in files)
+        report.bytes_done = report.bytes_total - sum(f.stat().st_size for f in todo)
         report.seconds["startup"] = time.perf_counter() - t_start  # model load, store open, collection
         report.read_workers = workers
         _run_pipeline(reader, stage, job, ledger, loader, report, progress, on_progress, settings, batch_size)
@@ -300,10 +331,13 @@ def verify_and_switch(client, settings: Settings, report: BuildReport, embedder:
     if report.mode in ("fresh", "rebuild"):
         if current:
             report.previous_rows = _rows(client, current)
-            report.shrink_refused = _shrink_refusal(report, settings.index.rebuild_min_fraction, allow_shrink)
+            if not report.failed_files and not report.refused_files:  # --allow-shrink cannot help those
+                report.shrink_refused = _shrink_refusal(report, settings.index.rebuild_min_fraction, allow_shrink)
         if not report.switch_blockers():
             switch_alias(client, alias, target)
             report.alias_switched = True
+            log.info("index alias '%s' switched: %s -> %s (%d rows)", alias, current or "nothing", target,
+                     report.rows)
             if current:
                 mark_replaced(client, current, target)
     if report.alias_switched or (report.mode == "update" and report.verified):  # gene-set MeSH library
@@ -380,7 +414,8 @@ def format_report(r: BuildReport) -> str:
         f"records read {r.read}, kept {r.kept}, dropped {sum(r.dropped.values())}"
         + (f" ({', '.join(f'{k} {v}' for k, v in sorted(r.dropped.items()))})" if r.dropped else "")
         + f"; deleted {r.deleted}; upserted {r.upserted}"
-        + (f"; resumed past {r.resumed_items} committed items" if r.resumed_items else ""),
+        + (f"; resumed {r.resumed_rows} rows already written (past {r.resumed_items} committed items)"
+           if r.resumed_rows or r.resumed_items else ""),
         f"time: wall {s.get('wall', 0):.1f}s = start-up {s.get('startup', 0):.1f}s (model load, store), pipeline "
         f"{s.get('pipeline', 0):.1f}s (parse {s.get('parse', 0):.1f}s and clean+tokenize {s.get('clean', 0):.1f}s "
         f"in the readers, embed {s.get('embed', 0):.1f}s, load {s.get('load', 0):.1f}s in the writer, overlapping), "

@@ -127,7 +127,8 @@ def embed_all(reader, stage: EmbedStage, writer, report, settings, batch_size: i
     window = max(batch_size, 8 * settings.index.batch_size) if stage.on_cuda() else batch_size
     writer.start()
     try:
-        es = pipeline.run(reader, writer, stage, window, settings.index.raw_rate_sample, on_message)
+        sample = settings.index.raw_rate_sample if settings.index.rate_sample else 0
+        es = pipeline.run(reader, writer, stage, window, sample, on_message)
     finally:
         bar.close()
     stats = reader.stats

@@ -9,7 +9,14 @@ the alias points to serves; the others were left by
 
 `gc` removes replaced and failed ones (and a failed build's job file, so the next build
 starts clean). It never touches the collection an alias points to, a running build, or a
-collection whose name was not made by `biorag index build` for this alias.
+collection whose name was not made by `biorag index build` for this alias. It keeps the
+previous collection (the one the alias moved from to the one it serves, status
+`previous`) for `rollback` unless `keep_previous=False`. It only reads the alias and drops
+other collections, so it runs beside a server that searches the alias (with Milvus Lite,
+through the server: one process owns the file).
+
+`rollback` points the alias back at the previous collection and marks the one it leaves as
+replaced by it, so a second rollback undoes the first.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.ml import pubmed_schema as ps
 from indexing.lexical_build import remove_lexical_index
-from indexing.loader import REPLACED_PROPERTY
+from indexing.loader import REPLACED_PROPERTY, mark_replaced, switch_alias
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -35,7 +42,7 @@ REMOVABLE = ("replaced", "failed")
 @dataclass
 class CollectionInfo:
     name: str
-    status: str  # serving | replaced | failed | building | other-alias | other
+    status: str  # serving | previous | replaced | failed | building | other-alias | other
     rows: int | None = None
     note: str = ""
 
@@ -102,6 +109,8 @@ def classify(client, settings: Settings, alias: str) -> list[CollectionInfo]:
             info.status, info.note = "building", f"a build is writing it (job file {jobs[name]})"
         elif (by := (client.describe_collection(name).get("properties") or {}).get(REPLACED_PROPERTY)):
             info.status, info.note = "replaced", f"the alias moved to {by}"
+            if by == serving:
+                info.status, info.note = "previous", f"the alias moved from it to {by}: `biorag index rollback` returns"
         else:
             info.status = "failed"
             info.note = (f"an unfinished build (job file {jobs[name]}): re-running it resumes here"
@@ -119,11 +128,17 @@ def _rows(client, name: str) -> int | None:
         return None
 
 
-def collect_garbage(client, settings: Settings, alias: str, dry_run: bool = False) -> GcReport:
+def collect_garbage(client, settings: Settings, alias: str, dry_run: bool = False,
+                    keep_previous: bool = True) -> GcReport:
     report = GcReport(alias=alias, dry_run=dry_run)
     jobs = _job_files(settings, alias)
-    for info in classify(client, settings, alias):
-        if info.status not in REMOVABLE:
+    removable = REMOVABLE if keep_previous else (*REMOVABLE, "previous")
+    infos = classify(client, settings, alias)
+    previous = [c for c in infos if c.status == "previous"]
+    for stale in previous[:-1]:  # only the newest previous collection is the rollback target
+        stale.status = "replaced"
+    for info in infos:
+        if info.status not in removable:
             report.kept.append(info)
             continue
         if not dry_run:
@@ -134,6 +149,39 @@ def collect_garbage(client, settings: Settings, alias: str, dry_run: bool = Fals
                 jobs[info.name].with_suffix(".pmids").unlink(missing_ok=True)
         report.removed.append(info)
     return report
+
+
+@dataclass
+class RollbackReport:
+    alias: str
+    rolled_back_from: str
+    serving: str
+    rows: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class NoPrevious(Exception):
+    """Nothing to roll back to."""
+
+
+def rollback(client, settings: Settings, alias: str) -> RollbackReport:
+    """Point `alias` at its previous collection (see the module docstring)."""
+    infos = classify(client, settings, alias)
+    serving = next((c for c in infos if c.status == "serving"), None)
+    previous = [c for c in infos if c.status == "previous"]
+    if serving is None:
+        raise NoPrevious(f"'{alias}' serves no collection: build one first (`biorag index build`)")
+    if not previous:
+        raise NoPrevious(f"'{alias}' has no previous collection to roll back to (it serves {serving.name}; "
+                         "`biorag index gc --no-keep-previous` removes it, and the first build has none)")
+    target = previous[-1]
+    client.load_collection(target.name)
+    switch_alias(client, alias, target.name)
+    mark_replaced(client, serving.name, target.name)
+    return RollbackReport(alias=alias, rolled_back_from=serving.name, serving=target.name,
+                          rows=ps.row_count(client, target.name))
 
 
 def format_gc(report: GcReport) -> str:

@@ -145,6 +145,13 @@ def read_files(files: list[Path], skip: dict[Path, int], min_words: int, spec, b
             emit()
             put(Msg("file_error", marks=[Mark(f, n)], file=f, error=str(e), stats=snapshot()))
             done = False
+        except Stopped:
+            raise
+        except Exception as e:  # noqa: BLE001 - one unreadable file must fail alone, named, never the reader
+            emit()
+            put(Msg("file_error", marks=[Mark(f, n)], file=f, stats=snapshot(),
+                    error=f"{f}: cannot be read after item {n} ({type(e).__name__}: {e})"))
+            done = False
         if done:
             marks[f] = Mark(f, n, done=True)
             if not span_files or len(records) >= batch:
@@ -235,8 +242,10 @@ class ReaderPool:
                 p = self.procs[w]
                 if not p.is_alive():
                     code = getattr(p, "exitcode", None)
-                    raise ToolError("pubmed-index", f"reader {p.name} stopped unexpectedly (exit code {code}); "
-                                    "re-run the same command to resume") from None
+                    mine = self.files[w :: self.n]
+                    names = ", ".join(str(f) for f in mine[:3]) + (f" and {len(mine) - 3} more" if len(mine) > 3 else "")
+                    raise ToolError("pubmed-index", f"reader {p.name} (reading {names}) stopped unexpectedly "
+                                    f"(exit code {code}); re-run the same command to resume") from None
                 continue
             if msg.stats is not None:
                 self.latest[w] = msg.stats
@@ -382,6 +391,8 @@ class Writer(StageThread):
             if self.on_error is not None:
                 self.on_error(f"error: {error} (other files continue)")
         self.pending.extend(marks)
+        if hasattr(self.report, "bytes_done"):  # input bytes finished, for progress and ETA
+            self.report.bytes_done += sum(_size(m.file) for m in marks if m.done)
         if kind == "file_error" or any(m.done for m in marks) or time.monotonic() - self.last_save >= self.every_s:
             self.checkpoint()
         if self.on_progress is not None:
@@ -395,6 +406,13 @@ class Writer(StageThread):
         # keep what was committed before the failure; the item being applied is not in
         # `pending` yet, so it is replayed on resume
         self.checkpoint()
+
+
+def _size(f: Path) -> int:
+    try:
+        return f.stat().st_size
+    except OSError:
+        return 0
 
 
 # ---- the loop ----------------------------------------------------------------------------

@@ -20,12 +20,15 @@ import gzip
 import io
 import json
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from biorag.contracts.errors import InputError
 from indexing.records import DeleteCitations, MeshHeading, PubmedRecord
 
+#: what a truncated, corrupt or non-gzip compressed stream raises while it is read
+STREAM_ERRORS = (OSError, EOFError, zlib.error)
 SUFFIXES = (".xml", ".xml.gz", ".jsonl", ".jsonl.gz", ".json.gz", ".txt", ".txt.gz", ".nbib", ".medline", ".medline.gz")
 Item = PubmedRecord | DeleteCitations
 
@@ -82,12 +85,23 @@ def _open_binary(path: Path) -> io.BufferedIOBase:
     return raw  # type: ignore[return-value]
 
 
+def stream_problem(path: Path, e: BaseException) -> InputError:
+    """One line naming the file and what is wrong with its bytes."""
+    if isinstance(e, EOFError) or "end-of-stream" in str(e):
+        what = "the compressed stream ends early: the file is truncated (an interrupted download or copy)"
+    elif isinstance(e, gzip.BadGzipFile | zlib.error):
+        what = f"the gzip data is corrupt ({e})"
+    else:
+        what = f"cannot be read ({e})"
+    return InputError(f"{path}: {what}; replace it with a complete copy")
+
+
 def detect_format(path: Path) -> str:
-    with _open_binary(path) as f:
-        try:
+    try:
+        with _open_binary(path) as f:
             head = f.read(4096)
-        except (OSError, EOFError) as e:
-            raise InputError(f"{path}: cannot read ({e})") from None
+    except STREAM_ERRORS as e:
+        raise stream_problem(path, e) from None
     text = head.lstrip(b"\xef\xbb\xbf").lstrip()
     if text.startswith(b"<"):
         return "xml"
@@ -96,8 +110,9 @@ def detect_format(path: Path) -> str:
     if re.match(rb"PMID\s*-", text):
         return "medline"
     if not text:
-        raise InputError(f"{path}: file is empty")
-    raise InputError(f"{path}: unrecognised format (expected PubMed XML, MEDLINE text or JSONL)")
+        raise InputError(f"{path}: file is empty" + (" once decompressed" if path.stat().st_size else ""))
+    hint = " (named .gz but not gzip data)" if path.name.lower().endswith(".gz") else ""
+    raise InputError(f"{path}: unrecognised format{hint} (expected PubMed XML, MEDLINE text or JSONL)")
 
 
 def read_file(path: str | Path) -> Iterator[Item]:
@@ -231,9 +246,10 @@ def _read_xml(path: Path) -> Iterator[Item]:
 
     source = path.name
     with _open_binary(path) as f:
-        stream = io.BufferedReader(_Wrapped(f), buffer_size=1 << 16)
-        ctx = etree.iterparse(stream, events=("end",), tag=tuple(_TOP), huge_tree=True, resolve_entities=False)
         try:
+            # the wrapper reads the first 64 KB at once: a shorter truncated stream fails here
+            stream = io.BufferedReader(_Wrapped(f), buffer_size=1 << 16)
+            ctx = etree.iterparse(stream, events=("end",), tag=tuple(_TOP), huge_tree=True, resolve_entities=False)
             for _, el in ctx:
                 parent = el.getparent()
                 if el.tag == "MedlineCitation" and parent is not None and parent.tag == "PubmedArticle":
@@ -258,8 +274,8 @@ def _read_xml(path: Path) -> Iterator[Item]:
                         del parent[0]
         except etree.XMLSyntaxError as e:
             raise InputError(f"{path}: malformed XML near line {e.lineno}: {e.msg}") from None
-        except (OSError, EOFError) as e:  # truncated gzip
-            raise InputError(f"{path}: cannot read to the end ({e}); the file looks truncated") from None
+        except STREAM_ERRORS as e:  # truncated or corrupt gzip
+            raise stream_problem(path, e) from None
 
 
 # ---- JSONL -----------------------------------------------------------------------------
@@ -300,19 +316,25 @@ def record_from_dict(d: dict, source: str = "") -> PubmedRecord:
 def _read_jsonl(path: Path) -> Iterator[Item]:
     with _open_binary(path) as fb:
         f = io.TextIOWrapper(fb, encoding="utf-8-sig")
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-                if not isinstance(d, dict):
-                    raise ValueError("not a JSON object")
-                if "delete" in d:
-                    yield DeleteCitations(pmids=[int(p) for p in d["delete"]], source=path.name)
-                else:
-                    yield record_from_dict(d, path.name)
-            except (ValueError, TypeError) as e:
-                raise InputError(f"{path}: bad JSONL record on line {lineno}: {e}") from None
+        lineno = 0
+        try:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    d = json.loads(line)
+                    if not isinstance(d, dict):
+                        raise ValueError("not a JSON object")
+                    if "delete" in d:
+                        yield DeleteCitations(pmids=[int(p) for p in d["delete"]], source=path.name)
+                    else:
+                        yield record_from_dict(d, path.name)
+                except (ValueError, TypeError) as e:
+                    raise InputError(f"{path}: bad JSONL record on line {lineno}: {e}") from None
+        except STREAM_ERRORS as e:
+            raise stream_problem(path, e) from None
+        except UnicodeDecodeError as e:
+            raise InputError(f"{path}: not UTF-8 text after line {lineno} ({e.reason})") from None
 
 
 # ---- MEDLINE text ----------------------------------------------------------------------
@@ -375,3 +397,7 @@ def _read_medline(path: Path) -> Iterator[Item]:
                 )
         except InputError as e:
             raise InputError(f"{path}: {e}") from None
+        except STREAM_ERRORS as e:
+            raise stream_problem(path, e) from None
+        except UnicodeDecodeError as e:
+            raise InputError(f"{path}: not UTF-8 text ({e.reason})") from None

@@ -8,7 +8,9 @@ Routes (all /v1 routes and /metrics need an API key when keys are configured):
   GET  /v1/sources            sources and components, with their manuals
   GET  /v1/catalogues         URL templates of the cited catalogues' records (the chat page links with them)
   POST /v1/geneset            gene-set interpretation, as `biorag geneset --json`
-  POST /v1/jobs/index-rebuild start a rebuild (one at a time); GET /v1/jobs/{id} its progress
+  POST /v1/jobs/index-rebuild start a rebuild (one at a time); GET /v1/jobs/{id} its progress,
+                              DELETE /v1/jobs/{id} cancels it; job records persist in
+                              <data_dir>/index_jobs/jobs.sqlite
   POST /v1/chat/completions   the OpenAI chat API (plain or streamed); GET /v1/models its models
   GET  /healthz, /readyz, /metrics, and / (the chat page)
   /mcp                        the MCP tools over streamable HTTP (serving/mcp_server)
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -28,6 +31,7 @@ from biorag.contracts.redaction import install_log_scrubbing
 from biorag.ml.microbatch import default_workers
 from biorag.settings import ServeSettings, Settings
 from serving.errors import ScrubbedJSONResponse, install_handlers
+from serving.job_store import JobStore, Owner
 from serving.jobs import JobManager
 from serving.mcp_server.http import McpEndpoint
 from serving.mcp_server.tools import Backend
@@ -70,11 +74,15 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     search_pool = ThreadPoolExecutor(max_workers=default_workers(), thread_name_prefix="biorag-search")
     keys = [k.get_secret_value() for k in serve.api_keys]
     mcp = McpEndpoint(Backend(settings, engine, runner, search_pool), metrics)
+    jobs = JobManager(store=JobStore(Path(settings.data_dir) / "index_jobs" / "jobs.sqlite", Owner()),
+                      on_change=metrics.observe_job)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         async with mcp.running():
             yield
+        await run_in_threadpool(jobs.shutdown)  # logs each abandoned job; its reader processes are joined
+        jobs.close()
         runner.shutdown()
         search_pool.shutdown(wait=False, cancel_futures=True)
         await run_in_threadpool(engine.close)
@@ -91,7 +99,7 @@ def create_app(settings: Settings, agent_factory: AgentFactory | None = None) ->
     app.state.settings = settings
     app.state.engine = engine
     app.state.runner = runner
-    app.state.jobs = JobManager()
+    app.state.jobs = jobs
     app.state.metrics = metrics
     app.state.search_pool = search_pool
     install_handlers(app)

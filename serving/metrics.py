@@ -60,7 +60,21 @@ class Metrics:
         )
         self.answers = Counter("biorag_answers", "answers by outcome", ["outcome"], registry=r)
         self.running = Gauge("biorag_agent_runs_in_progress", "agent runs holding a slot", registry=r)
-        self.rejected = Counter("biorag_agent_runs_rejected", "answer requests refused with 503 (busy)", registry=r)
+        self.rejected = Counter("biorag_agent_runs_rejected", "answer requests refused with 429 (busy)", registry=r)
+        # background jobs (index rebuilds) and the index they leave serving
+        self.jobs = Counter("biorag_jobs", "jobs that ended, by kind and final state", ["kind", "state"], registry=r)
+        self.jobs_started = Counter("biorag_jobs_started", "jobs started, by kind", ["kind"], registry=r)
+        self.jobs_running = Gauge("biorag_jobs_running", "jobs running now, by kind", ["kind"], registry=r)
+        self.job_seconds = Histogram("biorag_job_seconds", "job duration from start to end, by kind and final state",
+                                     ["kind", "state"], buckets=(1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 24 * 3600),
+                                     registry=r)
+        self.last_rebuild = Gauge("biorag_index_last_success_timestamp_seconds",
+                                  "Unix time the last index job succeeded", registry=r)
+        self.index_rows = Gauge("biorag_index_rows", "rows of the collection the alias serves", ["alias"], registry=r)
+        self.index_seen = False  # whether the served index was read once (serving.index_ops.observe_served)
+        self.alias_target = Gauge("biorag_index_alias_target",
+                                  "1 for the collection the alias serves (label collection), after a job or rollback",
+                                  ["alias", "collection"], registry=r)
 
     def observe_event(self, ev: TraceEvent) -> None:
         self.step_seconds.labels(ev.step).observe(ev.ms / 1000)
@@ -79,6 +93,35 @@ class Metrics:
         self.rounds.observe(answer.rounds)
         outcome = "sufficient" if answer.sufficient else ("best_attempt" if answer.best_attempt else "insufficient")
         self.answers.labels(outcome).inc()
+
+    def observe_job(self, job) -> None:
+        """A job changed state (`serving.jobs.JobManager`'s listener)."""
+        if job.state == "running":
+            self.jobs_started.labels(job.kind).inc()
+            self.jobs_running.labels(job.kind).inc()
+            return
+        if job.state not in ("succeeded", "failed", "cancelled", "interrupted"):
+            return
+        self.jobs_running.labels(job.kind).dec()
+        self.jobs.labels(job.kind, job.state).inc()
+        if job.started_at and job.finished_at:
+            self.job_seconds.labels(job.kind, job.state).observe(job.finished_at - job.started_at)
+        result = job.result or {}
+        if job.state == "succeeded" and job.kind == "index-rebuild":
+            self.last_rebuild.set(job.finished_at or time.time())
+        if result.get("alias") and (job.alias_after or result.get("alias_switched") is False):
+            self.observe_index(result["alias"], job.alias_after or result.get("previous_collection"),
+                               result.get("served_rows"))
+
+    def observe_index(self, alias: str, collection: str | None, rows: int | None) -> None:
+        """What the alias serves: one target label set to 1 (the others cleared), and its rows."""
+        if collection:
+            for labels in list(self.alias_target._metrics):  # noqa: SLF001 - clear the old target's series
+                if labels[0] == alias and labels[1] != collection:
+                    self.alias_target.remove(*labels)
+            self.alias_target.labels(alias, collection).set(1)
+        if rows is not None:
+            self.index_rows.labels(alias).set(rows)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

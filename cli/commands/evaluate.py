@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from biorag.contracts.errors import InputError
+from biorag.contracts.errors import BioragError, InputError
 from cli.commands import eval_geneset, eval_prioritise
 from cli.commands.common import (
     DisableOpt,
@@ -27,7 +27,10 @@ app = typer.Typer(
         "BioASQ) under ablations. Each configuration gets a folder with results.jsonl (question, "
         "gold, prediction, score, rounds, tools, replay misses, latency, full trace) and "
         "scores.csv; the output folder gets report.md, scores.csv, scores.png and latency.png. "
-        "Re-running skips questions already answered under the same configuration hash."
+        "Re-running skips questions already answered under the same configuration key (settings, model, "
+        "code version, store and index build ids) and merges into the existing report (--replace-report "
+        "starts it over). Exit 1 when every question of a configuration failed; exit 2 for an unknown "
+        "model, source or component."
     ),
     no_args_is_help=True,
 )
@@ -71,6 +74,15 @@ JudgeOpt = Annotated[
     str, typer.Option("--judge", help="Free-text GeneHop answers (SNP gene function): 'rule' (declared token rule) or 'llm' (the configuration's LLM as judge).")
 ]
 PlotsOpt = Annotated[bool, typer.Option("--plots/--no-plots", help="Write scores.png and latency.png.")]
+ReplaceReportOpt = Annotated[bool, typer.Option(
+    "--replace-report", help="Write report.md and scores.csv from this run's configurations only (default: merge "
+    "them with the other configurations already in --out; their folders stay on disk either way).")]
+
+
+class EveryQuestionFailed(BioragError):
+    """A configuration answered nothing: its scores would be zeros that measure nothing."""
+
+    exit_code = 1
 
 
 def run_benchmark(
@@ -93,6 +105,7 @@ def run_benchmark(
     answer_factory=None,
     corpus: list[Path] | None = None,
     with_context: bool = False,
+    replace_report: bool = False,
 ) -> dict[str, Path]:
     """Everything `biorag eval <benchmark>` does. `answer_factory(settings)` returns the
     question -> Answer callable (default: a real Agent's `answer`). `corpus` (BioASQ) and
@@ -102,6 +115,7 @@ def run_benchmark(
     from evaluation.config import build_configuration, parse_ablations
     from evaluation.harness import run_configuration
     from evaluation.report import write_all
+    from evaluation.runs import load_runs, merge_runs
 
     if questions is None:
         raise InputError(f"--questions is required: give the {benchmark} file, e.g. {QUESTION_HINTS[benchmark]}")
@@ -121,13 +135,17 @@ def run_benchmark(
 
     # Build (and so validate) every configuration before answering anything.
     configs = []
+    reference = settings_from_options(preset, sets, None, None, replay)  # the full system of the base preset
+    contents: dict[tuple, dict] = {}  # read once per run: opening the index takes a moment
     for v in parse_ablations(ablate):
         settings = settings_from_options(v.preset or preset, [*(sets or []), *v.sets],
                                          [*(disable or []), *v.disable], enable, replay)
-        configs.append(build_configuration(v, settings, _cassette(settings)))
+        configs.append(build_configuration(v, settings, _cassette(settings), reference=reference,
+                                           content=_content(settings, contents)))
     typer.echo(f"{benchmark}: {len(items)} questions x {len(configs)} configuration(s) -> {out_dir}", err=True)
 
     runs = []
+    failed: list[str] = []
     llms: dict[str, object] = {}  # one LLM object per distinct llm settings, shared by configs
     for cfg in configs:
         answer_fn, llm = (answer_factory(cfg.settings), None) if answer_factory else _agent(cfg.settings, llms)
@@ -139,12 +157,15 @@ def run_benchmark(
                 llm = _llm(cfg.settings, llms)
             judge_fn = make_llm_judge(llm)
         run = run_configuration(items, answer_fn, cfg, out_dir / cfg.dirname, workers=workers,
-                                timeout=timeout or None, force=force, judge=judge_fn)
+                                timeout=timeout or None, force=force, judge=judge_fn, shared_from=out_dir)
         runs.append(run)
         score = sum(r["score"] for r in run.rows) / max(1, len(run.rows))
         misses = sum(len(r.get("replay_misses") or []) for r in run.rows)
         typer.echo(f"  {cfg.name} [{cfg.hash}]: {run.answered} answered, {run.skipped} resumed, "
                    f"{run.errors} errors, score {score:.3f}, replay misses {misses}", err=True)
+        errors = [r for r in run.rows if r.get("error")]
+        if run.rows and len(errors) == len(run.rows):
+            failed.append(f"'{cfg.name}': all {len(run.rows)} questions failed (first: {errors[0]['error'][:160]})")
     notes = [f"per-question timeout {timeout:g} s; workers {workers}"
              + (f"; first {limit} question(s) per task" if limit else "")]
     if corpus_note:
@@ -155,10 +176,35 @@ def run_benchmark(
         opts += [f"--enable {x}" for x in enable or []]
         opts += [f"--replay {Path(replay).name}"] if replay else []
         notes.append("base options for every configuration: " + ", ".join(opts))
+    if not replace_report:
+        earlier = [r for r in load_runs(out_dir) if r.rows and r.rows[0].get("benchmark") == benchmark]
+        runs, kept = merge_runs(runs, earlier)
+        if kept:
+            notes.append(f"merged with earlier run(s) in this folder: {', '.join(kept)} "
+                         "(--replace-report: this run only)")
     files = write_all(runs, benchmark, out_dir, questions=str(questions), plots=plots, notes=notes)
     for name, path in files.items():
         typer.echo(f"  {name}: {path}", err=True)
+    if failed:
+        raise EveryQuestionFailed(f"{len(failed)} configuration(s) answered nothing: " + "; ".join(failed)
+                                  + f" (report written to {files['report.md']})")
     return files
+
+
+def _content(settings, seen: dict[tuple, dict]) -> dict:
+    """The code, store and index identity for a configuration's key (once per store set
+    and run)."""
+    from evaluation.content_key import content_identity
+    from retrievers.stores.gene_store import gene_store_path
+    from retrievers.stores.hpo_store import hpo_store_path
+
+    stores = {"gene_store": gene_store_path(settings), "hpo_store": hpo_store_path(settings)}
+    index = "pubmed" in settings.enabled_sources()
+    key = (tuple(sorted((k, str(v)) for k, v in stores.items())), index, settings.milvus_uri,
+           settings.index.collection)
+    if key not in seen:
+        seen[key] = content_identity(settings, stores, index)
+    return seen[key]
 
 
 def _cassette(settings):
@@ -216,9 +262,10 @@ def _make_command(benchmark: str, doc: str):
         out: OutOpt = None,
         judge: JudgeOpt = "rule",
         plots: PlotsOpt = True,
+        replace_report: ReplaceReportOpt = False,
     ) -> None:
         run_benchmark(benchmark, questions, replay, preset, ablate, set_, disable, enable, limit,
-                      task, workers, timeout, force, out, judge, plots)
+                      task, workers, timeout, force, out, judge, plots, replace_report=replace_report)
 
     command.__doc__ = doc
     command.__name__ = benchmark
@@ -302,22 +349,11 @@ def report(
     plots: PlotsOpt = True,
 ) -> None:
     """Rebuild report.md, scores.csv and plots from the results already in OUT."""
-    from evaluation.config import Configuration
-    from evaluation.harness import RESULTS, RunResult, latest_rows, read_rows
     from evaluation.report import write_all
+    from evaluation.runs import load_runs, merge_runs
 
-    runs, benchmark = [], None
-    found = sorted(Path(out).glob("*/config.json"),  # full system first, then oldest first
-                   key=lambda p: (not p.parent.name.startswith("full__"), p.stat().st_mtime))
-    for cfg_file in found:
-        meta = json.loads(cfg_file.read_text())
-        cfg = Configuration(meta["name"], meta.get("description", ""), None, meta["identity"],
-                            meta.get("switches", {}))
-        rows = [r for r in latest_rows(read_rows(cfg_file.parent / RESULTS)).values()
-                if r.get("config_hash") == cfg.hash]
-        if rows:
-            benchmark = benchmark or rows[0]["benchmark"]
-            runs.append(RunResult(cfg, cfg_file.parent, rows=rows))
+    runs, _ = merge_runs([], [r for r in load_runs(out) if r.rows])
+    benchmark = runs[0].rows[0]["benchmark"] if runs else None
     if not runs:
         raise InputError(f"{out} holds no results: run `biorag eval <benchmark> --out {out}` first")
     for name, path in write_all(runs, benchmark, out, plots=plots).items():

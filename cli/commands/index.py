@@ -1,4 +1,4 @@
-"""`biorag index build|stats|verify|gc|count-mesh`: the local PubMed vector index."""
+"""`biorag index build|stats|verify|gc|rollback|count-mesh`: the local PubMed vector index."""
 
 from __future__ import annotations
 
@@ -259,6 +259,9 @@ def stats(collection: CollectionOpt = None, preset: PresetOpt = None, set_: SetO
 def gc(
     collection: CollectionOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be removed; remove nothing.")] = False,
+    keep_previous: Annotated[bool, typer.Option(
+        "--keep-previous/--no-keep-previous",
+        help="Keep the collection the alias served before the last switch, for `biorag index rollback`.")] = True,
     preset: PresetOpt = None,
     set_: SetOpt = None,
     as_json: JsonOpt = False,
@@ -266,8 +269,14 @@ def gc(
     """Remove collections left by failed or replaced builds of the alias.
 
     Never removes the collection the alias points to, a build that is still running, or a
-    collection `biorag index build` did not make for this alias. A failed build's job file
+    collection `biorag index build` did not make for this alias; keeps the previous
+    collection (the rollback target) unless --no-keep-previous. A failed build's job file
     goes with its collection, so the next build starts afresh.
+
+    Safe beside a server searching the alias. With a Milvus server (index.uri) run it
+    here; with a Milvus Lite file the server owns the file: ask the server instead,
+    `curl -X POST http://HOST:8000/v1/index/gc` (add `?keep_previous=false` to drop the
+    previous collection too).
     """
     from indexing.leftovers import collect_garbage, format_gc
 
@@ -275,13 +284,47 @@ def gc(
     alias = collection or settings.index.collection
     client = open_index(settings)
     try:
-        report = collect_garbage(client, settings, alias, dry_run=dry_run)
+        report = collect_garbage(client, settings, alias, dry_run=dry_run, keep_previous=keep_previous)
     finally:
         client.close()
     if as_json:
         print_json(report.to_dict())
     else:
         typer.echo(format_gc(report))
+
+
+@app.command("rollback")
+@friendly_errors
+def rollback(
+    collection: CollectionOpt = None,
+    preset: PresetOpt = None,
+    set_: SetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Point the alias back at the collection it served before the last switch.
+
+    The collection it leaves becomes the previous one, so a second rollback undoes the
+    first. Searches keep answering throughout: the alias moves in one step. With a Milvus
+    Lite file held by a running server, ask the server instead:
+    `curl -X POST http://HOST:8000/v1/index/rollback`.
+    """
+    from indexing.leftovers import NoPrevious
+    from indexing.leftovers import rollback as roll_back
+
+    settings = settings_from_options(preset, set_)
+    alias = collection or settings.index.collection
+    client = open_index(settings)
+    try:
+        report = roll_back(client, settings, alias)
+    except NoPrevious as e:
+        raise InputError(str(e)) from None
+    finally:
+        client.close()
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        typer.echo(f"alias '{report.alias}' -> {report.serving} ({report.rows} rows); was {report.rolled_back_from}, "
+                   "kept as the previous collection")
 
 
 @app.command("verify")

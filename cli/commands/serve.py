@@ -44,7 +44,7 @@ def command(
 ) -> None:
     """Serve the QA API and the chat page (http://HOST:PORT/; API description at /docs).
 
-    Routes, by family: answers: POST /v1/answer, POST /v1/answer/stream (Server-Sent Events). Chat (OpenAI-compatible): POST /v1/chat/completions, GET /v1/models. Search: GET /v1/search/{source}, GET /v1/sources, GET /v1/catalogues. Gene sets: POST /v1/geneset. Phenotypes: POST /v1/prioritise. Index jobs: POST /v1/jobs/index-rebuild, GET /v1/jobs, GET /v1/jobs/{id}. Operations: GET /healthz, /readyz, /metrics. MCP tools: /mcp (streamable HTTP). The chat page: GET /.
+    Routes, by family: answers: POST /v1/answer, POST /v1/answer/stream (Server-Sent Events). Chat (OpenAI-compatible): POST /v1/chat/completions, GET /v1/models. Search: GET /v1/search/{source}, GET /v1/sources, GET /v1/catalogues. Gene sets: POST /v1/geneset. Phenotypes: POST /v1/prioritise. Index jobs: POST /v1/jobs/index-rebuild, GET /v1/jobs, GET and DELETE (cancel) /v1/jobs/{id}. The index: POST /v1/index/gc, POST /v1/index/rollback. Operations: GET /healthz, /readyz, /metrics. MCP tools: /mcp (streamable HTTP). The chat page: GET /.
 
     API keys: --set 'serve.api_keys=["KEY"]' or BIORAG_SERVE__API_KEYS='["KEY"]'; clients send 'Authorization: Bearer KEY'.
 
@@ -82,10 +82,14 @@ def command(
             err=True,
         )
 
+    import logging
+
     import uvicorn
 
     from biorag.host.device import available_cores, limit_torch_threads, serving_torch_threads
 
+    if log_level in ("info", "debug") and logging.getLogger("biorag").level == logging.NOTSET:
+        logging.getLogger("biorag").setLevel(logging.INFO)  # job starts, alias switches: an operator's record
     app = create_app(settings)
     # the whole server process: query encoding and in-process rebuild jobs (see serve.torch_threads)
     threads = limit_torch_threads(serving_torch_threads(serve.torch_threads))

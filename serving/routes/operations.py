@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from serving.errors import ScrubbedJSONResponse
 from serving.health import readiness
+from serving.index_ops import observe_served
 from serving.routes.openapi import Guard, errors
 from serving.routes.state import EngineDep, MetricsDep
 
@@ -49,7 +50,9 @@ def operations_router(guard: Guard) -> APIRouter:
                                  "description": "Prometheus text exposition format"},
                            **errors(400, *guard.auth)},
                 summary="Prometheus metrics")
-    async def prometheus(metrics: MetricsDep) -> PlainTextResponse:
+    async def prometheus(metrics: MetricsDep, engine: EngineDep) -> PlainTextResponse:
+        if not metrics.index_seen:
+            await run_in_threadpool(observe_served, engine, metrics)
         return PlainTextResponse(metrics.render(), media_type=metrics.content_type)
 
     return router

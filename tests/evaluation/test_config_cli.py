@@ -14,7 +14,7 @@ from evaluation.config import Variant, build_configuration, parse_ablations
 DATA = Path(__file__).parents[1] / "data" / "evaluation"
 
 
-def test_ablation_names_follow_the_paper():
+def test_ablation_names_follow_the_paper(tmp_path):
     assert [v.name for v in parse_ablations(None)] == ["full"]
     allv = parse_ablations(["all"])
     assert [v.name for v in allv] == ["full", "D1", "D2", "D3", "C1", "C2", "C3"]
@@ -26,8 +26,10 @@ def test_ablation_names_follow_the_paper():
     assert combo[0].disable == ["gene", "self_eval"] and combo[1].disable == ["blast"]
     m = parse_ablations(["M:paper", "M:Llama-3-8B-Instruct"])
     assert m[0].preset == "paper" and m[1].sets == ["llm.model=Llama-3-8B-Instruct"]
-    assert parse_ablations(["M:/models/q.gguf"])[0].sets == ["llm.model_path=/models/q.gguf", "llm.model=q"]
-    for bad in ["X9", "", "D1+", "M:"]:
+    gguf = tmp_path / "q.gguf"
+    gguf.write_bytes(b"GGUF")
+    assert parse_ablations([f"M:{gguf}"])[0].sets == [f"llm.model_path={gguf}", "llm.model=q"]
+    for bad in ["X9", "", "D1+", "M:", "M:/no/such/q.gguf"]:
         with pytest.raises(ConfigError):
             parse_ablations([bad])
 
@@ -74,13 +76,13 @@ def test_run_benchmark_over_several_configs_then_rebuild_report(tmp_path):
     files = run_benchmark("geneturing", DATA / "geneturing_dev.json", sets=["planner=rules"],
                           disable=["omim", "blast", "pubmed", "web"], ablate=["full", "D1"],
                           tasks=["Gene alias", "Gene location"], limit=2, out=tmp_path, answer_factory=factory)
-    assert sorted(p.name.split("__")[0] for p in tmp_path.glob("*__*")) == ["D1", "full"]
+    assert sorted(p.name.split("__")[0] for p in tmp_path.glob("*__*")) == ["D1", "base"]
     md = files["report.md"].read_text()
-    assert "| Gene alias | 2 | 1.00 | 0.00 |" in md  # LMP10 and SNAT6 found in Gene; nothing without it
+    assert "| Gene alias | 2 | 1.00 [0.34–1.00] | 0.00 [0.00–0.66] |" in md  # LMP10 and SNAT6 found in Gene; nothing without it
     (tmp_path / "report.md").unlink()
     res = CliRunner().invoke(app, ["eval", "report", str(tmp_path), "--no-plots"])
     assert res.exit_code == 0, res.output
-    assert "| Gene alias | 2 | 1.00 | 0.00 |" in (tmp_path / "report.md").read_text()
+    assert "| Gene alias | 2 | 1.00 [0.34–1.00] | 0.00 [0.00–0.66] |" in (tmp_path / "report.md").read_text()
 
 
 @pytest.mark.parametrize("bench,path,n,task", [

@@ -145,7 +145,7 @@ def test_report_csv_and_plots(setup, tmp_path):
     assert json.loads((tmp_path / config.dirname / "config.json").read_text())["hash"] == config.hash
     md = files["report.md"].read_text()
     assert "| task | n | full | D1 | GeneGPT-slim (paper, 50/task)" in md
-    assert "| Gene alias | 3 | 0.67 | 0.00 | 0.84 |" in md
+    assert "| Gene alias | 3 | 0.67 [0.21–0.94] | 0.00 [0.00–0.56] | 0.84 |" in md
     assert "replay misses" in md and "## Per question" in md
 
 

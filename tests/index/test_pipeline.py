@@ -57,7 +57,7 @@ def test_a_dead_reader_process_fails_fast_with_one_line(tmp_path):
     pool = ReaderPool(parts, {}, 40, None, 4, workers=2).start()
     try:
         os.kill(pool.procs[1].pid, signal.SIGKILL)
-        with pytest.raises(ToolError, match=r"reader index-reader-1 stopped unexpectedly \(exit code -9\)"):
+        with pytest.raises(ToolError, match=r"reader index-reader-1 \(reading .*\) stopped unexpectedly \(exit code -9\)"):
             for _ in pool.messages():
                 pass
     finally:

@@ -67,7 +67,7 @@ def test_truncated_rebuild_never_switches_the_alias(tmp_path, embedder):
     bad = truncated_copy(tmp_path / "pubmed_0_to_99_cut.xml.gz")
     report = build_index(settings, [bad], rebuild=True, progress=False, embedder=embedder)
     # the records before the cut were indexed and verify; the file still failed
-    assert "looks truncated" in report.failed_files[str(bad)]
+    assert "truncated" in report.failed_files[str(bad)]
     assert report.upserted > 12 and report.verified
     assert not report.ok and not report.alias_switched
     assert served(settings)[:2] == (first.collection, 12)  # the old index serves, whole
@@ -149,11 +149,27 @@ def test_rebuild_much_smaller_than_the_served_index_needs_allow_shrink(tmp_path,
     assert allowed.ok and allowed.alias_switched and allowed.collection == refused.collection
     assert allowed.upserted == 0 and allowed.files_skipped == 1
     assert served(settings)[:2] == (refused.collection, 4)
-    # the replaced collection is labelled so; gc removes it and keeps the served one
+    # the replaced collection is the previous one: gc keeps it for a rollback unless told not to
     env = {"BIORAG_DATA_DIR": str(tmp_path)}
     stats = CliRunner().invoke(app, ["index", "stats", "--json"], env=env)
     info = json.loads(stats.stdout[stats.stdout.index("{"):])
-    assert [(c["name"], c["status"]) for c in info["collections"]] == [(first.collection, "replaced")]
+    assert [(c["name"], c["status"]) for c in info["collections"]] == [(first.collection, "previous")]
+    kept = CliRunner().invoke(app, ["index", "gc", "--json"], env=env)
+    assert json.loads(kept.stdout[kept.stdout.index("{"):])["removed"] == []
+
+    # rollback: the alias moves back to the previous collection, and a second one undoes it
+    back = CliRunner().invoke(app, ["index", "rollback"], env=env)
+    assert back.exit_code == 0 and f"alias 'pubmed' -> {first.collection} (10 rows)" in back.output, back.output
+    assert served(settings)[:2] == (first.collection, 10)
+    again = CliRunner().invoke(app, ["index", "rollback", "--json"], env=env)
+    assert json.loads(again.stdout[again.stdout.index("{"):])["serving"] == refused.collection
+    assert served(settings)[:2] == (refused.collection, 4)
+
+    dropped = CliRunner().invoke(app, ["index", "gc", "--no-keep-previous", "--json"], env=env)
+    assert [c["name"] for c in json.loads(dropped.stdout[dropped.stdout.index("{"):])["removed"]] == [first.collection]
+    none_left = CliRunner().invoke(app, ["index", "rollback"], env=env)
+    assert none_left.exit_code == 2 and "no previous collection" in none_left.output
+    assert served(settings)[:2] == (refused.collection, 4)
 
 
 def test_files_found_in_folders_are_resolved_and_contained(tmp_path):
