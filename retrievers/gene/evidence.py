@@ -34,6 +34,11 @@ MANUAL = MANUALS["gene"]  # the text lives with every other prompt
 QUERY_FORMAT = "one gene symbol, alias, Ensembl gene ID (ENSG...) or NCBI Gene ID"
 
 
+#: JSON Schema pattern of a query `require_gene_query` keeps: a character that is neither
+#: blank nor one of the quotes and brackets `clean_gene_query` strips
+QUERY_PATTERN = r"[^\s\"'`\[\]{}()]"
+
+
 def require_gene_query(query: str) -> str:
     """`clean_gene_query`, refusing a query with nothing left."""
     q = clean_gene_query(query)

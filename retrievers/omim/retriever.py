@@ -228,6 +228,11 @@ class OmimFields:
     answers = OMIM_FIELDS
 
     @classmethod
+    def query_schema(cls, settings: Any) -> dict[str, Any]:
+        """Not only blanks and quotes: the search strips them and refuses what is left empty."""
+        return {"pattern": r"[^\s\"']"}
+
+    @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
         return read_omim_field(field, evidence, about)
 
