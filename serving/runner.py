@@ -22,6 +22,7 @@ from typing import Any
 from application.engine import AgentFactory
 from biorag.contracts.models import Answer, TraceEvent
 from biorag.settings import Settings
+from biorag.stop import stoppable
 from serving.errors import ServiceBusy
 from serving.metrics import Metrics
 
@@ -110,7 +111,8 @@ class AgentRunner:
 
     def _work(self, run: Run, settings: Settings, question: str) -> Answer:
         agent = self._agent_for(settings)
-        answer = agent.answer(question, on_event=run.on_event)
+        with stoppable(run.cancelled):  # a stopped run also stops waiting for the model
+            answer = agent.answer(question, on_event=run.on_event)
         self._metrics.observe_answer(answer)
         return answer
 
