@@ -143,15 +143,16 @@ def _sse(data: Any) -> str:
     return f"data: {json.dumps(scrub_obj(data), ensure_ascii=False, default=str)}\n\n"
 
 
-def _past_deadline(status: int, body: dict[str, Any]) -> bool:
-    """A run stopped at its deadline (`serving.run_events.failure`), not one that failed."""
-    return status == 504 and body.get("error") == "timeout"
+def _past_deadline(run: Run, status: int, body: dict[str, Any]) -> bool:
+    """A run stopped at its deadline (`serving.run_events.failure`), not one that failed
+    (an upstream's own timeout inside the run stays a 504)."""
+    return status == 504 and body.get("error") == "timeout" and run.remaining() <= 0
 
 
 async def _chunks(run: Run, follow: FollowUp, trace_id: str, model: str, usage: bool) -> AsyncIterator[str]:
     yield _sse(api.chunk(trace_id, model, {"role": "assistant", "content": ""}))
     async for kind, item in outcomes(run):
-        if kind == "error" and _past_deadline(item["status"], item):  # the refusal, as a reply ends
+        if kind == "error" and _past_deadline(run, item["status"], item):  # the refusal, as a reply ends
             text = api.deadline_text(run.deadline_s)
             yield _sse(api.chunk(trace_id, model, {"content": text, "refusal": text}))
             yield _sse(api.chunk(trace_id, model, {}, "stop", biorag=api.timed_out_extension(follow, trace_id)))
@@ -228,7 +229,7 @@ def chat_router(settings: Settings, guard: Guard) -> APIRouter:
         result = await finished(run)
         if isinstance(result, tuple):
             status, body = result
-            if _past_deadline(status, body):
+            if _past_deadline(run, status, body):
                 return _oa(200, api.timed_out(follow, trace_id, req.model, run.deadline_s))
             return _oa(status, api.from_error_body(status, body))
         return _oa(200, api.completion(result, follow, trace_id, req.model))
