@@ -21,8 +21,8 @@ from typing import Any
 
 from application.engine import AgentFactory
 from biorag.contracts.models import Answer, TraceEvent
+from biorag.host.stop import stoppable
 from biorag.settings import Settings
-from biorag.stop import stoppable
 from serving.errors import ServiceBusy
 from serving.metrics import Metrics
 

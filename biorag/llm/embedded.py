@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from biorag.contracts.errors import ConfigError, LLMError
+from biorag.host.stop import stop_requested
 from biorag.llm.base import LLM, LLMReply
-from biorag.stop import stop_requested
 
 if TYPE_CHECKING:
     from biorag.settings import LLMSettings

@@ -20,7 +20,7 @@ from serving.contract import body_limit, refused_although_valid
 from serving.errors import FieldError
 from serving.routes.openapi import Guard, errors
 
-#: an ISO 8601 duration as `biorag.phenopackets.duration_years` reads it: P, then at least
+#: an ISO 8601 duration as `biorag.knowledge.phenopackets.duration_years` reads it: P, then at least
 #: one of years, months, weeks, days (a time part may follow)
 _DURATION = r"^P(?=\d)(?:\d+(?:\.\d+)?Y)?(?:\d+(?:\.\d+)?M)?(?:\d+(?:\.\d+)?W)?(?:\d+(?:\.\d+)?D)?(?:T.*)?$"
 _HPO_ID = {"type": "string", "pattern": r"^HP:\d{7}$"}

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from biorag.errors import LLMError
+from biorag.contracts.errors import LLMError
+from biorag.host.stop import stop_requested, stoppable
 from biorag.llm.base import ChatMessage
 from biorag.llm.embedded import EmbeddedLlamaCpp, bundled_gguf
-from biorag.stop import stop_requested, stoppable
 
 
 def test_a_stop_request_is_seen_only_on_the_thread_of_its_run():
