@@ -411,6 +411,10 @@ class ServeSettings(_Section):
     api_keys: list[SecretStr] = Field(default_factory=list)
     max_concurrent: int = Field(4, ge=1)
     request_timeout_s: float = Field(300.0, gt=0)
+    chat_timeout_s: float = Field(
+        55.0, gt=0,
+        description="deadline of one POST /v1/chat/completions (the agent run and, streaming, the whole stream; the lower of it and request_timeout_s): past it the agent is stopped and the reply is a 504 'timeout' error in OpenAI's shape. OpenAI-style clients wait for the whole reply and commonly give up after 60 s",
+    )
     cors_origins: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(65536, ge=1024, description="larger request bodies get 413")
     retry_after_s: int = Field(5, ge=1, description="Retry-After sent with 429 when all agent slots are busy")

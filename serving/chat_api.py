@@ -258,6 +258,8 @@ class ChatExtension(BaseModel):
     unsupported_claims: list[str] = Field(default_factory=list)
     unmatched_features: list[str] = Field(
         default_factory=list, description="listed features no HPO term matched: not used by the phenotype ranking")
+    timed_out: bool = Field(False, description="the agent was stopped at the chat deadline (serve.chat_timeout_s) "
+                            "and the reply is a refusal saying so")
 
 
 class ChatChoice(BaseModel):
@@ -294,6 +296,30 @@ def completion(answer: Answer, follow: FollowUp, trace_id: str, model: str) -> d
             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply_text(answer)},
                          "finish_reason": "stop", "logprobs": None}],
             "usage": None, "biorag": extension(answer, follow, trace_id)}
+
+
+def deadline_text(deadline_s: float) -> str:
+    """The refusal sent when the agent found no answer before the chat deadline."""
+    return (f"I could not answer within this chat API's {deadline_s:.0f} s deadline (serve.chat_timeout_s), so I "
+            "stopped. Ask a narrower question (one gene, one disease, one relation), or use POST "
+            "/v1/answer/stream, which streams each step under the longer serve.request_timeout_s.")
+
+
+def timed_out_extension(follow: FollowUp, trace_id: str) -> dict[str, Any]:
+    return ChatExtension(
+        trace_id=trace_id, question=follow.question,
+        followup={"resolved": follow.resolved, "subject": follow.subject, "reason": follow.reason},
+        timed_out=True).model_dump(mode="json")
+
+
+def timed_out(follow: FollowUp, trace_id: str, model: str, deadline_s: float) -> dict[str, Any]:
+    """A chat.completion that refuses, in OpenAI's refusal field and as the content that
+    chat clients show: no answer within the deadline."""
+    text = deadline_text(deadline_s)
+    return {"id": f"chatcmpl-{trace_id}", "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": text},
+                         "finish_reason": "stop", "logprobs": None}],
+            "usage": None, "biorag": timed_out_extension(follow, trace_id)}
 
 
 def chunk(trace_id: str, model: str, delta: dict[str, Any], finish: str | None = None,

@@ -21,6 +21,7 @@ from typing import Any
 
 from application.engine import AgentFactory
 from biorag.contracts.models import Answer, TraceEvent
+from biorag.host.stop import stoppable
 from biorag.settings import Settings
 from serving.errors import ServiceBusy
 from serving.metrics import Metrics
@@ -90,13 +91,14 @@ class AgentRunner:
             self._busy -= 1
         self._metrics.running.dec()
 
-    def start(self, settings: Settings, question: str) -> Run:
-        """Begin a run, or raise ServiceBusy when every slot is taken."""
+    def start(self, settings: Settings, question: str, timeout_s: float | None = None) -> Run:
+        """Begin a run, or raise ServiceBusy when every slot is taken; `timeout_s`, when
+        given, is a shorter deadline than the runner's own (the chat API's)."""
         if not self._acquire():
             self._metrics.rejected.inc()
             raise ServiceBusy(self.retry_after_s)
         loop = asyncio.get_running_loop()
-        run = Run(loop, self.timeout_s, self._metrics)
+        run = Run(loop, min(self.timeout_s, timeout_s or self.timeout_s), self._metrics)
         try:
             run.future = loop.run_in_executor(self._executor, self._work, run, settings, question)
         except BaseException:
@@ -109,7 +111,8 @@ class AgentRunner:
 
     def _work(self, run: Run, settings: Settings, question: str) -> Answer:
         agent = self._agent_for(settings)
-        answer = agent.answer(question, on_event=run.on_event)
+        with stoppable(run.cancelled):  # a stopped run also stops waiting for the model
+            answer = agent.answer(question, on_event=run.on_event)
         self._metrics.observe_answer(answer)
         return answer
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from biorag.contracts.errors import ConfigError, LLMError
+from biorag.host.stop import stop_requested
 from biorag.llm.base import LLM, LLMReply
 
 if TYPE_CHECKING:
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 #: a llama.cpp context is not re-entrant, and several agents (API workers, eval pool) share it
 _CACHE: dict[tuple, tuple[object, threading.Lock]] = {}
 _CACHE_LOCK = threading.Lock()
+#: how often a call waiting for the model checks whether its run was stopped
+_WAIT_S = 0.25
 
 
 def bundled_gguf() -> Path:
@@ -111,13 +114,18 @@ class EmbeddedLlamaCpp(LLM):
         if json_schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
         msgs = [m.model_dump() for m in messages]
-        with lock:
-            try:
-                out = llm.create_chat_completion(
-                    messages=msgs, temperature=temperature, max_tokens=max_tokens, seed=self.seed, **kwargs
-                )
-            except ValueError as e:  # e.g. prompt longer than the context window
-                raise LLMError(f"embedded model failed: {e}") from None
+        # a run stopped while it waits for another run's call gives up its turn (and its slot)
+        while not lock.acquire(timeout=_WAIT_S):
+            if stop_requested():
+                raise LLMError("embedded model call not started: the run was stopped while waiting for the model")
+        try:
+            out = llm.create_chat_completion(
+                messages=msgs, temperature=temperature, max_tokens=max_tokens, seed=self.seed, **kwargs
+            )
+        except ValueError as e:  # e.g. prompt longer than the context window
+            raise LLMError(f"embedded model failed: {e}") from None
+        finally:
+            lock.release()
         text = out["choices"][0]["message"].get("content") or ""
         usage = out.get("usage") or {}
         return LLMReply(text=text, ms=0.0, prompt_tokens=usage.get("prompt_tokens", 0),

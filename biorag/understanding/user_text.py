@@ -35,7 +35,13 @@ def check_user_text(text: str, settings: Settings, what: str = "question") -> st
     return cleaned
 
 
+#: the characters `str.strip` removes, for a JSON Schema character class: `\s` in a schema is
+#: ECMAScript's, which leaves out the separators U+001C-U+001F and U+0085 that Python strips,
+#: so a query of only those would be schema-valid and then empty
+BLANKS = r"\s\x1c-\x1f\x85"
+
+
 def user_text_schema(settings: Settings) -> dict[str, Any]:
     """What `check_user_text` accepts, as JSON Schema keywords for a string: not blank,
     at most `max_question_chars` characters (after stripping; the schema cannot say that)."""
-    return {"minLength": 1, "maxLength": settings.max_question_chars, "pattern": r"\S"}
+    return {"minLength": 1, "maxLength": settings.max_question_chars, "pattern": f"[^{BLANKS}]"}

@@ -27,11 +27,17 @@ from biorag.contracts.errors import InputError
 from biorag.contracts.models import Evidence
 from biorag.knowledge.catalogues import record_url
 from biorag.loop.prompts import MANUALS
+from biorag.understanding.user_text import BLANKS
 from retrievers.gene.record import GeneRecord
 from retrievers.stores.gene_store import clean_gene_query
 
 MANUAL = MANUALS["gene"]  # the text lives with every other prompt
 QUERY_FORMAT = "one gene symbol, alias, Ensembl gene ID (ENSG...) or NCBI Gene ID"
+
+
+#: JSON Schema pattern of a query `require_gene_query` keeps: a character that is neither
+#: blank nor one of the quotes and brackets `clean_gene_query` strips
+QUERY_PATTERN = f"[^{BLANKS}" + r"\"'`\[\]{}()]"
 
 
 def require_gene_query(query: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import GENE_IDS, AnswerField, HeldGene, Reading
+from retrievers.gene.evidence import QUERY_PATTERN
 from retrievers.gene.record import Annotation, GeneRecord
 
 HUMAN_TAX = "9606"
@@ -323,6 +324,11 @@ class GeneFields:
 
     accepts = GENE_IDS
     answers = GENE_FIELDS
+
+    @classmethod
+    def query_schema(cls, settings: Any) -> dict[str, Any]:
+        """Not only blanks, quotes and brackets: what is left of such a query is empty."""
+        return {"pattern": QUERY_PATTERN}
 
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:

@@ -53,6 +53,7 @@ from biorag.knowledge.catalogues import GENE_LINKERS, record_url
 from biorag.knowledge.gene_link_labels import labelled_genes, labelled_text, link_label
 from biorag.loop.prompts import MANUALS
 from biorag.understanding.search_request import SearchRequest
+from biorag.understanding.user_text import BLANKS
 from retrievers.common.eutils import EUtils, EUtilsRetriever
 from retrievers.omim.record import OmimRecord
 
@@ -240,6 +241,11 @@ class OmimFields:
     query_format = "a disease or phenotype name, e.g. Marfan syndrome"
     accepts = ("disease", "phenotype")
     answers = OMIM_FIELDS
+
+    @classmethod
+    def query_schema(cls, settings: Any) -> dict[str, Any]:
+        """Not only blanks and quotes: the search strips them and refuses what is left empty."""
+        return {"pattern": f"[^{BLANKS}" + "\"']"}
 
     @classmethod
     def read(cls, field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:

@@ -30,6 +30,7 @@ from biorag.contracts.redaction import scrub_obj
 from biorag.settings import Settings
 from biorag.understanding.followup import FollowUp, resolve
 from serving import chat_api as api
+from serving.contract import body_limit, refused_although_valid
 from serving.errors import FieldError, ScrubbedJSONResponse, ServiceBusy, error_body, status_for
 from serving.overrides import check_question
 from serving.routes.openapi import Guard, errors
@@ -142,9 +143,22 @@ def _sse(data: Any) -> str:
     return f"data: {json.dumps(scrub_obj(data), ensure_ascii=False, default=str)}\n\n"
 
 
+def _past_deadline(run: Run, status: int, body: dict[str, Any]) -> bool:
+    """A run stopped at its deadline (`serving.run_events.failure`), not one that failed
+    (an upstream's own timeout inside the run stays a 504)."""
+    return status == 504 and body.get("error") == "timeout" and run.remaining() <= 0
+
+
 async def _chunks(run: Run, follow: FollowUp, trace_id: str, model: str, usage: bool) -> AsyncIterator[str]:
     yield _sse(api.chunk(trace_id, model, {"role": "assistant", "content": ""}))
     async for kind, item in outcomes(run):
+        if kind == "error" and _past_deadline(run, item["status"], item):  # the refusal, as a reply ends
+            text = api.deadline_text(run.deadline_s)
+            yield _sse(api.chunk(trace_id, model, {"content": text, "refusal": text}))
+            yield _sse(api.chunk(trace_id, model, {}, "stop", biorag=api.timed_out_extension(follow, trace_id)))
+            if usage:
+                yield _sse({**api.chunk(trace_id, model, {}), "choices": [], "usage": None})
+            continue
         if kind == "keepalive":
             yield ": keep-alive\n\n"
         elif kind == "trace":
@@ -190,6 +204,10 @@ def chat_router(settings: Settings, guard: Guard) -> APIRouter:
 
     @router.post("/v1/chat/completions", dependencies=guard.dependencies, response_model=api.ChatCompletion,
                  summary="Answer the conversation's latest question (OpenAI chat completions)",
+                 description=refused_although_valid(body_limit(settings.serve.max_body_bytes), intro=(
+                     f"Answers or refuses within serve.chat_timeout_s ({settings.serve.chat_timeout_s:.0f} s on this "
+                     "server): past it the agent is stopped and the reply (or the stream's last content) is a "
+                     "refusal that says so, in `message.refusal` and the content, with `biorag.timed_out` true.")),
                  responses={200: {"content": {"text/event-stream": {"schema": CHUNK_EVENT}},
                                   "description": "a chat.completion, or (stream) chat.completion.chunk events "
                                                  "ending with [DONE]"},
@@ -201,7 +219,8 @@ def chat_router(settings: Settings, guard: Guard) -> APIRouter:
         follow = await run_in_threadpool(_read, asked, earlier, engine, eff)
         question = check_question(follow.question, settings, field="body.messages")
         trace_id = api.new_trace_id()
-        run = runner.start(eff, question)  # 429 here, before anything is sent
+        # the chat deadline (below the 60 s OpenAI-style clients wait): past it, a refusal
+        run = runner.start(eff, question, timeout_s=settings.serve.chat_timeout_s)  # 429 here, before anything is sent
         log.info("chat %s: %s", trace_id, follow.reason)
         if req.stream:
             usage = bool(req.stream_options and req.stream_options.include_usage)
@@ -210,6 +229,8 @@ def chat_router(settings: Settings, guard: Guard) -> APIRouter:
         result = await finished(run)
         if isinstance(result, tuple):
             status, body = result
+            if _past_deadline(run, status, body):
+                return _oa(200, api.timed_out(follow, trace_id, req.model, run.deadline_s))
             return _oa(status, api.from_error_body(status, body))
         return _oa(200, api.completion(result, follow, trace_id, req.model))
 

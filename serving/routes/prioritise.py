@@ -11,28 +11,57 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.concurrency import run_in_threadpool
 
 from biorag.contracts.errors import InputError
-from biorag.knowledge.phenopackets import PhenopacketError, read_input
+from biorag.knowledge.phenopackets import MAX_FEATURES, SEXES, PhenopacketError, read_input
 from biorag.settings import Settings
 from biorag.understanding.user_text import check_user_text, user_text_schema
 from retrievers.hpo.prioritise import DEFAULT_TOP_K, MAX_TOP_K, prioritise
 from retrievers.stores.hpo_store import HpoStore, hpo_store_path
+from serving.contract import body_limit, refused_although_valid
 from serving.errors import FieldError
 from serving.routes.openapi import Guard, errors
 
-#: what the schema states of a phenopacket (the reader checks the rest, field by field)
+#: an ISO 8601 duration as `biorag.knowledge.phenopackets.duration_years` reads it: P, then at least
+#: one of years, months, weeks, days (a time part may follow)
+_DURATION = r"^P(?=\d)(?:\d+(?:\.\d+)?Y)?(?:\d+(?:\.\d+)?M)?(?:\d+(?:\.\d+)?W)?(?:\d+(?:\.\d+)?D)?(?:T.*)?$"
+_HPO_ID = {"type": "string", "pattern": r"^HP:\d{7}$"}
+_AGE = {"type": "object", "required": ["iso8601duration"],
+        "properties": {"iso8601duration": {"type": "string", "pattern": _DURATION}}}
+#: a feature's onset: an HPO onset term, an age, or a gestational age
+_ONSET = {"type": "object", "properties": {
+    "ontologyClass": {"type": "object", "required": ["id"], "properties": {"id": _HPO_ID}},
+    "age": _AGE}}
+
+#: what the schema states of a phenopacket: every field the reader reads, in the form it
+#: takes, and at least one observed (not excluded) feature
 PHENOPACKET_SCHEMA: dict[str, Any] = {
     "required": ["phenotypicFeatures"],
     "properties": {
         "id": {"type": "string"},
-        "phenotypicFeatures": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["type"],
-            "properties": {"type": {"type": "object", "required": ["id"],
-                                     "properties": {"id": {"type": "string", "pattern": r"^HP:\d{7}$"},
-                                                    "label": {"type": "string"}}},
-                           "excluded": {"type": "boolean"}}}},
-        "subject": {"type": "object", "properties": {"sex": {"enum": ["UNKNOWN_SEX", "FEMALE", "MALE", "OTHER_SEX"]}}},
+        "phenotypicFeatures": {
+            "type": "array", "minItems": 1, "maxItems": MAX_FEATURES,
+            "items": {
+                "type": "object", "required": ["type"],
+                "properties": {"type": {"type": "object", "required": ["id"],
+                                        "properties": {"id": _HPO_ID, "label": {"type": "string"}}},
+                               "excluded": {"type": "boolean"},
+                               "onset": _ONSET}},
+            "contains": {"type": "object", "properties": {"excluded": {"const": False}}}},
+        "subject": {"type": "object", "properties": {
+            "sex": {"enum": list(SEXES)},
+            "timeAtLastEncounter": {"type": "object", "properties": {"age": _AGE}}}},
     },
 }
+
+def refusals(settings: Settings) -> str:
+    """What no schema can state, in the route's description (`serving.contract`)."""
+    return refused_although_valid(
+        (422, "the HPO store finds no observed phenotype in the case: no observed id is a term of the HPO release "
+              "this server ships (unknown ids, and obsolete ids without a replacement, are skipped with a warning), "
+              "or `text` names none (words the HPO lexicon cannot map to a term, or only negated ones); `fields` "
+              "names the field. Which ids and words name a term is the store's data, not a pattern."),
+        body_limit(settings.serve.max_body_bytes),
+        intro="Exactly one of `phenopacket`, `terms` or `text`. The schema states each one's form; the HPO store "
+              "decides the rest.")
 
 
 def prioritise_router(settings: Settings, guard: Guard) -> APIRouter:
@@ -50,7 +79,8 @@ def prioritise_router(settings: Settings, guard: Guard) -> APIRouter:
                               "interpretations and diseases are never read",
             json_schema_extra=PHENOPACKET_SCHEMA)
         terms: list[Annotated[str, StringConstraints(pattern=r"^[-!]?HP:\d{7}$")]] = Field(
-            None, min_length=1, max_length=500, description="HPO ids; '-HP:…' marks an excluded feature")
+            None, min_length=1, max_length=MAX_FEATURES, description="HPO ids; '-HP:…' marks an excluded feature; "
+            "at least one observed", json_schema_extra={"contains": {"pattern": r"^HP:\d{7}$"}})
         text: str = Field(None, description="the patient in words ('seizures, ataxia, no hearing loss')",
                           json_schema_extra=user_text_schema(settings))
         top_k: int = Field(DEFAULT_TOP_K, ge=1, le=MAX_TOP_K, description="genes to return")
@@ -59,7 +89,8 @@ def prioritise_router(settings: Settings, guard: Guard) -> APIRouter:
 
     @router.post("/v1/prioritise", dependencies=guard.dependencies,
                  responses=errors(400, *guard.auth, 404, 413, 422, 503),
-                 summary="Which genes could explain these features? (same object as `biorag prioritise --json`)")
+                 summary="Which genes could explain these features? (same object as `biorag prioritise --json`)",
+                 description=refusals(settings))
     async def prioritise_case(req: PrioritiseRequest) -> Any:
         given = [k for k in ("phenopacket", "terms", "text") if k in req.model_fields_set]
         if len(given) != 1:

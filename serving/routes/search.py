@@ -24,6 +24,7 @@ from biorag.loop.prompts import MANUALS
 from biorag.settings import Components, Settings, SourceSettings
 from biorag.understanding.search_request import SearchRequest, parse_request
 from biorag.understanding.user_text import user_text_schema
+from serving.contract import refused_although_valid
 from serving.errors import FieldError, ScrubbedJSONResponse, error_json
 from serving.overrides import check_question
 from serving.routes.openapi import Guard, errors
@@ -45,6 +46,16 @@ class CataloguesResponse(BaseModel):
         description="catalogue, as citations and trace hits name it ('gene' in 'gene:5699') -> the URL template "
         "of its records' web pages; '{id}' stands for the record's id, percent-encoded",
         examples=[{"gene": "https://www.ncbi.nlm.nih.gov/gene/{id}"}])
+
+
+#: what a source's search refuses although its `q` fits the query schema: rules that hang on
+#: the source's data, stated in its path's description (`serving.contract`)
+SEARCH_REFUSALS: dict[str, tuple[int, str]] = {
+    "geneset": (422, "fewer than two of the names are distinct known human genes: names are matched to the gene "
+                     "store's symbols, aliases and ids ignoring case (so 'TP53 tp53' is one gene), which is the "
+                     "store's data, not a pattern; or more than geneset.max_genes names (a name count is no JSON "
+                     "Schema keyword)"),
+}
 
 
 def _refuse_source(settings: Settings, source: str) -> None:
@@ -187,6 +198,9 @@ def _add_search_route(router: APIRouter, guard: Guard, settings: Settings, sourc
     q_param = Query(description=f"the query: {manual or 'text'}", json_schema_extra=schema)
     k_param = Query(ge=1, le=100, description=f"hits; default: the source's top_k ({settings.sources[source].top_k})")
     summary = f"Retrieve directly from {source}"
+    intro = f"The query: {manual or 'text'}."
+    description = (refused_although_valid(SEARCH_REFUSALS[source], intro=intro) if source in SEARCH_REFUSALS
+                   else intro)
     responses = errors(400, *guard.auth, 404, 422, 502, 503, 504)
     name = f"search_{source}"
 
@@ -208,4 +222,4 @@ def _add_search_route(router: APIRouter, guard: Guard, settings: Settings, sourc
         endpoint = search_plain
     router.add_api_route(f"/v1/search/{source}", endpoint, methods=["GET"], dependencies=guard.dependencies,
                          response_model=SearchResponse, responses=responses, summary=summary, name=name,
-                         operation_id=name)
+                         operation_id=name, description=description)
