@@ -89,7 +89,7 @@ def test_run_benchmark_over_several_configs_then_rebuild_report(tmp_path):
     ("mmlu", "mmlu", 6, "medical_genetics"),
     ("medmcqa", "medmcqa_dev_sample.jsonl", 3, "Physiology"),
     ("pubmedqa", "pubmedqa_sample.json", 3, "pubmedqa"),
-    ("bioasq", "bioasq_11B1_sample.json", 4, "factoid"),
+    ("bioasq", "bioasq_11B1_sample.json", 6, "list"),  # yes/no, factoid and list questions; summaries skipped
     ("genehop", "genehop_dev.json", 30, "SNP gene function"),
 ])
 def test_loaders_read_real_samples(bench, path, n, task):
@@ -103,4 +103,4 @@ def test_loaders_read_real_samples(bench, path, n, task):
     if bench == "pubmedqa":
         assert sorted(it.gold for it in items) == ["maybe", "no", "yes"]
     if bench == "bioasq":
-        assert {it.task for it in items} == {"yesno", "factoid"}
+        assert {it.task for it in items} == {"yesno", "factoid", "list"}
