@@ -67,7 +67,11 @@ def read_feature_list(stem: str, entities: list[Entity],
     unmatched = unmatched_items(text, lists, ranges, {(g.span or g.text).lower() for g in genes})
     kept.append(_feature_entity(features, unmatched))
     kept += [d for d in entities if d.kind == "disease" and not _listed_disease(text, d, lists)]
+    # the list's later items are features whether or not a term matched them: their words ask
+    # nothing ("antibody response to tetanus vaccine" asks about no response or vaccine); the
+    # first item keeps the words that lead into the list ("which genes explain A")
     names = [Entity("phenotype", text[start:end]) for start, end in ranges]
+    names += [Entity("phenotype", text[s:e].strip()) for items in lists for s, e in items[1:] if text[s:e].strip()]
     return kept, names
 
 

@@ -45,6 +45,7 @@ def unmatched_items(text: str, lists: list[list[tuple[int, int]]], features: lis
     lead-in words of the first item left out); items that name a gene, hold only filler or
     run past `MAX_WORDS` words are not features."""
     out: list[str] = []
+    matched = [text[a:b].lower() for a, b in features]
     for items in lists:
         for n, (s, e) in enumerate(items):
             if any(s <= a < e or s < b <= e for a, b in features):
@@ -61,8 +62,10 @@ def unmatched_items(text: str, lists: list[list[tuple[int, int]]], features: lis
                     continue  # words before the list, and no lead-in read: not an item
             name = _clean(item)
             words = [w.lower() for w in re.findall(r"[\w'\-]+", name)]
+            # an item inside a matched feature's name ("anemia" beside "sideroblastic anemia") is
+            # that feature said more broadly: the dictionary read it, it is no unmatched feature
             if (not words or len(words) > MAX_WORDS or name.lower() in gene_names or _ASKING & set(words)
-                    or all(w in _EMPTY or w in FILLER for w in words)):
+                    or all(w in _EMPTY or w in FILLER for w in words) or any(name.lower() in m for m in matched)):
                 continue
             out.append(name)
     return list(dict.fromkeys(out))

@@ -48,6 +48,6 @@ def test_geneset_over_http(server):
         bad = c.post("/v1/geneset", json={"genes": genes, "exclude": ["kegg"]})
         assert bad.status_code == 422 and "body.exclude" in bad.text
         few = c.post("/v1/geneset", json={"genes": ["TP53"]})
-        assert few.status_code == 422 and "at least 2 gene names" in few.text
+        assert few.status_code == 422 and "at least 2 distinct gene names" in few.text
     with server.client() as c:
         assert c.post("/v1/geneset", json={"genes": genes}).status_code == 401
