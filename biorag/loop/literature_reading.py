@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from biorag.contracts.sources import Lexicon
     from biorag.understanding.question_model import Analysis, Entity
 
-_RESOURCES = Path(__file__).parent / "resources"
+_RESOURCES = Path(__file__).parents[1] / "resources"
 #: entity kinds a sentence need not mention (context, or not quoted back)
 _CONTEXT_KINDS = ("organism", "sequence")
 _SYMBOL_TOKEN = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9-]*)(?![\w])")

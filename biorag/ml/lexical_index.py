@@ -26,7 +26,7 @@ from pathlib import Path
 
 from biorag.storage.sqlite_store import build_atomically, read_build_record, write_build_record
 
-RESOURCE = Path(__file__).parent / "resources" / "lexical_stopwords.json"
+RESOURCE = Path(__file__).parents[1] / "resources" / "lexical_stopwords.json"
 SUFFIX = ".fts.sqlite"
 TITLE_WEIGHT = 2.0
 #: a query keeps at most this many terms (a pasted paragraph must not become a 500-way OR)
