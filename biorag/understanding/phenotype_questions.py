@@ -35,6 +35,8 @@ _WORD = re.compile(r"[A-Za-z0-9][\w'\-]*")
 #: kinds whose presence means the question is about an identifier or a sequence: entity
 #: linking looks no phenotype up there, and neither does this
 _ID_KINDS = {"sequence", "rsid", "ensembl", "entrez", "accession"}
+#: words that make a list item a question rather than a feature
+_QUESTION_WORDS = {"which", "what", "who", "how", "why", "when", "where", "does", "do", "is", "are", "can", "could"}
 
 
 def read_feature_list(stem: str, entities: list[Entity],
@@ -67,12 +69,25 @@ def read_feature_list(stem: str, entities: list[Entity],
     unmatched = unmatched_items(text, lists, ranges, {(g.span or g.text).lower() for g in genes})
     kept.append(_feature_entity(features, unmatched))
     kept += [d for d in entities if d.kind == "disease" and not _listed_disease(text, d, lists)]
-    # the list's later items are features whether or not a term matched them: their words ask
-    # nothing ("antibody response to tetanus vaccine" asks about no response or vaccine); the
-    # first item keeps the words that lead into the list ("which genes explain A")
+    # in a list of features (two or more of its items hold one), a later item that holds none
+    # and asks nothing is a feature no term matched: its words ask nothing ("antibody response
+    # to tetanus vaccine" asks about no response or vaccine). Items holding a feature keep their
+    # other words ("survival in D with F" asks about survival)
     names = [Entity("phenotype", text[start:end]) for start, end in ranges]
-    names += [Entity("phenotype", text[s:e].strip()) for items in lists for s, e in items[1:] if text[s:e].strip()]
+    names += [Entity("phenotype", text[s:e].strip()) for items in lists if _of_features(items, ranges)
+              for s, e in items[1:] if _unread_feature(text[s:e], s, e, ranges)]
     return kept, names
+
+
+def _of_features(items: list[tuple[int, int]], ranges: list[tuple[int, int]]) -> bool:
+    """Whether two or more items of a list hold a matched feature."""
+    return sum(any(s <= a < e for a, _b in ranges) for s, e in items) >= 2
+
+
+def _unread_feature(item: str, start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
+    """An item of a feature list that holds no matched feature and no question word."""
+    return (bool(item.strip()) and not any(start <= a < end for a, _b in ranges)
+            and not set(_WORD.findall(item.lower())) & _QUESTION_WORDS)
 
 
 def _located(text: str, lexicon: Lexicon, genes: set[str]) -> list[tuple[int, int, object, bool]]:
