@@ -39,11 +39,13 @@ def labelled_genes(genes: Sequence[str], notes: Mapping[str, str]) -> dict[str, 
 
 def labelled_text(groups: Mapping[str, Sequence[str]]) -> str | None:
     """The answer: causal genes on the first line, each other label on a line of its own;
-    None when every gene is causal (the plain list says it)."""
+    None when every gene is causal (the plain list says it). With no causal gene, the first
+    line is the first label's ("candidate: EEF2"): the genes there are, said for what they are."""
     if set(groups) <= {"causal"}:
         return None
-    first = ", ".join(groups.get("causal", ())) or "no causal gene stated"
-    return "\n".join([first, *(f"{label}: {', '.join(gs)}" for label, gs in groups.items() if label != "causal")])
+    lines = [f"{label}: {', '.join(gs)}" for label, gs in groups.items() if label != "causal"]
+    causal_genes = ", ".join(groups.get("causal", ()))
+    return "\n".join([causal_genes, *lines] if causal_genes else lines)
 
 
 def label_by_subtypes(disease_name: str, genes: list[dict[str, Any]],

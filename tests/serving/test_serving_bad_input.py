@@ -138,7 +138,7 @@ def _cases() -> list[Case]:
 
     # -- direct search ------------------------------------------------------------------------
     for sid, path, status, fld in [
-        ("unknown-source", "/v1/search/genome?q=TP53", 422, "path.source"),
+        ("unknown-source", "/v1/search/nosuchsource?q=TP53", 422, "path.source"),
         ("disabled-source", "/v1/search/web?q=TP53", 422, "path.source"),
         ("traversal-source", "/v1/search/..%2F..%2Fetc?q=x", 404, "path"),
         ("q-missing", "/v1/search/gene", 422, "query.q"), ("q-empty", "/v1/search/gene?q=", 422, "query.q"),
@@ -209,8 +209,9 @@ def _cases() -> list[Case]:
 
     # -- methods and routes ---------------------------------------------------------------------
     for method, path in [("PUT", "/v1/answer"), ("DELETE", "/v1/answer"), ("GET", "/v1/answer"),
-                         ("PATCH", "/v1/jobs/x"), ("POST", "/v1/sources"), ("DELETE", "/v1/jobs/index-rebuild")]:
+                         ("PATCH", "/v1/jobs/x"), ("POST", "/v1/sources"), ("PUT", "/v1/jobs/index-rebuild")]:
         add(f"method-{method}-{path}", method, path, 405, "method")
+    add("job-cancel-unknown", "DELETE", "/v1/jobs/nosuch", 404, "path.job_id")
     add("route-unknown", "GET", "/v1/nosuch", 404, "path")
     add("route-unknown-root", "GET", "/admin", 404, "path")
     return c
