@@ -40,12 +40,17 @@ def labelled_genes(genes: Sequence[str], notes: Mapping[str, str]) -> dict[str, 
 def labelled_text(groups: Mapping[str, Sequence[str]]) -> str | None:
     """The answer: causal genes on the first line, each other label on a line of its own;
     None when every gene is causal (the plain list says it). With no causal gene, the first
-    line is the first label's ("candidate: EEF2"): the genes there are, said for what they are."""
+    line lists the first label's genes with the label ("EEF2 (candidate)"): the genes there
+    are, said for what they are."""
     if set(groups) <= {"causal"}:
         return None
-    lines = [f"{label}: {', '.join(gs)}" for label, gs in groups.items() if label != "causal"]
-    causal_genes = ", ".join(groups.get("causal", ()))
-    return "\n".join([causal_genes, *lines] if causal_genes else lines)
+    others = [(label, gs) for label, gs in groups.items() if label != "causal"]
+    if groups.get("causal"):
+        first = ", ".join(groups["causal"])
+    else:
+        (label, gs), others = others[0], others[1:]
+        first = f"{', '.join(gs)} ({label})"
+    return "\n".join([first, *(f"{label}: {', '.join(gs)}" for label, gs in others)])
 
 
 def label_by_subtypes(disease_name: str, genes: list[dict[str, Any]],

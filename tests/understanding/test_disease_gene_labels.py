@@ -77,7 +77,8 @@ def test_no_modifier_or_susceptibility_gene_is_listed_as_causal(store):
 def test_a_list_of_causal_genes_only_is_unchanged():
     assert labelled_text({"causal": ["FBN1"]}) is None
     assert labelled_text({"causal": ["APP"], "susceptibility": ["MPO", "PLAU"]}) == "APP\nsusceptibility: MPO, PLAU"
-    assert labelled_text({"modifier": ["BMP2"]}) == "modifier: BMP2"  # no causal gene: its label leads
+    assert labelled_text({"modifier": ["BMP2"]}) == "BMP2 (modifier)"  # no causal gene: the label travels with it
+    assert labelled_text({"candidate": ["EEF2"], "somatic": ["KRAS"]}) == "EEF2 (candidate)\nsomatic: KRAS"
 
 
 PHRASINGS = ["Which genes are associated with {d}?", "what genes cause {dl}", "{d} genes?",
