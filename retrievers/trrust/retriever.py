@@ -9,7 +9,7 @@ written into the local gene store (`indexing/regulation.py`, table `regulation`)
   each by mode (one evidence item for each side TRRUST has).
 
 Human rows first; the mouse rows answer only when no human row does (the answer says
-"mouse"). A pair TRRUST lacks raises `ToolError` saying so: no record is made up for it.
+"mouse"). A pair TRRUST lacks raises `NoRecord` saying so: no record is made up for it.
 Evidence: ``source="trrust"``, ``id`` ``<TF>-><target>`` (or ``<gene>:targets``,
 ``<gene>:regulators``), the PubMed URL of its PMIDs; ``metadata`` a `RegulationRecord`.
 """
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from biorag.contracts.errors import ToolError
+from biorag.contracts.errors import NoRecord, ToolError
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import AnswerField, HeldGene, Reading
 from biorag.retrieval.retriever import Retriever
@@ -225,7 +225,7 @@ class RegulationRetriever(Retriever):
                 if rows:
                     out.append(side_evidence(gene, rows, side, genes))
         if not out:
-            raise ToolError("trrust", f"TRRUST v2 records no regulation by or of {' or '.join(genes)}")
+            raise NoRecord("trrust", f"TRRUST v2 records no regulation by or of {' or '.join(genes)}")
         return out
 
     @classmethod
