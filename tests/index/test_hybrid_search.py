@@ -158,7 +158,10 @@ def test_rebuild_moves_vectors_and_lexical_index_together_and_gc_removes_the_old
         assert r.lexical.path == lexical_index.path_for(settings.data_dir, second.collection)
         r.close()
         client = open_store(settings.milvus_uri)
-        gc = collect_garbage(client, settings, "pubmed")
+        kept = collect_garbage(client, settings, "pubmed")  # the previous build stays for rollback
+        assert first.collection in {c.name for c in kept.kept} and not kept.removed
+        assert lexical_index.path_for(settings.data_dir, first.collection).exists()
+        gc = collect_garbage(client, settings, "pubmed", keep_previous=False)
         assert first.collection in {c.name for c in gc.removed}
         assert not lexical_index.path_for(settings.data_dir, first.collection).exists()
         assert lexical_index.path_for(settings.data_dir, second.collection).exists()
