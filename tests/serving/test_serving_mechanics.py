@@ -168,7 +168,7 @@ def test_bad_input_is_422_naming_the_field(scripted_server):
         r = c.post("/v1/answer", json={"question": "x", "set": {"sources.gene.top_k": 1000}})
         assert _fields(r) == ["body.set.sources.gene.top_k"]
         # search parameters
-        assert _fields(c.get("/v1/search/genome?q=TP53")) == ["path.source"]
+        assert _fields(c.get("/v1/search/proteome?q=TP53")) == ["path.source"]  # no such source
         assert _fields(c.get("/v1/search/gene?q=TP53&k=0")) == ["query.k"]
         assert _fields(c.get("/v1/search/gene?q=TP53&k=101")) == ["query.k"]
         assert _fields(c.get("/v1/search/gene")) == ["query.q"]
