@@ -22,6 +22,8 @@ from biorag.understanding.question_model import Analysis
 #: words that stand for the first part's subject in the second part
 _PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|this gene|the gene|this disease|the disease|"
                       r"this condition|the condition|this protein|the protein)\b", re.I)
+#: "or" between the parts: the second offers another wording of the first, not a second ask
+_ALTERNATIVE = re.compile(r"\bor\b", re.I)
 _SUBJECT_KINDS = ("gene", "disease", "phenotype", "rsid", "gene_list")
 
 
@@ -56,6 +58,8 @@ def split_asks(question: str, sources: Mapping[str, Source] | None, lexicon: Lex
     for i, piece in enumerate(pieces):
         if i and not (LEADS_QUESTION.match(piece) or (i < len(ends) and "?" in ends[i])):
             return None  # words after a question that ask nothing ("... map? for my thesis")
+        if i and _ALTERNATIVE.search(ends[i - 1]):
+            return None  # one ask put two ways ("Is X still its name, or what is it called now?")
         text = piece.strip(" ,;")
         if i:
             subject = _subject(analyses[0])

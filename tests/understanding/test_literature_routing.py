@@ -155,3 +155,13 @@ def test_two_asks_are_both_answered_each_after_its_question(agent):
         second = f"Which drugs target {g.symbol}?"
         assert any(line.startswith(second) for line in rest), (q, ans.answer)
         assert not ans.sufficient  # no PubMed index in this data dir: the second part is not answered
+
+
+def test_one_ask_put_two_ways_with_or_is_not_split(agent):
+    """"Is X still the official name, or what is it called now?" asks one record field in two
+    wordings: the symbol is the answer, from the record, not two parts with one unanswered."""
+    for g in GENES[:15]:
+        for q in (f"Is {g.symbol} still the official name, or what is it called now?",
+                  f"is {g.symbol} still its official symbol or what's it called today?"):
+            ans = agent.answer(q)
+            assert ans.sufficient and ans.answer.splitlines()[0] == g.symbol, (q, ans.answer)
