@@ -10,6 +10,7 @@ the others follow under their label (`labelled_genes`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,6 +22,8 @@ LABELS = ("causal", "modifier", "susceptibility", "somatic", "candidate", "non-d
 #: several: "susceptibility; modifier" is a modifier)
 _WORDS = (("somatic", "somatic"), ("modifier", "modifier"), ("susceptibility", "susceptibility"),
           ("question", "candidate"), ("nondisease", "non-disease trait"), ("qtl", "non-disease trait"))
+
+_SUSCEPTIBILITY_NAME = re.compile(r"\bsusceptibility to\b", re.I)
 
 
 def link_label(note: str | None) -> str:
@@ -63,9 +66,16 @@ def label_by_subtypes(disease_name: str, genes: list[dict[str, Any]],
     for g in genes:
         if not g.get("links") or any(x["source"] != "clinvar" or x["note"] != "related" for x in g["links"]):
             continue
-        mine = [links for _, name, links in entries.get(g["gene_id"], []) if about(disease_name, name)]
-        if not mine or any(causal(links) for links in mine):
+        mine = [(name, links) for _, name, links in entries.get(g["gene_id"], []) if about(disease_name, name)]
+        if not mine or any(causal(links) and not _named_susceptibility(name) for name, links in mine):
             continue
-        notes = [n for links in mine for s, n in links if s == "mim2gene_medgen" and n]
+        notes = [n for _, links in mine for s, n in links if s == "mim2gene_medgen" and n]
+        notes += ["susceptibility" for name, _ in mine if _named_susceptibility(name)]
         if notes:
             g["subtype_note"] = notes[0]
+
+
+def _named_susceptibility(entry_name: str) -> bool:
+    """OMIM names a susceptibility locus so ("Celiac disease, susceptibility to, 3"): its
+    name says the kind of link where NCBI's comment is missing and ClinVar says "associated"."""
+    return bool(_SUSCEPTIBILITY_NAME.search(entry_name))

@@ -96,3 +96,37 @@ def test_the_first_line_is_the_same_in_every_phrasing(agent, store):
         answers = [agent.answer(p.format(d=name, dl=name.lower())) for p in PHRASINGS]
         firsts = {a.answer.split("\n")[0] for a in answers}
         assert len(firsts) == 1 and all(a.sufficient for a in answers), (name, [a.answer for a in answers])
+
+
+def test_a_family_gene_reached_only_through_susceptibility_loci_is_labelled(store):
+    """A family ("Celiac disease") reaches its genes through ClinVar "related" links; a gene
+    whose entries of the family's name are all OMIM susceptibility loci ("Celiac disease,
+    susceptibility to, 3", linked by ClinVar as "associated", no NCBI comment) is labelled
+    susceptibility, never listed as a cause. The families are the first N of the store
+    (by id) that have such a gene."""
+    from biorag.knowledge.disease_gene_order import about
+
+    families = store._con.execute(
+        "SELECT DISTINCT d.disease_id, d.name FROM diseases d JOIN disease_genes g ON g.disease_id = d.disease_id "
+        "WHERE g.source = 'clinvar' AND g.note = 'related' AND d.name NOT LIKE '%,%' ORDER BY d.disease_id").fetchall()
+    checked = 0
+    for disease_id, name in families:
+        linked = store.genes_for_disease(disease_id)
+        if len(linked) < 2 or any(x != {"source": "clinvar", "note": "related"} for g in linked for x in g["links"]):
+            continue
+        entries = store._gene_entries([g["gene_id"] for g in linked])
+        loci_only = {g["symbol"] for g in linked
+                     if (mine := [n for _, n, links in entries.get(g["gene_id"], [])
+                                  if about(name, n) and links != [("clinvar", "related")]])
+                     and all("susceptibility to" in n.lower() for n in mine)}
+        if not loci_only:
+            continue
+        ev = disease_evidence({"disease_id": disease_id, "name": name, "sources": ["clinvar"]}, linked)
+        answer = read_omim_field(DISEASE_GENES, [ev], []).answer
+        first, *rest = answer.split("\n")
+        unlabelled = set(first.split(", ")) if "(" not in first else set()
+        assert not unlabelled & loci_only, (disease_id, name, answer)
+        checked += 1
+        if checked == 10:
+            break
+    assert checked >= 5, checked
