@@ -8,8 +8,9 @@ line) when one lies beside it; otherwise the index is built by one pass over the
 the first question and kept in memory. A chromosome is found under its name as asked
 ("chr7"), without "chr" ("7"), and "chrM"/"MT" under either name.
 
-Without a FASTA set, the search raises `SourceUnavailable` naming the setting that enables
-it, at once: no other source is asked for a genome it does not have.
+Without a FASTA set, the search raises `NotBuilt` naming the setting that enables it, at
+once (the API answers 404, "not available on this server"): no other source is asked for a
+genome it does not have. A chromosome the FASTA lacks is `NoRecord`.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from biorag.contracts.errors import QueryRejected, SourceUnavailable, ToolError
+from biorag.contracts.errors import NoRecord, NotBuilt, QueryRejected, ToolError
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import AnswerField, Reading
 from biorag.retrieval.retriever import Retriever
@@ -58,7 +59,7 @@ class FastaIndex:
     def __init__(self, path: Path):
         self.path = Path(path)
         if not self.path.is_file():
-            raise SourceUnavailable("genome", f"genome FASTA {self.path} not found; {ENABLE_HINT}")
+            raise NotBuilt("genome", f"genome FASTA {self.path} not found; {ENABLE_HINT}")
         fai = Path(str(self.path) + ".fai")
         self.entries = self._read_fai(fai) if fai.is_file() else self._scan()
 
@@ -138,12 +139,19 @@ class GenomeRetriever(Retriever):
         self._index: FastaIndex | None = None
 
     @classmethod
+    def query_schema(cls, settings: Settings) -> dict[str, Any]:
+        """A region as `search` reads it: chrN:start-end, digits grouped by commas or not.
+        What hangs on the genome (a span over MAX_BASES, start after end, past the
+        chromosome's end) is a refusal its search path states."""
+        return {"pattern": r"^\s*chr([0-9]{1,2}|X|Y|M):[0-9][0-9,]*-[0-9][0-9,]*\s*$"}
+
+    @classmethod
     def from_settings(cls, settings: Settings) -> GenomeRetriever:
         return cls(settings.genome.fasta, settings.genome.assembly)
 
     def _open(self) -> FastaIndex:
         if not self.fasta:
-            raise SourceUnavailable("genome", f"no reference genome on this machine; {ENABLE_HINT}")
+            raise NotBuilt("genome", f"no reference genome on this machine; {ENABLE_HINT}")
         with self._lock:
             if self._index is None:
                 self._index = FastaIndex(Path(self.fasta).expanduser())
@@ -154,13 +162,15 @@ class GenomeRetriever(Retriever):
         if not m:
             raise QueryRejected("genome", f"{request.text.strip()[:60]!r} is not a region; give chrN:start-end")
         chrom, start, end = f"chr{m.group(1)}", int(m.group(2)), int(m.group(3))
+        if start < 1 or end < start:  # said before the genome is opened: it is the query's fault
+            raise QueryRejected("genome", f"{chrom}:{start}-{end}: start must be at least 1 and not after the end")
         if end - start + 1 > MAX_BASES:
             raise QueryRejected("genome", f"{request.text.strip()} spans {end - start + 1:,} bases; "
                                 f"at most {MAX_BASES:,} are returned")
         index = self._open()
         name = index.name_of(chrom)
         if name is None:
-            raise ToolError("genome", f"{chrom} is not in {self.fasta} (it holds {', '.join(list(index.entries)[:5])}...)")
+            raise NoRecord("genome", f"{chrom} is not in {self.fasta} (it holds {', '.join(list(index.entries)[:5])}...)")
         seq = index.fetch(name, start, end)
         region = f"{chrom}:{start}-{end}"
         rec = RegionSequence(region=region, chromosome=chrom, start=start, end=end, assembly=self.assembly, sequence=seq)

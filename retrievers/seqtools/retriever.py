@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from biorag.contracts.errors import QueryRejected
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import AnswerField, Reading
 from biorag.knowledge.sequence_tools import (
+    NUCLEOTIDES,
     SequenceError,
     clean_sequence,
     gc_content,
@@ -114,6 +115,14 @@ class SequenceToolsRetriever(Retriever):
     query_format = "the bare DNA or RNA sequence"
     accepts = ("sequence",)
     answers = (TRANSLATION, REVERSE_COMPLEMENT, GC_CONTENT, LENGTH)
+
+    @classmethod
+    def query_schema(cls, settings: Settings) -> dict[str, Any]:
+        """The bare sequence: IUPAC nucleotide codes in either case, with the spaces, line
+        breaks and position numbers `clean_sequence` strips, and at least one code."""
+        codes = "".join(sorted(NUCLEOTIDES))
+        letters = codes + codes.lower()
+        return {"pattern": f"^[{letters} \\t\\r\\n0-9]*[{letters}][{letters} \\t\\r\\n0-9]*$"}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SequenceToolsRetriever:

@@ -16,7 +16,14 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from application.catalog import SOURCES, retriever_class
-from biorag.contracts.errors import BioragError, NoRecord, NotRecorded, UnknownTerm
+from biorag.contracts.errors import (
+    BioragError,
+    InputError,
+    NoRecord,
+    NotBuilt,
+    NotRecorded,
+    UnknownTerm,
+)
 from biorag.contracts.models import Evidence, SearchFilters
 from biorag.knowledge.catalogues import CATALOGUES
 from biorag.knowledge.mesh import TERM_SCHEMA
@@ -24,8 +31,9 @@ from biorag.loop.prompts import MANUALS
 from biorag.settings import Components, Settings, SourceSettings
 from biorag.understanding.search_request import SearchRequest, parse_request
 from biorag.understanding.user_text import user_text_schema
+from retrievers.genome.retriever import MAX_BASES as GENOME_MAX_BASES
 from serving.contract import refused_although_valid
-from serving.errors import FieldError, ScrubbedJSONResponse, error_json
+from serving.errors import FieldError, ScrubbedJSONResponse, error_body, error_json
 from serving.overrides import check_question
 from serving.routes.openapi import Guard, errors
 from serving.routes.state import EngineDep, MetricsDep, SearchPoolDep
@@ -55,6 +63,9 @@ SEARCH_REFUSALS: dict[str, tuple[int, str]] = {
                      "store's symbols, aliases and ids ignoring case (so 'TP53 tp53' is one gene), which is the "
                      "store's data, not a pattern; or more than geneset.max_genes names (a name count is no JSON "
                      "Schema keyword)"),
+    "genome": (422, f"the region spans more than {GENOME_MAX_BASES:,} bases, starts at 0 or after its end, or runs past the end "
+                    "of its chromosome in this server's reference genome: numbers' relations and the genome's "
+                    "lengths are no pattern"),
 }
 
 
@@ -151,6 +162,11 @@ def search_router(settings: Settings, guard: Guard) -> APIRouter:
             if isinstance(e, (NoRecord, NotRecorded, UnknownTerm)):  # "nothing there", not a failure
                 at = "query.mesh" if isinstance(e, UnknownTerm) else "query.q"
                 return error_json(404, type(e).__name__, str(e), [{"field": at, "message": str(e)}])
+            if isinstance(e, InputError):  # the source refused the query itself (a region too long)
+                return error_json(422, type(e).__name__, str(e), [{"field": "query.q", "message": str(e)}])
+            if isinstance(e, NotBuilt):  # the source, not the query: its data is not on this server
+                body = error_body(e)
+                return error_json(404, body["error"], body["detail"], [{"field": "path.source", "message": body["detail"]}])
             raise
         except TimeoutError:
             metrics.observe_source(source, time.perf_counter() - t, False, "timeout")

@@ -16,7 +16,7 @@ import pytest
 
 from application.catalog import registered_sources
 from application.engine import build_agent
-from biorag.contracts.errors import QueryRejected, SourceUnavailable
+from biorag.contracts.errors import NoRecord, NotBuilt, QueryRejected
 from biorag.knowledge.sequence_tools import reverse_complement
 from biorag.settings import load_settings
 from biorag.understanding.search_request import SearchRequest
@@ -65,9 +65,18 @@ def test_the_source_answers_a_region_and_refuses_bad_ones(fasta):
         source.search(SearchRequest.of("TP53"))
 
 
-def test_without_a_fasta_the_source_names_the_setting():
-    with pytest.raises(SourceUnavailable, match="genome.fasta"):
+def test_without_a_fasta_the_source_names_the_setting(tmp_path):
+    """Not set up on this machine (NotBuilt: the API's 404 "not available on this server"),
+    with the setting that sets it up; a chromosome the FASTA lacks holds no record."""
+    with pytest.raises(NotBuilt, match="genome.fasta"):
         GenomeRetriever(None).search(SearchRequest.of("chr1:100-200"))
+    with pytest.raises(NotBuilt, match="genome.fasta"):
+        GenomeRetriever(str(tmp_path / "missing.fa")).search(SearchRequest.of("chr1:100-200"))
+    fasta = _write(tmp_path / "one.fa", "chr1", 70, False)
+    with pytest.raises(NoRecord, match="chr2 is not in"):
+        GenomeRetriever(str(fasta)).search(SearchRequest.of("chr2:100-200"))
+    with pytest.raises(QueryRejected, match="not after the end"):  # the query's fault, said first
+        GenomeRetriever(None).search(SearchRequest.of("chr1:200-100"))
 
 
 def _agent(store_path: Path, *sets: str):
