@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from biorag.contracts.errors import NotRecorded, SourceUnavailable, ToolError
+from biorag.contracts.errors import NotHeldOffline, NotRecorded, SourceUnavailable, ToolError
 from biorag.contracts.models import Evidence, SearchHits
 from biorag.contracts.sources import AnswerField, HeldGene, Reading
 from biorag.retrieval.retriever import Retriever
@@ -149,7 +149,7 @@ class LayeredDbSnpRetriever(LayeredRetriever):
             if local is None or not ids or not hasattr(local, "not_held"):
                 raise
             # dbSNP could not be searched: the agent says so beside its answer
-            err = SourceUnavailable("dbsnp", local.not_held([f"rs{i}" for i in ids]))
+            err = NotHeldOffline("dbsnp", local.not_held([f"rs{i}" for i in ids]))
             err.info = getattr(e, "info", None)
             raise err from e
 

@@ -77,6 +77,12 @@ class NotRecorded(ToolError):
     """Replay mode and the request is not in the recording."""
 
 
+class NotHeldOffline(NotRecorded):
+    """The offline data lacks the record and the live source is out of reach (replayed, no
+    network): the message names what was searched and how to ask the live source. The API
+    answers 404 as for any record not recorded; the agent names it beside its answer."""
+
+
 class NoRecord(ToolError):
     """The source answered: it holds no record for this query (not a failure of the
     source; the API answers 404, keeping 502 for an upstream that failed)."""

@@ -34,6 +34,7 @@ from biorag.contracts.errors import (
     BioragError,
     ConfigError,
     InputError,
+    NotHeldOffline,
     NotRecorded,
     SourceUnavailable,
     StructuredOutputError,
@@ -267,7 +268,7 @@ class Agent:
                 hits = state.retrievers[name].search(search_request(state, selection, query, k, mesh, s.mesh.mode))
             except BioragError as e:  # the source refused the input or could not answer
                 ev.ok, ev.error = False, source_error(name, e)
-                if isinstance(e, SourceUnavailable):
+                if isinstance(e, (SourceUnavailable, NotHeldOffline)):  # the message says why and how
                     run.unavailable[name] = ev.error
                 elif isinstance(e, NotRecorded) and asks_record_of_identifier(state.analysis):
                     # an identifier's record that only a live source may hold: say so, and how
