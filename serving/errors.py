@@ -21,6 +21,7 @@ declares it for every status a route can answer.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import Request
@@ -28,6 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from biorag.contracts.errors import (
     BioragError,
@@ -170,6 +172,24 @@ def busy_response(exc: ServiceBusy) -> ScrubbedJSONResponse:
                       headers={"Retry-After": str(exc.retry_after)})
 
 
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the resource at this path takes, for a 405's Allow header. Starlette's
+    names only the first route matching the path (GET /v1/jobs/{id}, not DELETE beside it).
+    A documented path answers with the methods its document lists, the literal path before
+    a template (/v1/jobs/index-rebuild is not a job id); another path (the page) with every
+    method some route takes there."""
+    path = request.scope.get("path", "")
+    documented = request.app.openapi().get("paths", {})
+    templates = [t for t in documented if re.fullmatch(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(t)), path)]
+    if templates:
+        return [m for m in _METHODS if m.lower() in documented[min(templates, key=lambda t: t.count("{"))]]
+    routes = request.app.router.routes
+    return [m for m in _METHODS if any(r.matches({**request.scope, "method": m})[0] == Match.FULL for r in routes)]
+
+
 def install_handlers(app) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError):
@@ -189,11 +209,12 @@ def install_handlers(app) -> None:
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no route {request.url.path}: see /docs for the API"
             fields = [{"field": "path", "message": "no such route"}]
+        headers = getattr(exc, "headers", None)
         if exc.status_code == 405:
             detail = f"{request.method} is not allowed on {request.url.path}"
             fields = [{"field": "method", "message": detail}]
-        return error_json(exc.status_code, _REASONS.get(exc.status_code, "error"), detail, fields,
-                          headers=getattr(exc, "headers", None))
+            headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request))}
+        return error_json(exc.status_code, _REASONS.get(exc.status_code, "error"), detail, fields, headers=headers)
 
     @app.exception_handler(ServiceBusy)
     async def _busy(_: Request, exc: ServiceBusy):

@@ -153,6 +153,13 @@ def _cases() -> list[Case]:
         ("blast-protein", "/v1/search/blast?q=MKTAYIAKQRQISFVKSHFSRQ", 422, "query.q"),
         ("geneset-one-name", "/v1/search/geneset?q=TP53", 422, "query.q"),
         ("geneset-number", "/v1/search/geneset?q=0", 422, "query.q"),
+        ("genome-words", "/v1/search/genome?q=TP53", 422, "query.q"),
+        ("genome-no-chr", "/v1/search/genome?q=7:5530601-5530700", 422, "query.q"),
+        ("genome-too-long", "/v1/search/genome?q=chr7:1-200000", 422, "query.q"),
+        ("genome-reversed", "/v1/search/genome?q=chr7:200-100", 422, "query.q"),
+        ("genome-no-fasta", "/v1/search/genome?q=chr7:5530601-5530700", 404, "path.source"),
+        ("seqtools-words", "/v1/search/seqtools?q=translate%20ATGGCC", 422, "query.q"),
+        ("seqtools-digits-only", "/v1/search/seqtools?q=1%2060", 422, "query.q"),
     ]:
         add(f"search-{sid}", "GET", path, status, fld)
 

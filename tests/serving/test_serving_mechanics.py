@@ -358,3 +358,15 @@ def test_a_presets_larger_rounds_and_top_k_are_capped_at_the_operators():
     assert capped["max_rounds"] == 3 and capped["sources"]["pubmed"]["top_k"] == 2
     lower = within_operator_limits({"max_rounds": 1, "sources": {"pubmed": {"top_k": 1}}}, base)
     assert lower["max_rounds"] == 1 and lower["sources"]["pubmed"]["top_k"] == 1
+
+
+def test_a_405_allows_every_method_the_path_takes(scripted_server):
+    """Starlette's 405 names the first route matching the path; the path's other routes'
+    methods are allowed too (DELETE /v1/jobs/{id} cancels beside GET)."""
+    with scripted_server.client() as c:
+        r = c.request("OPTIONS", "/v1/jobs/abc")
+        assert r.status_code == 405 and set(r.headers["allow"].split(", ")) == {"GET", "DELETE"}, r.headers
+        r = c.request("PUT", "/v1/answer")
+        assert r.status_code == 405 and r.headers["allow"] == "POST", r.headers
+        r = c.request("OPTIONS", "/v1/jobs/index-rebuild")  # its own path, not a job id
+        assert r.status_code == 405 and r.headers["allow"] == "POST", r.headers
