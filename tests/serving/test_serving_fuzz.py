@@ -73,14 +73,6 @@ class _Tracebacks(logging.Handler):
 # the contract run alone took 617 s on 2 cores shared with other work (1346 cases, dozens
 # of them chat agent runs); the project's 900 s per test leaves no room for the other runs
 @pytest.mark.timeout(2700)
-# Known and open (the contract run on the merged tree, 2026-11-29): the sources added beside this
-# contract do not state their queries yet. /v1/search/genome and /v1/search/seqtools reject
-# schema-valid text (ST202: their query_schema needs a region / a sequence pattern), dbsnp
-# answers an rsID no offline release holds with 503 (SourceUnavailable; a 404 with its own
-# error class would say "not held offline"), and the 405 of OPTIONS /v1/jobs/{id} lists only
-# GET in Allow although DELETE cancels (ST205). Remove the mark once those are fixed.
-@pytest.mark.xfail(strict=False, reason="new sources' query schemas, dbsnp's offline 503 and the jobs Allow header "
-                                        "are not stated yet (see the comment above)")
 @pytest.mark.parametrize("keyed", [True, False], ids=["api-key", "no-key"])
 def test_schemathesis_finds_nothing(tmp_path, full_gene_store_path, hpo_store_path, keyed):
     from indexing.build import build_index
