@@ -118,7 +118,8 @@ def load_geneturing(path: Path, benchmark: str = "geneturing") -> list[Item]:
         for row in rows:
             i = seen[row["Module"]] = seen.get(row["Module"], -1) + 1
             items.append(Item(id=f"{row['Module']}/{i}", benchmark=benchmark, task=row["Module"],
-                              question=row["Question"], gold=row["Goldstandard"], fmt=geneturing2025.FMT))
+                              question=row["Question"], gold=row["Goldstandard"], fmt=geneturing2025.FMT,
+                              meta={"answers": row["answers"]} if row["answers"] else {}))
         return items
     data = _read_json(path)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):

@@ -1,6 +1,8 @@
 """GeneTuring-2025's layout and scoring ("Benchmarking large language models for genomic
 knowledge with GeneTuring", 2025): a CSV with the columns `Module`, `Question` and
-`Goldstandard` (other columns, such as the paper's model answers, are ignored), 16 modules.
+`Goldstandard`, 16 modules; other columns holding text are other systems' answers (the
+paper lists its models' answers), scored by the same rules as reference columns
+(`answer_columns_scored`).
 
 The paper scored answers by hand against the gold standard; the rules below state that
 scoring in code, one per module, and every report prints the rule it used:
@@ -34,6 +36,7 @@ from typing import Any
 
 from biorag.contracts.errors import InputError
 from evaluation.extract import extract_short_answer
+from evaluation.references import Reference
 from evaluation.scoring import (
     score_chromosome,
     score_exact_symbol,
@@ -141,8 +144,10 @@ def score(module: str, answer_text: str, gold: Any) -> tuple[str, float]:
     return pred, scorer(pred, gold)
 
 
-def read_rows(path: Path) -> list[dict[str, str]]:
-    """The rows of a GeneTuring-2025 CSV (`InputError` naming what is missing)."""
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a GeneTuring-2025 CSV (`InputError` naming what is missing): `Module`,
+    `Question`, `Goldstandard`, and ``answers``: {column: text} of every other column that
+    holds text (the paper's model answers; a column of bare numbers, such as an id, is not one)."""
     with open(path, newline="", encoding="utf-8-sig") as f:
         reader = csv.DictReader(f)
         header = {(h or "").strip().lower(): h for h in reader.fieldnames or []}
@@ -150,9 +155,11 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         if missing:
             raise InputError(f"{path}: not the GeneTuring-2025 layout, missing column(s) {', '.join(missing)} "
                              f"(need {', '.join(COLUMNS)})")
-        rows = []
+        others = [h for h in reader.fieldnames or [] if h and h.strip().lower() not in {c.lower() for c in COLUMNS}]
+        rows: list[dict[str, Any]] = []
         for n, row in enumerate(reader, 2):
-            got = {c: (row.get(header[c.lower()]) or "").strip() for c in COLUMNS}
+            got: dict[str, Any] = {c: (row.get(header[c.lower()]) or "").strip() for c in COLUMNS}
+            got["answers"] = {h.strip(): v for h in others if (v := (row.get(h) or "").strip())}
             if not got["Question"]:
                 continue
             if not got["Module"]:
@@ -160,4 +167,29 @@ def read_rows(path: Path) -> list[dict[str, str]]:
             if scorer_for(got["Module"]) is None:
                 raise InputError(f"{path}: line {n}: no scoring rule for module '{got['Module']}'")
             rows.append(got)
+    numeric = {h.strip() for h in others if all(re.fullmatch(r"[\d.]+", r["answers"].get(h.strip(), "0")) for r in rows)}
+    for r in rows:
+        r["answers"] = {h: v for h, v in r["answers"].items() if h not in numeric}
     return rows
+
+
+def answer_columns_scored(items: list[Any]) -> list[Reference]:
+    """Each answer column of the loaded items (``meta["answers"]``) as a reference column:
+    its answers scored by this module's rules, per module and over all ("overall"), on
+    exactly the questions run. The paper scored its models' answers by hand; these are our
+    rules' scores of the same answers, so they sit beside ours on one scale."""
+    by_column: dict[str, dict[str, list[float]]] = {}
+    for it in items:
+        for column, text in (it.meta.get("answers") or {}).items():
+            by_column.setdefault(column, {}).setdefault(it.task, []).append(score(it.task, text, it.gold)[1])
+    refs = []
+    for column, per_task in by_column.items():
+        values = {task: sum(v) / len(v) for task, v in per_task.items()}
+        every = [x for v in per_task.values() for x in v]
+        values["overall"] = sum(every) / len(every)
+        n = {task: len(v) for task, v in per_task.items()}
+        refs.append(Reference(f"{column} (answers in the file)",
+                              f"the questions file's column '{column}', {len(every)} answers "
+                              f"({', '.join(f'{t} {k}' for t, k in n.items())}), scored here by the rules "
+                              "above; a question without an answer in the column is left out", values))
+    return refs

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.bioasq_scores import bioasq_notes
-from evaluation.references import MISSING_NOTE, references_for
+from evaluation.references import MISSING_NOTE, Reference, references_for
 from evaluation.scoring import DECLARED_RULES, EXTRACTION_RULES
 from evaluation.spread import FEW_QUESTIONS, interval, timed_rows
 
@@ -120,8 +120,11 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def write_all(runs: list, benchmark: str, out_dir: str | Path, questions: str = "",
-              plots: bool = True, notes: list[str] | None = None) -> dict[str, Path]:
-    """Write per-config scores.csv, and the combined scores.csv, report.md, PNGs."""
+              plots: bool = True, notes: list[str] | None = None,
+              references: list[Reference] | None = None) -> dict[str, Path]:
+    """Write per-config scores.csv, and the combined scores.csv, report.md, PNGs;
+    `references`: the reference columns, in place of the benchmark's published ones (which
+    are of another question set, as GeneGPT's 2023 rows are for a GeneTuring-2025 file)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     combined: list[dict[str, Any]] = []
@@ -136,7 +139,8 @@ def write_all(runs: list, benchmark: str, out_dir: str | Path, questions: str = 
         files["latency.png"] = plot_latency(runs, out / "latency.png", benchmark)
     if benchmark == "bioasq":  # BioASQ's own measures, beside the per-task scores
         notes = [*(notes or []), *bioasq_notes(runs, out)]
-    files["report.md"].write_text(render_markdown(runs, benchmark, questions, plots=plots, notes=notes))
+    files["report.md"].write_text(render_markdown(runs, benchmark, questions, plots=plots, notes=notes,
+                                                  references=references))
     return files
 
 
@@ -161,8 +165,8 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def render_markdown(runs: list, benchmark: str, questions: str = "", plots: bool = True,
-                    notes: list[str] | None = None) -> str:
-    refs = references_for(benchmark)
+                    notes: list[str] | None = None, references: list[Reference] | None = None) -> str:
+    refs = references_for(benchmark) if references is None else references
     stats = {run.config.name: {s.task: s for s in summarise(run.rows)} for run in runs}
     tasks: list[str] = []
     for run in runs:

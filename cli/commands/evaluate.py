@@ -182,7 +182,13 @@ def run_benchmark(
         if kept:
             notes.append(f"merged with earlier run(s) in this folder: {', '.join(kept)} "
                          "(--replace-report: this run only)")
-    files = write_all(runs, benchmark, out_dir, questions=str(questions), plots=plots, notes=notes)
+    from evaluation import geneturing2025
+
+    # a GeneTuring-2025 file: the published GeneGPT rows are of the 2023 questions; the
+    # paper's model answers, where the file carries them, are scored beside ours instead
+    in_2025 = bool(items) and all(it.fmt == geneturing2025.FMT for it in items)
+    files = write_all(runs, benchmark, out_dir, questions=str(questions), plots=plots, notes=notes,
+                      references=geneturing2025.answer_columns_scored(items) if in_2025 else None)
     for name, path in files.items():
         typer.echo(f"  {name}: {path}", err=True)
     if failed:

@@ -54,3 +54,33 @@ def test_a_csv_without_the_columns_is_refused(tmp_path):
 ])
 def test_module_rules(module, answer, gold, score):
     assert g.score(module, answer, gold)[1] == score
+
+
+def test_answer_columns_in_the_file_are_scored_beside_ours(tmp_path):
+    """A file carrying other systems' answers (the paper lists its models' answers) gets a
+    reference column per answer column, scored by the same rules on the questions run; a
+    column of numbers (an id) is not an answer column."""
+    from evaluation.report import render_markdown
+
+    path = tmp_path / "with_answers.csv"
+    path.write_text(
+        "Module,Question,Goldstandard,Row,GPT-4o\n"
+        "TF regulation,The regulatory relationship between transcription factor A and gene B is,Activation,1,"
+        "Activation\n"
+        "TF regulation,The regulatory relationship between transcription factor C and gene D is,Repression,2,"
+        "Activation\n"
+        "Amino acid translation,Translate atggcc,MA,3,MA\n")
+    items = load_benchmark("geneturing", path)
+    assert [it.meta.get("answers") for it in items] == [{"GPT-4o": "Activation"}, {"GPT-4o": "Activation"},
+                                                         {"GPT-4o": "MA"}]
+    (ref,) = g.answer_columns_scored(items)
+    assert ref.values == {"TF regulation": 0.5, "Amino acid translation": 1.0, "overall": 2 / 3}
+    assert "GPT-4o" in ref.column and "3 answers" in ref.source
+    only_tf = load_benchmark("geneturing", path, tasks=["TF regulation"])
+    assert g.answer_columns_scored(only_tf)[0].values == {"TF regulation": 0.5, "overall": 0.5}
+    assert g.answer_columns_scored(load_benchmark("geneturing", DATA / "geneturing2025_dev.csv")) == []
+    text = render_markdown([], "geneturing", references=[ref])
+    assert "GPT-4o (answers in the file)" in text and "the questions file's column 'GPT-4o'" in text
+    overall = next(line for line in text.splitlines() if line.startswith("| **all questions**"))
+    assert overall.endswith("| 0.67 |"), overall
+    assert "GeneGPT-slim (paper" not in text  # the 2023 questions' rows are not beside these
