@@ -21,10 +21,12 @@ REGION = re.compile(r"\b(?:chr|chromosome\s*)(\d{1,2}|X|Y|MT?)\s*:\s*(\d[\d,]*)\
 #: a sentence quoted to be read: in double quotes, or in single quotes up to the last quote
 #: that ends it (apostrophes inside: "Alzheimer's"), three words or more
 PASSAGE = re.compile(r'"(?P<d>[^"]*?\s[^"]*?\s[^"]+?)"|(?<![\w])\'(?P<s>[^\']*?\s.+\s.+)\'(?=[\s?.!,:;)]|$)')
-#: a DNA/RNA sequence: 20 bases or more, and the blocks of 10 or more that continue it after
-#: spaces or line breaks (a sequence pasted wrapped, or in blocks of ten), with a shorter last
-#: line of a wrapped one
-DNA = re.compile(r"[ACGTUN]{20,}(?:[ \t]*\r?\n?[ \t]*[ACGTUN]{10,}(?![A-Za-z]))*"
+#: a DNA/RNA sequence: 20 bases or more, or 12 to 19 standing alone (a primer; no word or
+#: symbol is 12 nucleotide letters, but a protein sequence may hold such a run), and the
+#: blocks of 10 or more that continue it after spaces or line breaks (a sequence pasted
+#: wrapped, or in blocks of ten), with a shorter last line of a wrapped one
+DNA = re.compile(r"(?:[ACGTUN]{20,}|(?<![A-Za-z])[ACGTUN]{12,19}(?![A-Za-z]))"
+                 r"(?:[ \t]*\r?\n?[ \t]*[ACGTUN]{10,}(?![A-Za-z]))*"
                  r"(?:[ \t]*\r?\n[ \t]*[ACGTUN]{1,9}(?=[ \t]*(?:\r?\n|$)))?", re.IGNORECASE)
 #: a chromosome or band ("17", "chr17", "17p13.1", "chrX_...", "chrUn"), never a symbol that starts
 #: with "chr" (CHRNA2, CHRM1)

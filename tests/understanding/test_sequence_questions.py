@@ -71,6 +71,20 @@ def test_other_computations_are_read_from_the_sequence(agent):
         assert _first(agent.answer(question).answer) == expected, question[:80]
 
 
+def test_a_primer_length_sequence_is_computed_on(agent):
+    """12 to 19 bases standing alone (primers, probes) are a sequence too: stretches of the
+    real coding sequences, each length once; a run of nucleotide letters inside a protein
+    sequence is not one."""
+    for n in range(12, 20):
+        dna = CODING[n % len(CODING)][0][30:30 + n]
+        for question, expected in ((f"reverse complement of {dna} please", reverse_complement(dna)),
+                                   (f"What is the GC content of the primer {dna.lower()}?", f"{gc_content(dna):.2f}%")):
+            answer = agent.answer(question)
+            assert _first(answer.answer) == expected and answer.sufficient, (question, answer.answer[:200])
+    protein = "MKT" + "GATNAGTCANGT" + "LLW"  # a protein with a run of A/C/G/T/N residues
+    assert "sequence" not in {e.kind for e in analyse(f"What is {protein}?", agent.retrievers, agent.lexicon).entities}
+
+
 @pytest.mark.parametrize("question", [
     "Which organism does the DNA sequence come from: {s}",
     "Align the DNA sequence to the human genome: {s}",
