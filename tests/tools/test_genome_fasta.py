@@ -9,7 +9,6 @@ as those CDSs."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -119,9 +118,8 @@ def test_region_questions_with_and_without_a_genome(store_path, tmp_path):
     bare = _agent(store_path)
     try:
         for q in QUESTIONS:
-            t0 = time.perf_counter()
             answer = bare.answer(q)
-            assert time.perf_counter() - t0 < 1.0
+            assert answer.rounds == 1, answer.trace  # refused at once, not after trying other sources
             assert not answer.sufficient and "genome.fasta" in answer.answer, answer.answer
             assert not any(c.source == "pubmed" for c in answer.citations)
     finally:
