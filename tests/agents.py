@@ -14,8 +14,9 @@ from biorag.settings import load_settings
 
 
 @contextmanager
-def newcomer_agent(data_dir: Path, planner: str = "rules") -> Iterator[Agent]:
-    agent = build_agent(load_settings(overrides={"data_dir": str(data_dir), "planner": planner}))
+def newcomer_agent(data_dir: Path, planner: str = "rules", settings: dict | None = None) -> Iterator[Agent]:
+    """`settings`: further overrides, nested as in a preset ({"geneset": {...}})."""
+    agent = build_agent(load_settings(overrides={"data_dir": str(data_dir), "planner": planner, **(settings or {})}))
     try:
         yield agent
     finally:

@@ -10,6 +10,7 @@ of the library that were tested (every term sharing at least one gene with the q
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from biorag.knowledge.gene_sets import Library, QueryLibrary
@@ -121,6 +122,29 @@ def broader_cover(best: Enriched, enriched: list[Enriched], broader: set[str], a
     if not wider:
         return best
     return min(wider, key=lambda e: (-e.k, e.K, e.p_adj, e.term))
+
+
+def covering_term(first: Enriched, ranked: list[Enriched], asked: int, share: float, alpha: float,
+                  min_strength: float = 0.5, depth: Callable[[str], int] = lambda term: 0) -> Enriched:
+    """The term that answers "which term do these genes share" in one library: `first` (its
+    first-ranked term), unless `first` holds fewer than `share` of the `asked` genes. Then
+    the significant term (adjusted p <= `alpha`) of `ranked` that holds the most of them,
+    among those at least `min_strength` times as strong as `first` (-log10 adjusted p);
+    ties go to the lower p, then the smaller term, then the deeper one (`depth`: a term's
+    number of ancestors). `share` 0 keeps `first` always.
+
+    Off by default (`geneset.go_cover_share` 0): GeneAgent's GO sets are one GO term's genes
+    each, and their gold term is the first-ranked one more often than any term holding more
+    of the genes, even when this GO release gives it under half of them; on sets mixing two
+    GO sets, the first-ranked term is the larger set's term more often too. Figures:
+    benchmarks/results/2026-11-29/README.md."""
+    if share <= 0 or first.k >= share * asked:
+        return first
+    floor = min_strength * -math.log10(max(first.p_adj, 1e-300))
+    wider = [e for e in ranked if e.k > first.k and e.p_adj <= alpha and -math.log10(max(e.p_adj, 1e-300)) >= floor]
+    if not wider:
+        return first
+    return min(wider, key=lambda e: (-e.k, float(f"{e.p:.9g}"), e.K, -depth(e.term), e.term))
 
 
 def _lcs_len(a: list[str], b: list[str]) -> int:

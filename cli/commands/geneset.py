@@ -57,9 +57,15 @@ def excluded_libraries(exclude: list[str] | None) -> list[str]:
 
 
 def render(d: dict) -> str:
-    """The report as text: the name first, then the genes, the enriched terms per library
+    """The report as text: the name first, the GO and Reactome terms a question naming them
+    gets, then the genes, the enriched terms per library
     with their supporting genes, the verified and the removed claims, and notes."""
-    lines = [d["answer"], ""]
+    lines = [d["answer"]]
+    for label, key in (("GO Biological Process term", "go_term"), ("Reactome pathway", "pathway_term")):
+        if e := d.get(key):  # what `biorag ask` answers a question naming GO or Reactome with
+            lines.append(f"{label}: {e['name']} ({e['term']}, {e['k']}/{len(d['genes']['used'])} genes, "
+                         f"adjusted p {e['p_adj']:.2g})")
+    lines.append("")
     g = d["genes"]
     lines.append(f"genes used ({len(g['used'])}): " + " ".join(x["symbol"] for x in g["used"]))
     for r in g["renamed"]:

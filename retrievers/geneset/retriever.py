@@ -44,7 +44,13 @@ from biorag.contracts.errors import (
 )
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import AnswerField, Reading
-from biorag.knowledge.enrichment import Enriched, broader_cover, consensus_term, enrich
+from biorag.knowledge.enrichment import (
+    Enriched,
+    broader_cover,
+    consensus_term,
+    covering_term,
+    enrich,
+)
 from biorag.knowledge.gene_sets import (
     BUNDLED,
     LIBRARY_LABELS,
@@ -187,6 +193,10 @@ class GeneSetReport:
     name: str | None = None
     name_source: str = "term"
     name_term: Enriched | None = None
+    #: what a question naming GO or Reactome is answered with (`GeneSetInterpreter.go_term`,
+    #: `.pathway_term`): the CLI shows them, so `ask` and `geneset` name a set alike
+    go_term: Enriched | None = None
+    pathway_term: Enriched | None = None
     significant: bool = False
     #: why the naming term does not answer what the set shares ('' when it does: `SetRule`)
     why_not: str = ""
@@ -221,6 +231,8 @@ class GeneSetReport:
             "significant": self.significant,
             "why_not": self.why_not,
             "name_term": self.name_term.as_dict() if self.name_term else None,
+            "go_term": self.go_term.as_dict() if self.go_term else None,
+            "pathway_term": self.pathway_term.as_dict() if self.pathway_term else None,
             "genes": {
                 "used": [g.as_dict() for g in self.genes if g.symbol],
                 "renamed": [g.as_dict() for g in self.genes if g.status == "renamed"],
@@ -380,6 +392,24 @@ class GeneSetInterpreter:
         return broader_cover(ok[0], ok, ancestors(ok[0].term, term_parents(library)), rule.alpha,
                              self.cfg.broader_strength)
 
+    def go_term(self, report: GeneSetReport) -> Enriched | None:
+        """The GO BP term a question naming GO is answered with: the first-ranked
+        (`first_go_term`), or, when that holds under `geneset.go_cover_share` of the genes, the
+        significant GO term holding most of them (`biorag.knowledge.enrichment.covering_term`)."""
+        first = first_go_term(report)
+        if first is None:
+            return None
+        parents = term_parents("go_bp")
+        return covering_term(first, report.enriched.get("go_bp", []), len(report.used), self.cfg.go_cover_share,
+                             self.rule.alpha, depth=lambda term: len(ancestors(term, parents)))
+
+    def pathway_term(self, report: GeneSetReport) -> Enriched | None:
+        """The Reactome pathway a question naming Reactome is answered with: its most
+        significant pathway that explains the set, or a broader one covering more of the set
+        as significantly ("Phosphorylation of Emi1" 4/5 -> a mitotic cell cycle pathway 5/5);
+        none passing: its first-ranked one, a lead."""
+        return self.library_term(report, "reactome") or first_go_term(report, "reactome")
+
     def _consensus_candidates(self, report: GeneSetReport, rule: SetRule) -> list[tuple[Enriched, float]]:
         """The `consensus_top_k` most significant terms of each process library that pass
         `rule`, weighted by their -log10 adjusted p over the library's best (libraries
@@ -403,6 +433,7 @@ class GeneSetInterpreter:
         best, why_not = self._best_term(report)
         report.name_term, report.significant, report.why_not = best, best is not None and not why_not, why_not
         report.name = best.name if best else None
+        report.go_term, report.pathway_term = self.go_term(report), self.pathway_term(report)
         claims = self._term_claims(report)
         if self._use_model() and best is not None:
             try:
@@ -598,11 +629,7 @@ class GeneSetRetriever(Retriever):
         (free text goes through `search`, which reads only symbols written as symbols)."""
         it = self.interpreter
         report = it.interpret(genes)
-        # a pathway question: Reactome's most significant passing pathway, or a broader one
-        # covering more of the set as significantly ("Phosphorylation of Emi1" 4/5 -> a
-        # mitotic cell cycle pathway 5/5); none passing: its first-ranked one, a lead
-        go_first = first_go_term(report)
-        reactome_first = it.library_term(report, "reactome") or first_go_term(report, "reactome")
+        go_first, reactome_first = report.go_term, report.pathway_term
         ordered = ([report.name_term] if report.name_term else []) + [
             e for e in report.top_terms(k) if e is not report.name_term]
         ordered = ordered[:k]
