@@ -68,7 +68,8 @@ def read_feature_list(stem: str, entities: list[Entity],
         kept.append(_gene_list(listed))
     unmatched = unmatched_items(text, lists, ranges, {(g.span or g.text).lower() for g in genes})
     kept.append(_feature_entity(features, unmatched))
-    kept += [d for d in entities if d.kind == "disease" and not _listed_disease(text, d, lists)]
+    kept += [d for d in entities if d.kind == "disease" and not _listed_disease(text, d, lists)
+             and not _made_of_features(text, d, ranges)]
     # in a list of features (two or more of its items hold one), a later item that holds none
     # and asks nothing is a feature no term matched: its words ask nothing ("antibody response
     # to tetanus vaccine" asks about no response or vaccine). Items holding a feature keep their
@@ -184,6 +185,16 @@ def _listed_disease(text: str, disease: Entity, lists: list[list[tuple[int, int]
                 if s <= a and b <= e and (n > 0 or b == e) and (n < len(items) - 1 or a == s):
                     return True
     return False
+
+
+def _made_of_features(text: str, disease: Entity, ranges: list[tuple[int, int]]) -> bool:
+    """Whether a disease read by pattern (no dictionary knows it) is a phrase that holds two
+    or more of the matched features: the presentation itself, its features joined by words
+    that join no list ("genes for early-onset progressive ataxia with severe hearing loss")."""
+    if disease.how != "pattern":
+        return False
+    spots = _occurrences(text, disease.span or disease.text)
+    return any(sum(a <= s and e <= b for s, e in ranges) >= 2 for a, b in spots)
 
 
 def _feature_entity(features: list[tuple[int, int, object, bool]], unmatched: list[str] = ()) -> Entity:

@@ -121,3 +121,26 @@ def test_the_same_features_asking_for_diseases_ask_for_diseases(agent, case):
     names = [case.labels.get(t, t) for t in capped(case, 8).observed]
     a = _read(agent, f"Which diseases show {_and_list(names)}?")
     assert a.intent is not None and a.intent.kind == "phenotype_diseases", (a.intent, a.entities)
+
+
+TWO_FEATURE_CASES = [c for c in CASES if len(capped(c, 8).observed) >= 2]
+
+
+def test_two_features_joined_by_with_are_one_presentation(agent):
+    """"genes for early-onset A with B" reads the terms "genes for A and B" reads: a phrase no
+    dictionary knows as a disease, read by pattern, that holds two of the features is the
+    presentation, not a disease to look up (it went to OMIM and found nothing). Checked on
+    the cases whose first two features the "and" wording reads as two terms."""
+    checked = 0
+    for case in TWO_FEATURE_CASES:
+        a, b = [case.labels.get(t, t) for t in capped(case, 8).observed][:2]
+        listed = _read(agent, f"genes for {a} and {b}")
+        if listed.intent is None or listed.intent.kind != "phenotype_genes" or len(_terms(listed)) < 2:
+            continue
+        checked += 1
+        for question in (f"genes for early-onset {a} with {b}", f"genes for {a.lower()} with {b.lower()}"):
+            joined = _read(agent, question)
+            assert joined.intent is not None and joined.intent.kind == "phenotype_genes", (
+                question, joined.intent, [(e.kind, e.text, e.how) for e in joined.entities])
+            assert _terms(joined) == _terms(listed), question
+    assert checked >= 30, checked
