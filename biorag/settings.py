@@ -222,21 +222,22 @@ class IndexSettings(_Section):
         "is scored exactly instead of searched by HNSW, whose graph walk starves under selective filters; "
         "0 = always HNSW",
     )
-    # RRF's usual constants until benchmarks/hybrid_retrieval.py tunes them on BioASQ 7B-11B
-    # Off until the fused figure on BioASQ 12B is measured (benchmarks/hybrid_retrieval.py); the
-    # build writes the lexical side index either way, so switching it on needs no rebuild
+    # Constants tuned on BioASQ 7B-11B by benchmarks/hybrid_retrieval.py (12B fused R@10 0.822
+    # against dense 0.754, benchmarks/results/2026-11-29/README.md). Off until the everyday and
+    # literature benchmarks are rerun with it on; the build writes the lexical side index either
+    # way, so switching it on needs no rebuild
     hybrid: bool = Field(
         False, description="searches without a MeSH filter fuse the vector hits with BM25 hits from the lexical "
         "side index the build writes beside each collection (reciprocal rank fusion); an index built without one "
         "is searched by vectors alone",
     )
-    rrf_k: float = Field(60.0, ge=0, le=1000, description="hybrid search: RRF damping constant (small: one list's "
+    rrf_k: float = Field(5.0, ge=0, le=1000, description="hybrid search: RRF damping constant (small: one list's "
                          "top hit can win alone; large: agreement between the lists counts)")
-    lexical_weight: float = Field(1.0, ge=0, le=10, description="hybrid search: weight of the BM25 list (the "
+    lexical_weight: float = Field(1.5, ge=0, le=10, description="hybrid search: weight of the BM25 list (the "
                                   "vector list weighs 1)")
     expansion_weight: float = Field(0.0, ge=0, le=10, description="hybrid search: weight of the BM25 list of the "
                                     "question's gene aliases and MeSH names (0 = no expansion)")
-    fusion_depth: int = Field(50, ge=1, le=1000, description="hybrid search: places of each list that vote")
+    fusion_depth: int = Field(100, ge=1, le=1000, description="hybrid search: places of each list that vote")
     min_abstract_words: int = Field(40, ge=0, description="cleaning: shorter abstracts are dropped (too_short)")
     read_workers: int = Field(
         -1, ge=-1, le=64,
