@@ -9,7 +9,7 @@ gene HPO links to them), a presentation keeps a random half of the disease's fea
 The store's ranking (`PhenotypeModel.rank_genes`, shipped constants) ranks the genes; the
 case scores when a gene HPO links to that disease is in the first 1 / 10. The disease itself
 stays in the store, as in clinical use: the figure measures how noise and missing features
-are borne, not curation. Issue 38 row 4 asks >= 0.8 in the first 10.
+are borne, not curation (the clinical-genetics target: >= 0.8 in the first 10).
 """
 
 from __future__ import annotations
