@@ -63,8 +63,11 @@ def render(d: dict) -> str:
     lines = [d["answer"]]
     for label, key in (("GO Biological Process term", "go_term"), ("Reactome pathway", "pathway_term")):
         if e := d.get(key):  # what `biorag ask` answers a question naming GO or Reactome with
-            lines.append(f"{label}: {e['name']} ({e['term']}, {e['k']}/{len(d['genes']['used'])} genes, "
-                         f"adjusted p {e['p_adj']:.2g})")
+            stats = f"({e['term']}, {e['k']}/{len(d['genes']['used'])} genes, adjusted p {e['p_adj']:.2g})"
+            if e.get("why_not"):  # `ask` refuses it too, and gives it as a lead
+                lines.append(f"{label}: none answers; the closest, a lead only: {e['name']} {stats}, {e['why_not']}")
+            else:
+                lines.append(f"{label}: {e['name']} {stats}")
     lines.append("")
     g = d["genes"]
     lines.append(f"genes used ({len(g['used'])}): " + " ".join(x["symbol"] for x in g["used"]))

@@ -197,6 +197,9 @@ class GeneSetReport:
     #: `.pathway_term`): the CLI shows them, so `ask` and `geneset` name a set alike
     go_term: Enriched | None = None
     pathway_term: Enriched | None = None
+    #: why each of those does not answer the set ('' when it does: `SetRule`), as `ask` refuses it
+    go_why_not: str = ""
+    pathway_why_not: str = ""
     significant: bool = False
     #: why the naming term does not answer what the set shares ('' when it does: `SetRule`)
     why_not: str = ""
@@ -231,8 +234,9 @@ class GeneSetReport:
             "significant": self.significant,
             "why_not": self.why_not,
             "name_term": self.name_term.as_dict() if self.name_term else None,
-            "go_term": self.go_term.as_dict() if self.go_term else None,
-            "pathway_term": self.pathway_term.as_dict() if self.pathway_term else None,
+            "go_term": {**self.go_term.as_dict(), "why_not": self.go_why_not} if self.go_term else None,
+            "pathway_term": ({**self.pathway_term.as_dict(), "why_not": self.pathway_why_not}
+                             if self.pathway_term else None),
             "genes": {
                 "used": [g.as_dict() for g in self.genes if g.symbol],
                 "renamed": [g.as_dict() for g in self.genes if g.status == "renamed"],
@@ -434,6 +438,8 @@ class GeneSetInterpreter:
         report.name_term, report.significant, report.why_not = best, best is not None and not why_not, why_not
         report.name = best.name if best else None
         report.go_term, report.pathway_term = self.go_term(report), self.pathway_term(report)
+        report.go_why_not, report.pathway_why_not = (self.rule.why_not(e, len(report.used)) if e else ""
+                                                     for e in (report.go_term, report.pathway_term))
         claims = self._term_claims(report)
         if self._use_model() and best is not None:
             try:

@@ -41,7 +41,8 @@ def _interpreter(data_dir: Path, share: float) -> GeneSetInterpreter:
 def test_ask_names_the_term_geneset_shows_for_the_wording(geneset_data_dir, share):
     rng = random.Random(11)
     it = _interpreter(geneset_data_dir, share)
-    covered = 0
+    covered = refused = 0
+    ans_go = None
     try:
         with newcomer_agent(geneset_data_dir, settings={"geneset": {"go_cover_share": share}}) as agent:
             for row in _rows():
@@ -53,13 +54,19 @@ def test_ask_names_the_term_geneset_shows_for_the_wording(geneset_data_dir, shar
                 for wording, template in WORDINGS.items():
                     # no GO term holding two of the genes: both refuse, the closest term a lead
                     term = (report.go_term if wording == "go_term" else None) or report.name_term
-                    answer = agent.answer(template.format(genes=_and_list(genes))).answer
-                    assert _TERM_ID.findall(answer)[:1] == [term.term], (wording, genes, answer[:300], term)
+                    ans = agent.answer(template.format(genes=_and_list(genes)))
+                    ans_go = ans if wording == "go_term" else ans_go
+                    assert _TERM_ID.findall(ans.answer)[:1] == [term.term], (wording, genes, ans.answer[:300], term)
                     assert term.term in shown.split("\n\n")[0], shown[:400]  # above the details
+                if report.go_term is not None:  # a GO term `ask` refuses, geneset shows as a lead only
+                    line = next(x for x in shown.splitlines() if x.startswith("GO Biological Process term:"))
+                    refused += bool(report.go_why_not)
+                    assert ("a lead only" in line) == bool(report.go_why_not) == (not ans_go.sufficient), line
     finally:
         it.close()
     # the rule is exercised where it is on: some sets get a GO term holding more genes
     assert (covered > 0) == (share > 0), covered
+    assert refused > 0  # some first GO terms explain too little of their set
 
 
 def test_a_first_term_holding_under_the_share_gives_way_to_one_holding_more(geneset_data_dir):
