@@ -189,12 +189,19 @@ def _listed_disease(text: str, disease: Entity, lists: list[list[tuple[int, int]
 
 def _made_of_features(text: str, disease: Entity, ranges: list[tuple[int, int]]) -> bool:
     """Whether a disease read by pattern (no dictionary knows it) is a phrase that holds two
-    or more of the matched features: the presentation itself, its features joined by words
-    that join no list ("genes for early-onset progressive ataxia with severe hearing loss")."""
+    or more of the matched features joined by words that join no list: the presentation
+    itself ("genes for early-onset progressive ataxia with severe hearing loss"). A phrase
+    whose features a list joins ("juvenile seizures and ataxia") stays entity linking's
+    reading: its first word may belong to a disease's name."""
     if disease.how != "pattern":
         return False
-    spots = _occurrences(text, disease.span or disease.text)
-    return any(sum(a <= s and e <= b for s, e in ranges) >= 2 for a, b in spots)
+    for a, b in _occurrences(text, disease.span or disease.text):
+        inside = [(s, e) for s, e in ranges if a <= s and e <= b]
+        joints = [m.start() for m in _ITEM_JOINT.finditer(text, a, b)
+                  if not any(s <= m.start() < e for s, e in ranges)]
+        if len(inside) >= 2 and not joints:
+            return True
+    return False
 
 
 def _feature_entity(features: list[tuple[int, int, object, bool]], unmatched: list[str] = ()) -> Entity:
