@@ -386,7 +386,7 @@ class GeneSetSettings(_Section):
         0.0, ge=0, le=1, description="a question naming GO gets the first-ranked GO BP term (lowest p, the more "
         "specific on a tie); above 0, when that term holds under this share of the genes, the significant GO "
         "term holding most of them instead (at least half as strong; biorag.knowledge.enrichment.covering_term). "
-        "Off: on GeneAgent's 1,000 GO sets 0.5 costs the GO cloze 0.725 -> 0.690 and, on sets mixing two GO "
+        "Off: on GeneAgent's 1,000 GO sets 0.5 costs the GO cloze 0.721 -> 0.688 and, on sets mixing two GO "
         "sets, names the larger one's term less often (benchmarks/results/2026-11-29/README.md)",
     )
     consensus_libraries: list[Literal[LIBRARY_NAMES]] = Field(  # type: ignore[valid-type]

@@ -72,6 +72,11 @@ class Enriched:
     extra: dict = field(default_factory=dict)
 
     @property
+    def strength(self) -> float:
+        """-log10 of the adjusted p: how strongly the term is enriched (comparable within a library)."""
+        return -math.log10(max(self.p_adj, 1e-300))
+
+    @property
     def fold(self) -> float:
         return (self.k / self.n) / (self.K / self.N) if self.n and self.K else 0.0
 
@@ -116,9 +121,8 @@ def broader_cover(best: Enriched, enriched: list[Enriched], broader: set[str], a
     The most significant term is often a narrow one that a few genes fill (3 of 4 mismatch
     repair genes in "meiotic mismatch repair", term size 3) while its parent holds all of
     them ("mismatch repair", 4/4, as significant)."""
-    strength = -math.log10(max(best.p_adj, 1e-300))
     wider = [e for e in enriched if e.term in broader and e.k > best.k and e.p_adj <= alpha
-             and -math.log10(max(e.p_adj, 1e-300)) >= min_strength * strength]
+             and e.strength >= min_strength * best.strength]
     if not wider:
         return best
     return min(wider, key=lambda e: (-e.k, e.K, e.p_adj, e.term))
@@ -140,8 +144,7 @@ def covering_term(first: Enriched, ranked: list[Enriched], asked: int, share: fl
     benchmarks/results/2026-11-29/README.md."""
     if share <= 0 or first.k >= share * asked:
         return first
-    floor = min_strength * -math.log10(max(first.p_adj, 1e-300))
-    wider = [e for e in ranked if e.k > first.k and e.p_adj <= alpha and -math.log10(max(e.p_adj, 1e-300)) >= floor]
+    wider = [e for e in ranked if e.k > first.k and e.p_adj <= alpha and e.strength >= min_strength * first.strength]
     if not wider:
         return first
     return min(wider, key=lambda e: (-e.k, float(f"{e.p:.9g}"), e.K, -depth(e.term), e.term))

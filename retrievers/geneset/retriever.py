@@ -25,7 +25,6 @@ Steps (`GeneSetInterpreter.interpret`):
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections.abc import Sequence
@@ -424,8 +423,8 @@ class GeneSetInterpreter:
         for rank, lib in enumerate(lib for lib in LIBRARY_ORDER if lib in self.cfg.consensus_libraries):
             ok = [e for e in report.enriched.get(lib, []) if rule.explains(e, asked)][:self.cfg.consensus_top_k]
             if ok:
-                top = _strength(ok[0])
-                pooled += [(e, _strength(e) / top if top > 0 else 1.0, rank) for e in ok]
+                top = ok[0].strength
+                pooled += [(e, e.strength / top if top > 0 else 1.0, rank) for e in ok]
         pooled.sort(key=lambda c: (-c[1], c[2]))
         return [(e, w) for e, w, _ in pooled]
 
@@ -547,10 +546,6 @@ class GeneSetInterpreter:
         ]
         naming, _raw = llm.structured(messages, ModelNaming, max_tokens=512)
         return naming
-
-
-def _strength(e: Enriched) -> float:
-    return -math.log10(max(e.p_adj, 1e-300))
 
 
 def first_go_term(report: GeneSetReport, library: str = "go_bp") -> Enriched | None:
