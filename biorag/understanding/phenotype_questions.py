@@ -22,10 +22,12 @@ cardiomyopathy?" stays a disease question).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from biorag.contracts.sources import Lexicon
 from biorag.understanding.entity_linking import _gene_list, _phenotypes
 from biorag.understanding.entity_patterns import clean_question
+from biorag.understanding.feature_qualifiers import QUALIFIER_WORDS, read_qualifiers
 from biorag.understanding.question_model import Entity
 from biorag.understanding.typed_entities import Member
 from biorag.understanding.unmatched_features import unmatched_items
@@ -49,8 +51,9 @@ def read_feature_list(stem: str, entities: list[Entity],
     text = clean_question(stem)
     genes = [e for e in entities if e.kind == "gene"]
     features = _located(text, lexicon, {g.text.lower() for g in genes if g.confident})
+    qualifiers = read_qualifiers(text, [(start, end) for start, end, _h, excluded in features if not excluded])
     if len(features) < 2:
-        return entities, []
+        return _qualified(entities, *qualifiers) if features else entities, []
     ranges = [(start, end) for start, end, _h, _x in features]
     lists = _lists(text, ranges)
     # a symbol inside a feature's name ("Decreased circulating IgA concentration"), or among
@@ -67,7 +70,7 @@ def read_feature_list(stem: str, entities: list[Entity],
     if len(listed) >= 2:
         kept.append(_gene_list(listed))
     unmatched = unmatched_items(text, lists, ranges, {(g.span or g.text).lower() for g in genes})
-    kept.append(_feature_entity(features, unmatched))
+    kept.append(_feature_entity(features, unmatched, *qualifiers))
     kept += [d for d in entities if d.kind == "disease" and not _listed_disease(text, d, lists)
              and not _made_of_features(text, d, ranges)]
     # in a list of features (two or more of its items hold one), a later item that holds none
@@ -189,28 +192,55 @@ def _listed_disease(text: str, disease: Entity, lists: list[list[tuple[int, int]
 
 def _made_of_features(text: str, disease: Entity, ranges: list[tuple[int, int]]) -> bool:
     """Whether a disease read by pattern (no dictionary knows it) is a phrase that holds two
-    or more of the matched features joined by words that join no list: the presentation
-    itself ("genes for early-onset progressive ataxia with severe hearing loss"). A phrase
-    whose features a list joins ("juvenile seizures and ataxia") stays entity linking's
-    reading: its first word may belong to a disease's name."""
+    or more of the matched features and is the presentation itself: joined by words that join
+    no list ("genes for early-onset progressive ataxia with severe hearing loss"), or made of
+    the features, list words and qualifiers alone ("congenital nyctalopia and optic disc
+    pallor", "juvenile seizures and ataxia": the qualifier is read as the onset,
+    biorag.understanding.feature_qualifiers). A phrase that holds other words beside a list
+    ("juvenile onset Huntington seizures and ataxia") stays entity linking's reading."""
     if disease.how != "pattern":
         return False
     for a, b in _occurrences(text, disease.span or disease.text):
         inside = [(s, e) for s, e in ranges if a <= s and e <= b]
         joints = [m.start() for m in _ITEM_JOINT.finditer(text, a, b)
                   if not any(s <= m.start() < e for s, e in ranges)]
-        if len(inside) >= 2 and not joints:
+        rest = {w.group(0).lower() for w in _WORD.finditer(text, a, b)
+                if not any(s <= w.start() < e for s, e in inside)}
+        if len(inside) >= 2 and (not joints or all(w in QUALIFIER_WORDS or w in _LIST_WORDS for w in _hyphen_parts(rest))):
             return True
     return False
 
 
-def _feature_entity(features: list[tuple[int, int, object, bool]], unmatched: list[str] = ()) -> Entity:
+#: the words that join a list's items
+_LIST_WORDS = {"and", "or"}
+
+
+def _hyphen_parts(words: set[str]) -> set[str]:
+    """Words split at hyphens ("early-onset": "early", "onset")."""
+    return {p for w in words for p in w.split("-") if p}
+
+
+def _feature_entity(features: list[tuple[int, int, object, bool]], unmatched: list[str] = (),
+                    onset: Member | None = None, unused: list[str] = ()) -> Entity:
     """The symptom list as entity linking writes it: the observed names, the HPO terms
-    with their polarity as members, and the listed features no term matched (members with
-    no HP id, `biorag.understanding.unmatched_features`)."""
+    with their polarity as members, the listed features no term matched (members with
+    no HP id, `biorag.understanding.unmatched_features`), then the onset its words give
+    and the qualifiers not used (`biorag.understanding.feature_qualifiers`)."""
     hits = [h for _s, _e, h, _x in features]
     observed = [h.span for _s, _e, h, excluded in features if not excluded]
     members = tuple(dict.fromkeys([*(Member(h.canonical, h.ident, x) for _s, _e, h, x in features),
-                                   *(Member(name) for name in unmatched)]))
+                                   *(Member(name) for name in unmatched), *([onset] if onset else []),
+                                   *(Member(name) for name in unused)]))
     return Entity("phenotype", ", ".join(observed or [h.span for h in hits]), True,
                   tuple(dict.fromkeys(h.canonical for h in hits)), hits[0].how, members=members)
+
+
+def _qualified(entities: list[Entity], onset: Member | None, unused: list[str]) -> list[Entity]:
+    """Entity linking's reading of a question naming one phenotype, its onset and unused
+    qualifiers added to the phenotype's members ("congenital hypotonia": Hypotonia with
+    Congenital onset)."""
+    extra = ([onset] if onset else []) + [Member(name) for name in unused]
+    if not extra:
+        return entities
+    return [replace(e, members=tuple(dict.fromkeys((*e.members, *extra)))) if e.kind == "phenotype" and e.members
+            else e for e in entities]

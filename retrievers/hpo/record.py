@@ -42,6 +42,14 @@ class QueryTerm(_Frozen):
     excluded: bool = False
 
 
+class OnsetTerm(_Frozen):
+    """The onset a question's words give ("congenital hypotonia"): an HPO onset term, which
+    lowers the diseases whose annotated onsets cannot overlap it."""
+
+    id: str
+    name: str
+
+
 class MatchedTerm(_Frozen):
     """How one asked phenotype is explained: the annotation of the disease that explains it,
     the term they share (`via`; the asked term itself when exact), its IC and the credit."""
@@ -87,7 +95,7 @@ class HpoRecord(SourceRecord):
 
 
 class RankedGeneRecord(HpoRecord):
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features", "onset"})
     KIND: ClassVar[str] = "gene"
     kind: Literal["gene"] = "gene"
     symbol: str
@@ -96,12 +104,14 @@ class RankedGeneRecord(HpoRecord):
     query_terms: list[QueryTerm]
     #: listed features no HPO term matched: not ranked, named (written only when there are some)
     unmatched_features: list[str] = []
+    #: the patient's onset the question's words give (an HPO onset term; written only then)
+    onset: OnsetTerm | None = None
     #: the gene's diseases, the one that explains the phenotypes best first
     diseases: list[str]
 
 
 class RankedDiseaseRecord(HpoRecord):
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features", "onset"})
     KIND: ClassVar[str] = "disease"
     kind: Literal["disease"] = "disease"
     name: str
@@ -110,6 +120,8 @@ class RankedDiseaseRecord(HpoRecord):
     query_terms: list[QueryTerm]
     #: listed features no HPO term matched: not ranked, named (written only when there are some)
     unmatched_features: list[str] = []
+    #: the patient's onset the question's words give (an HPO onset term; written only then)
+    onset: OnsetTerm | None = None
     genes: list[str]
 
 

@@ -31,18 +31,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from biorag.contracts.errors import InputError, NoRecord
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import AnswerField, HeldGene, Reading, RecordLinks
 from biorag.knowledge.catalogues import GENE_LINKERS, cited_as, record_url
-from biorag.knowledge.phenotype_types import HPO_LINK
+from biorag.knowledge.phenotype_types import HPO_LINK, ONSET_YEARS
 from biorag.retrieval.retriever import Retriever
 from biorag.understanding.search_request import Phenotype, SearchRequest
 from retrievers.hpo.record import (
     DiseaseRecord,
     GeneDiseasesRecord,
+    OnsetTerm,
     QueryTerm,
     RankedDiseaseRecord,
     RankedGeneRecord,
@@ -152,9 +153,10 @@ DISEASE_GENES = AnswerField(
 HPO_FIELDS = (DISEASE_GENES, DISEASE_FEATURES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, GENE_DISEASES)
 
 
-def _unmatched(names: Sequence[str]) -> dict[str, list[str]]:
-    """The ranked records' ``unmatched_features`` key, only when some feature matched no term."""
-    return {"unmatched_features": list(names)} if names else {}
+def _unmatched(names: Sequence[str], onset: OnsetTerm | None = None) -> dict[str, Any]:
+    """The ranked records' optional keys: ``unmatched_features`` when some feature matched no
+    term, ``onset`` when the question's words give one."""
+    return {**({"unmatched_features": list(names)} if names else {}), **({"onset": onset} if onset else {})}
 
 
 def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
@@ -169,9 +171,10 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
         values = [e.title for e in used]
         left = (f"\nNo HPO term matches {'; '.join(repr(f) for f in first.unmatched_features)}: "
                 "not used in the ranking") if first.unmatched_features else ""
-        return Reading(values, used, f"ranked by information content for {terms} (HPO {first.hpo_release})",
+        onset = f"; onset: {first.onset.name} ({first.onset.id})" if first.onset else ""
+        return Reading(values, used, f"ranked by information content for {terms}{onset} (HPO {first.hpo_release})",
                        links=[e.id for e in used] if field.name == "phenotype_genes" else None,
-                       text=f"{', '.join(values)} (HPO terms matched: {terms}){left}")
+                       text=f"{', '.join(values)} (HPO terms matched: {terms}{onset}){left}")
     diseases = DiseaseRecord.all_of(evidence)
     if field.name == "disease_features":
         if not diseases:
@@ -275,23 +278,27 @@ class HpoRetriever(Retriever):
         """Genes, then diseases (diseases first when they are asked), ranked for the
         phenotypes entity linking resolved (HP ids). Only observed ones are scored; excluded
         ones ("no seizures") are left out here."""
+        # the onset the question's words give (biorag.understanding.feature_qualifiers) is the
+        # patient's onset, not a feature
+        onset = next((OnsetTerm(id=p.hpo_id, name=p.name) for p in phenotypes if p.hpo_id in ONSET_YEARS), None)
         terms = [self.store._match(t, p.name) for p in phenotypes
-                 if not p.excluded and (t := self.store.term(p.hpo_id)) is not None]
+                 if not p.excluded and p.hpo_id not in ONSET_YEARS and (t := self.store.term(p.hpo_id)) is not None]
         # a listed feature no HPO term matched ranks nothing; the records name it
         unmatched = [p.name for p in phenotypes if not p.excluded and not p.hpo_id]
         out = []
         if terms:
-            genes = self.ranked_gene_records(terms, k, unmatched)
-            diseases = self.ranked_disease_records(terms, k, unmatched)
+            genes = self.ranked_gene_records(terms, k, unmatched, onset)
+            diseases = self.ranked_disease_records(terms, k, unmatched, onset)
             out = diseases + genes if diseases_first else genes + diseases
         if not out:
             raise NoRecord(SOURCE, f"no gene or disease is annotated with {', '.join(p.name for p in phenotypes)}")
         return out
 
-    def ranked_gene_records(self, terms: list[TermMatch], k: int, unmatched: Sequence[str] = ()) -> list[Evidence]:
+    def ranked_gene_records(self, terms: list[TermMatch], k: int, unmatched: Sequence[str] = (),
+                            onset: OnsetTerm | None = None) -> list[Evidence]:
         out = []
         observed, excluded = _split(terms)
-        for r in self.store.rank_genes(observed, k, excluded):
+        for r in self.store.rank_genes(observed, k, excluded, onset=onset.id if onset else None):
             matched = _matched_text(r)
             # a link HPO itself does not make names its catalogue (NCBI mim2gene_medgen, ClinVar)
             other = [] if r.linked_by == [HPO_LINK] else r.linked_by
@@ -302,13 +309,14 @@ class HpoRetriever(Retriever):
                 url=record_url(SOURCE, r.id), score=r.score, linked_by=other,
                 metadata=RankedGeneRecord(symbol=r.label, gene_id=int(r.id), matched=r.matched,
                                           query_terms=_query_terms(terms), diseases=r.related,
-                                          **_unmatched(unmatched), **_release_note(self.store)).as_metadata()))
+                                          **_unmatched(unmatched, onset), **_release_note(self.store)).as_metadata()))
         return out
 
-    def ranked_disease_records(self, terms: list[TermMatch], k: int, unmatched: Sequence[str] = ()) -> list[Evidence]:
+    def ranked_disease_records(self, terms: list[TermMatch], k: int, unmatched: Sequence[str] = (),
+                               onset: OnsetTerm | None = None) -> list[Evidence]:
         out = []
         observed, excluded = _split(terms)
-        for r in self.store.rank_diseases(observed, k, excluded):
+        for r in self.store.rank_diseases(observed, k, excluded, onset=onset.id if onset else None):
             matched = _matched_text(r)
             out.append(Evidence(
                 source=SOURCE, id=r.id, title=r.label,
@@ -316,7 +324,7 @@ class HpoRetriever(Retriever):
                 url=_disease_page(r.id), score=r.score, cite_as=cited_as(r.id),
                 metadata=RankedDiseaseRecord(name=r.label, disease_id=r.id, matched=r.matched,
                                              query_terms=_query_terms(terms), genes=r.related,
-                                             **_unmatched(unmatched), **_release_note(self.store)).as_metadata()))
+                                             **_unmatched(unmatched, onset), **_release_note(self.store)).as_metadata()))
         return out
 
     def disease_records(self, diseases: list[dict[str, str]], with_genes_first: bool = False) -> list[Evidence]:

@@ -174,20 +174,22 @@ class HpoStore:
         return resolve_terms(self._con, ids, what)
 
     def rank_diseases(self, terms: list[str], limit: int = 10, excluded: Sequence[str] = (),
-                      params: ScoringParams | None = None) -> list[Ranked]:
-        """Diseases best explaining the phenotypes (biorag.knowledge.phenotype_scoring)."""
+                      params: ScoringParams | None = None, onset: str | None = None) -> list[Ranked]:
+        """Diseases best explaining the phenotypes (biorag.knowledge.phenotype_scoring); `onset`:
+        the patient's HPO onset term, if known."""
         model = self.model()
         out = []
-        for d in model.rank_diseases(Patient(list(terms), list(excluded)), params or ScoringParams(), limit):
+        for d in model.rank_diseases(Patient(list(terms), list(excluded), onset), params or ScoringParams(), limit):
             out.append(Ranked(d.disease_id, d.name, d.score, self._matched(d), related=sorted(set(d.genes))))
         return out
 
     def rank_genes(self, terms: list[str], limit: int = 10, excluded: Sequence[str] = (),
-                   params: ScoringParams | None = None) -> list[Ranked]:
+                   params: ScoringParams | None = None, onset: str | None = None) -> list[Ranked]:
         """Genes ranked by their best single disease (biorag.knowledge.phenotype_scoring); `related`
         is that disease first, then the gene's other diseases by score."""
         out = []
-        for g in self.model().rank_genes(Patient(list(terms), list(excluded)), params or ScoringParams(), limit):
+        patient = Patient(list(terms), list(excluded), onset)
+        for g in self.model().rank_genes(patient, params or ScoringParams(), limit):
             r = Ranked(str(g.gene_id), g.symbol, g.score, self._matched(g.best))
             r.related = [g.best.disease_id, *(d for d, _, _ in g.other_diseases)]
             r.linked_by = list(g.linked_by)

@@ -142,5 +142,6 @@ def test_two_features_joined_by_with_are_one_presentation(agent):
             joined = _read(agent, question)
             assert joined.intent is not None and joined.intent.kind == "phenotype_genes", (
                 question, joined.intent, [(e.kind, e.text, e.how) for e in joined.entities])
-            assert _terms(joined) == _terms(listed), question
+            # beside the terms, "early-onset" is named as a qualifier the ranking did not use
+            assert {t for t in _terms(joined) if t[0]} == {t for t in _terms(listed) if t[0]}, question
     assert checked >= 30, checked

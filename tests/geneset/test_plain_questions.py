@@ -231,14 +231,17 @@ def test_framed_phenotype_lists_rank_genes(agent, hpo_store, question, phenotype
     assert [t.retriever for t in ans.trace if t.step == "retrieve"] == ["hpo"]
 
 
-def test_a_word_that_may_be_part_of_a_name_keeps_the_phrase_a_disease(understanding):
-    """Only words that name nothing frame a list: "juvenile" may be part of a disease's
-    name, so the phrase is not read as the phenotypes alone."""
+def test_a_qualifier_before_a_feature_list_is_kept_not_read_as_a_disease(understanding):
+    """Only words that name nothing frame a list. "juvenile" before two features is no lost
+    word and no unknown disease: it is the patient's onset (Juvenile onset), beside the
+    features (biorag.understanding.feature_qualifiers)."""
     a, _ = route(understanding, "Which genes cause both seizures and ataxia?")
     assert a.first("disease") is None
     retrievers, lexicon = understanding
     a = analyse("Which genes cause juvenile seizures and ataxia?", retrievers, lexicon)
-    assert a.first("disease") is not None and "juvenile" in a.first("disease").text
+    assert a.first("disease") is None, a.entities
+    assert {(m.name, m.ident) for m in a.first("phenotype").members} >= {("Seizure", "HP:0001250"),
+                                                                         ("Juvenile onset", "HP:0003621")}
 
 
 # A disease named with no lead word before it ("How does X present?", "What does X look
