@@ -292,7 +292,8 @@ def _named_in_full(text: str, lexicon: Lexicon) -> list[tuple[int, int, Entity]]
             continue
         for n in range(1, min(10, len(words) - i) + 1):
             last = words[i + n - 1]
-            if last.group(0).lower() not in _NOT_NAME_EDGE:
+            # a name of three words or more may end in one letter ("nuclear factor I A")
+            if last.group(0).lower() not in _NOT_NAME_EDGE or (n >= 3 and len(last.group(0)) == 1):
                 spans.setdefault(text[first.start():last.end()].lower(), (i, n))
     found: dict[str, list[LexiconHit]] = {}
     for h in safe_lookup(lexicon, list(spans), ("gene_name",)):  # type: ignore[arg-type]

@@ -120,10 +120,11 @@ class StoreLexicon:
         names = self._load_names()
         out = []
         for span in spans:
-            first = span.split(maxsplit=1)[0].lower() if span.strip() else ""
+            # the first word of the key, not of the span: "fibrillin-1" is keyed "fibrillin 1"
+            key = gene_name_key(span)
+            first = key.split(" ", 1)[0]
             if first not in self._first_words and american_spelling(first) not in self._first_words:
                 continue  # no name starts with this word: most phrases of a question
-            key = gene_name_key(span)
             for k in dict.fromkeys([key, american_spelling(key)]):
                 for gene_id, symbol, how in names.get(k, ()):
                     out.append(LexiconHit(span.lower(), "gene", span, symbol, str(gene_id), how))
