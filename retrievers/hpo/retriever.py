@@ -180,9 +180,10 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
         if not diseases:
             return None
         ev, rec = diseases[0]
-        feats = [p.name for p in rec.phenotypes[:15]]
-        # the disease's record: its features first, then the genes HPO links to it
-        text = ", ".join(feats) + (f"\ngenes (HPO gene links of {ev.id}): {', '.join(rec.genes)}" if rec.genes else "")
+        feats = [p.name for p in rec.phenotypes]
+        # the disease's record: its first 15 features, then the genes HPO links to it; the
+        # values hold every feature the record carries, so an option naming a later one is found
+        text = ", ".join(feats[:15]) + (f"\ngenes (HPO gene links of {ev.id}): {', '.join(rec.genes)}" if rec.genes else "")
         return Reading(feats, [ev], f"HPO annotations of {ev.title} ({ev.id})", text=text) if feats else None
     if field.name == "disease_genes":
         with_genes = [(e, r) for e, r in diseases if r.genes]
