@@ -305,7 +305,11 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     if q.kind == "yes_no":
         return _yes_no(q, about, limit)
     if q.kind == "list":
-        return _listed(q, [r for r in reads if not r.announces and _entities_only(r.sentence, q)], lexicon, limit)
+        # a sentence about the question's entities may name the answer in other words than the
+        # question's; a question naming no entity a dictionary knows ("the target of
+        # necrostatin-1") has only its topic words to tie a sentence to it
+        tied = (lambda r: _entities_only(r.sentence, q)) if q.entities else (lambda r: r.about)
+        return _listed(q, [r for r in reads if not r.announces and tied(r)], lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
     lead = about[0].sentence

@@ -135,3 +135,15 @@ def test_an_answer_about_other_entities_is_not_sufficient(read):
               "How does estrogen act in Huntington disease?"):
         r = read(q, _ranked(ev))
         assert not r.sufficient and r.reason, (q, r.text)
+
+
+def test_a_list_question_naming_no_known_entity_is_tied_by_its_topic_words(read):
+    """A list question whose subject no dictionary knows ("hymenialdisine", a sponge
+    compound) has only its topic words to tie a sentence to it: a real abstract about that
+    compound answers it, and the same abstract does not answer for another compound (its
+    kinases were listed as the answer, marked sufficient)."""
+    ev = _evidence("10662688")  # hymenialdisine inhibits CDKs, GSK-3beta and CK1
+    r = read("Which kinases does hymenialdisine inhibit?", _ranked(ev))
+    assert r.kind == "list" and r.sufficient and {"CDK5", "GSK3B"} & set(r.named), (r.reason, r.named)
+    r = read("Which kinases does bryostatin inhibit?", _ranked(ev))
+    assert r.kind == "list" and not r.sufficient, r.named
