@@ -90,6 +90,10 @@ class AnswerField:
     #: the name it is asked of is read as a name of the field's kind, whatever else it names
     #: ("official symbol of WARTS": LATS1's alias, not the skin lesion; biorag.understanding.asked_names)
     subject_is_name: bool = False
+    #: the record states the field in general (a gene's function): a question that sets it in
+    #: a context of its own ("what does BIN1 do at the synapse?", "the role of PC in invasive
+    #: cancer cells") asks the literature (biorag.understanding.literature_asks)
+    general_only: bool = False
 
 
 #: the field of free-text sources (literature, web): passages a generated or extractive

@@ -11,6 +11,9 @@ suppressor?", "Does aspirin lower cancer risk?") goes there too. What stays with
 - a bare list of features, with or without "which genes" or "what could explain" (phenotype
   ranking): entity and feature names are blanked before the ask words are read, and those
   frames ask for the features' genes, a record field;
+- a field a record states only in general (a gene's function) asked with no context of the
+  question's own: "What does BIN1 do?" is the record's, "What does neuronal BIN1 do at the
+  synapse?" the literature's;
 - a relation a loaded curated source states exactly: a gene asked about in a disease it
   names ("is FBN1 linked to Marfan syndrome?": the curated gene–disease links); the genes of
   a disease or of features asked with a risk word ("which genes raise the risk of breast
@@ -31,9 +34,10 @@ from dataclasses import dataclass
 from functools import cache
 
 from biorag.contracts.sources import Source
-from biorag.understanding.intent import detect_intent, normalise
+from biorag.understanding.intent import PLACEHOLDER, detect_intent, field_vocabulary, normalise
 from biorag.understanding.question_model import Entity
-from biorag.understanding.question_words import word_map, words
+from biorag.understanding.question_words import FILLER, NOT_GENES, filler, word_map, words
+from biorag.understanding.unknown_names import POLITE
 
 #: the asks that may stand beside a curated list and leave it one ("which genes increase the risk
 #: of D": the genes of a disease)
@@ -93,13 +97,28 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
             return None
         return LiteratureAsk(tuple(dict.fromkeys(g for g, _ in strong)), tuple(c for _, c in strong))
     if field is not None:
-        return None  # a record field is asked, and nothing else
+        return _in_context(field, blanked, sources)  # a record field is asked, and maybe a context
     linked = any(e.role == "subject" for e in entities)  # a gene asked about in a disease: the curated link's
     if found and not linked:
         return LiteratureAsk(tuple(dict.fromkeys(g.removesuffix("_weak") for g, _ in found)), tuple(c for _, c in found))
     if opens_yes_no(blanked) and not linked:
         return LiteratureAsk(("yes_no",), ())
-    return None
+    weak = detect_intent(blanked, kinds, sources) if sources and kinds and not linked else None
+    return _in_context(weak, blanked, sources) if weak is not None else None
+
+
+def _in_context(field, blanked: str, sources: Mapping[str, Source] | None) -> LiteratureAsk | None:
+    """A field stated only in general (`AnswerField.general_only`), asked with words of a
+    context the question adds (a cell, a tissue, a process, a disease state): the literature's.
+    The context is every word left once the entities, the sources' cue words, filler and
+    polite words are taken out ("what does neuronal BIN1 do at the synapse": neuronal,
+    synapse)."""
+    if not field.hops[0].field.general_only or not sources:
+        return None
+    allowed = field_vocabulary(sources) | NOT_GENES | FILLER | POLITE
+    context = [w for w in (w.removesuffix("'s") for w in normalise(blanked).split())
+               if w and w not in allowed and not filler(w) and not w.isdigit() and w != PLACEHOLDER.strip()]
+    return LiteratureAsk(("context",), tuple(context)) if context else None
 
 
 def _curated(field, groups: set[str], blanked: str) -> bool:

@@ -84,9 +84,9 @@ SUMMARY = AnswerField(
      "biological function", "what does it do", "does $", "do $", "molecular function",
      # "what is BRCA2 involved in?", "what does X take part in": the processes it acts in
      "involved in $", "involved with $", "take part in $", "takes part in $", "participate in $",
-     "participates in $", "part of $"),
+     "participates in $", "part of $", "play $", "plays $"),
     GENE_IDS,
-    weak_cues=("what does", "job"))
+    weak_cues=("what does", "job"), general_only=True)
 #: the answer to a question that names one gene and asks nothing else ("What is PSEN1?",
 #: "Tell me about PSEN1"): who it is (symbol, name, type, location, ids), what it does and
 #: the diseases linked to it (`gene_card`)

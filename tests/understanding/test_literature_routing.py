@@ -38,10 +38,13 @@ FEATURE_RECORD = ["Which genes could explain {x}?", "candidate genes for {x}", "
 FEATURE_LITERATURE = ["What treatments reduce {x}?", "Does {x} affect survival?", "What is the prognosis of {x}?",
                       "How is {x} managed?", "Which drugs can cause {x}?", "What is the risk of {x} after surgery?"]
 GENE_RECORD = ["Which chromosome is {x} on?", "What is the function of {x}?", "What is the Ensembl ID of {x}?",
-               "What is {x}?", "Is {x} protein coding?"]
+               "What is {x}?", "Is {x} protein coding?", "What does {x} do?", "what role does {x} play?"]
 GENE_LITERATURE = ["Which drugs target {x}?", "What is the effect of {x} knockdown on cell proliferation?",
                    "Does {x} expression predict survival?", "What are the mechanisms of resistance to {x} inhibitors?",
-                   "Is {x} a tumour suppressor?", "How does {x} compare with its paralogs in expression?"]
+                   "Is {x} a tumour suppressor?", "How does {x} compare with its paralogs in expression?",
+                   # a function the gene's record states in general, asked in a context of the question's own
+                   "What does {x} do in the developing heart?", "What is the role of {x} in T cell activation?",
+                   "What is the function of {x} at the synapse?"]
 
 
 def _wordings(question: str) -> list[str]:
