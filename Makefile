@@ -10,7 +10,7 @@ export DO_NOT_TRACK=1
 export SCARF_NO_ANALYTICS=1
 export HF_HUB_OFFLINE=1
 
-.PHONY: setup browser-deps demo hpo-store hpo-store-2025-11 hpo3-wheel test lint eval-dev clean-venv help
+.PHONY: setup browser-deps demo hpo-store hpo-store-2025-11 hpo3-wheel pheval-venv test lint eval-dev clean-venv help
 
 help:
 	@echo "make setup  - create .venv and install BioRAG (torch CPU build first)"
@@ -18,6 +18,7 @@ help:
 	@echo "make test   - set up, install the browser tests' chromium if missing, run the whole test suite"
 	@echo "make hpo-store - the HPO store demo builds: HPO 2025-11-24, or 2025-01-16 when PyPI is unreachable"
 	@echo "make hpo-store-2025-11 - the HPO store from HPO 2025-11-24 (the release hpo3 1.5.1 embeds), for phenotype ranking"
+	@echo "make pheval-venv - PhEval $(PHEVAL_VERSION) and BioRAG's runner in .venv-pheval (the PhEval runner's test uses it)"
 	@echo "make lint   - ruff"
 	@echo "make eval-dev - full gene store + GeneTuring/GeneHop dev, full system and D1/C1/C3 (SHARED=../shared/data)"
 
@@ -95,6 +96,25 @@ hpo3-wheel: setup
 	mkdir -p $(HPO3_DIR)
 	$(HPO3_FETCH)
 
+# PhEval (README "Benchmarking with PhEval") in a venv of its own: pheval pins pyarrow<20 and
+# brings ~180 packages (oaklib, polars, duckdb, plotly...) that .venv must not get. BioRAG goes
+# in without its dependencies, only so that its `pheval.plugins` entry point (pyproject.toml) is
+# installed; the runner imports PhEval alone and runs .venv's `biorag` as a command.
+PHEVAL_VENV    := .venv-pheval
+PHEVAL_STAMP   := $(PHEVAL_VENV)/.installed
+PHEVAL_VERSION := $(shell sed -n 's/^pheval = \["pheval==\(.*\)"\]/\1/p' pyproject.toml)
+
+pheval-venv: $(PHEVAL_STAMP)
+
+$(PHEVAL_STAMP): pyproject.toml constraints-pheval.txt
+	$(if $(PHEVAL_VERSION),,$(error pyproject.toml has no line 'pheval = ["pheval==VERSION"]' to read PhEval's version from))
+	test -x $(PHEVAL_VENV)/bin/python || $(PYTHON) -m venv $(PHEVAL_VENV)
+	$(PHEVAL_VENV)/bin/pip install -q -c constraints-pheval.txt "pheval==$(PHEVAL_VERSION)"
+	$(PHEVAL_VENV)/bin/pip install -q --no-deps -e .
+	# its `biorag` has none of BioRAG's dependencies: gone, so nothing runs it by mistake
+	rm -f $(PHEVAL_VENV)/bin/biorag
+	touch $(PHEVAL_STAMP)
+
 # The browser tests drive Debian's chromium through chromium-driver. Installed here when
 # missing (as root, with apt-get); otherwise make stops with one line that says how.
 CHROMIUM     ?= chromium
@@ -107,9 +127,9 @@ browser-deps:
 	$(if $(BROWSER_MISSING),$(if $(filter 0,$(EUID)),,$(error the browser tests need chromium and chromium-driver: run 'sudo apt-get install -y $(BROWSER_PACKAGES)', then 'make test' again)))
 	$(if $(BROWSER_MISSING),apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null,@:)
 
-test: browser-deps setup hpo3-wheel
+test: browser-deps setup hpo3-wheel pheval-venv
 	$(BIN)/ruff check biorag retrievers indexing application training serving cli evaluation tests benchmarks
-	BIORAG_HPO3_DIR=$(HPO3_DIR) $(BIN)/python -m pytest -q
+	BIORAG_HPO3_DIR=$(HPO3_DIR) BIORAG_PHEVAL=$(PHEVAL_VENV)/bin/pheval $(BIN)/python -m pytest -q
 
 # The dev report of the closing notes: full gene store from the bulk files, then both dev
 # benchmarks replayed from the bundled recording. Run one at a time (Milvus Lite: one process).
@@ -127,4 +147,4 @@ lint: setup
 	$(BIN)/ruff check biorag retrievers indexing application training serving cli evaluation tests benchmarks
 
 clean-venv:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(PHEVAL_VENV)
