@@ -34,7 +34,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from biorag.contracts.sources import Source
-from biorag.understanding.intent import PLACEHOLDER, detect_intent, field_vocabulary, normalise
+from biorag.understanding.intent import (
+    NEXT_QUESTION,
+    PLACEHOLDER,
+    detect_intent,
+    field_vocabulary,
+    normalise,
+)
 from biorag.understanding.question_model import Entity
 from biorag.understanding.question_words import FILLER, NOT_GENES, filler, word_map, words
 from biorag.understanding.unknown_names import POLITE
@@ -97,27 +103,32 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
             return None
         return LiteratureAsk(tuple(dict.fromkeys(g for g, _ in strong)), tuple(c for _, c in strong))
     if field is not None:
-        return _in_context(field, blanked, sources)  # a record field is asked, and maybe a context
+        return _in_context(field, blanked, kinds, sources)  # a record field is asked, and maybe a context
     linked = any(e.role == "subject" for e in entities)  # a gene asked about in a disease: the curated link's
     if found and not linked:
         return LiteratureAsk(tuple(dict.fromkeys(g.removesuffix("_weak") for g, _ in found)), tuple(c for _, c in found))
     if opens_yes_no(blanked) and not linked:
         return LiteratureAsk(("yes_no",), ())
     weak = detect_intent(blanked, kinds, sources) if sources and kinds and not linked else None
-    return _in_context(weak, blanked, sources) if weak is not None else None
+    return _in_context(weak, blanked, kinds, sources) if weak is not None else None
 
 
-def _in_context(field, blanked: str, sources: Mapping[str, Source] | None) -> LiteratureAsk | None:
+def _in_context(field, blanked: str, kinds: set[str], sources: Mapping[str, Source] | None) -> LiteratureAsk | None:
     """A field stated only in general (`AnswerField.general_only`), asked with words of a
     context the question adds (a cell, a tissue, a process, a disease state): the literature's.
-    The context is every word left once the entities, the sources' cue words, filler and
-    polite words are taken out ("what does neuronal BIN1 do at the synapse": neuronal,
-    synapse)."""
+    The context is every word of the asking sentence left once the entities, the sources' cue
+    words, filler and polite words are taken out ("what does neuronal BIN1 do at the synapse":
+    neuronal, synapse); a sentence around it that asks nothing ("What does PTEN do? I need a
+    one-liner for my thesis.") sets no context."""
     if not field.hops[0].field.general_only or not sources:
         return None
+    parts = [p for p in NEXT_QUESTION.split(blanked) if p and p.strip()]
+    asking = [p for p in parts if detect_intent(p, kinds, sources) is not None] or parts
     allowed = field_vocabulary(sources) | NOT_GENES | FILLER | POLITE
-    context = [w for w in (w.removesuffix("'s") for w in normalise(blanked).split())
-               if w and w not in allowed and not filler(w) and not w.isdigit() and w != PLACEHOLDER.strip()]
+    # a word of three letters or fewer sets no context: most are a question word misspelt
+    # ("wat is the function of TP53?"), few a context ("gut")
+    context = [w for w in (w.removesuffix("'s") for w in normalise(" ".join(asking)).split())
+               if len(w) > 3 and w not in allowed and not filler(w) and not w.isdigit() and w != PLACEHOLDER.strip()]
     return LiteratureAsk(("context",), tuple(context)) if context else None
 
 
