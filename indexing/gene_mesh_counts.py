@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from biorag.knowledge.gene_sets import bundled_symbols
 from biorag.storage.gene_mentions import PMIDS_KEPT, SCHEMA, gene_mesh_path
 from biorag.storage.sqlite_store import build_atomically, write_build_record
+from indexing.collection_rows import collection_pages
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -97,13 +98,8 @@ def write_counts(out: Path, rows: Iterable[dict[str, Any]], source: str) -> dict
 
 
 def _scan(client, collection: str, batch: int = 1000):
-    it = client.query_iterator(collection, batch_size=batch, filter="pmid >= 0",
-                               output_fields=["pmid", "title", "abstract", "mesh_ui", "mesh_name"])
-    try:
-        while rows := it.next():
-            yield from rows
-    finally:
-        it.close()
+    for rows in collection_pages(client, collection, ["pmid", "title", "abstract", "mesh_ui", "mesh_name"], batch):
+        yield from rows
 
 
 def build_gene_mesh_counts(settings: Settings, client, collection: str, alias: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from biorag.ml import lexical_index
+from indexing.collection_rows import collection_pages
 
 if TYPE_CHECKING:
     from biorag.settings import Settings
@@ -22,14 +23,9 @@ PAGE = 1000
 
 
 def _rows(client, collection: str):
-    it = client.query_iterator(collection, batch_size=PAGE, filter="pmid >= 0",
-                               output_fields=["pmid", "title", "abstract"])
-    try:
-        while rows := it.next():
-            for r in rows:
-                yield r["pmid"], r.get("title") or "", r.get("abstract") or ""
-    finally:
-        it.close()
+    for rows in collection_pages(client, collection, ["pmid", "title", "abstract"], PAGE):
+        for r in rows:
+            yield r["pmid"], r.get("title") or "", r.get("abstract") or ""
 
 
 def write_lexical_index(settings: Settings, client, collection: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 
 from biorag.ml import pubmed_schema as ps
+from indexing.collection_rows import collection_pages
 from indexing.loader import MilvusLoader
 
 #: rows per page when counting a whole collection
@@ -39,24 +40,17 @@ def count_collection(client, collection: str, postings: bool = False) -> tuple[C
     ids: dict[str, set[int]] = {}
     rows = 0
     client.load_collection(collection)  # a resumed build finds it released
-    it = client.query_iterator(collection, batch_size=PAGE, filter="", output_fields=["pmid", "mesh_ui"])
-    try:
-        while True:
-            page = it.next()
-            if not page:
-                break
-            for r in page:
-                uis = set(r.get("mesh_ui") or [])
-                counts.update(uis)
-                if postings:
-                    for u in uis:
-                        if counts[u] <= ps.POSTINGS_MAX_ROWS:
-                            ids.setdefault(u, set()).add(int(r["pmid"]))
-                        else:
-                            ids.pop(u, None)
-            rows += len(page)
-    finally:
-        it.close()
+    for page in collection_pages(client, collection, ["pmid", "mesh_ui"], PAGE, filter=""):
+        for r in page:
+            uis = set(r.get("mesh_ui") or [])
+            counts.update(uis)
+            if postings:
+                for u in uis:
+                    if counts[u] <= ps.POSTINGS_MAX_ROWS:
+                        ids.setdefault(u, set()).add(int(r["pmid"]))
+                    else:
+                        ids.pop(u, None)
+        rows += len(page)
     return counts, rows, ids
 
 

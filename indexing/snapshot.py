@@ -30,6 +30,7 @@ from biorag.knowledge.mesh import vocabulary_version
 from biorag.ml import pubmed_schema as ps
 from biorag.ml.embedder import identity, weights_digest
 from biorag.ml.vector_store import open_index
+from indexing.collection_rows import collection_pages
 from indexing.shards import MANIFEST, SHARD_SCHEMA_VERSION, _write_json, arrow_schema, read_manifest
 
 if TYPE_CHECKING:
@@ -126,17 +127,13 @@ def export_index(settings: Settings, out_dir: str | Path, alias: str | None = No
         out.mkdir(parents=True, exist_ok=True)
         report = ExportReport(out_dir=str(out), collection=target)
         sink = _ShardSink(out, shard_rows)
-        it = client.query_iterator(target, batch_size=READ_BATCH, filter="pmid >= 0", output_fields=EXPORT_FIELDS)
-        try:
-            while batch := it.next():
-                rows = [{k: r[k] for k in EXPORT_FIELDS} for r in batch]
-                sink.add(rows)
-                pmids = [int(r["pmid"]) for r in rows]
-                report.rows += len(rows)
-                report.pmid_min = min([*pmids, report.pmid_min] if report.pmid_min is not None else pmids)
-                report.pmid_max = max([*pmids, report.pmid_max] if report.pmid_max is not None else pmids)
-        finally:
-            it.close()
+        for batch in collection_pages(client, target, EXPORT_FIELDS, READ_BATCH):
+            rows = [{k: r[k] for k in EXPORT_FIELDS} for r in batch]
+            sink.add(rows)
+            pmids = [int(r["pmid"]) for r in rows]
+            report.rows += len(rows)
+            report.pmid_min = min([*pmids, report.pmid_min] if report.pmid_min is not None else pmids)
+            report.pmid_max = max([*pmids, report.pmid_max] if report.pmid_max is not None else pmids)
         sink.close_shard()
         report.shards = len(sink.entries)
         _write_json(out / MANIFEST, snapshot_manifest(settings, meta, target, report, sink.entries))
