@@ -199,5 +199,8 @@ def test_a_gene_records_lines_are_never_quoted_as_a_free_text_answer(index_with_
 def test_literature_that_answers_is_still_quoted_beside_gene_records(index_with_genes, question):
     ans = _agent_with_genes(index_with_genes).answer(question)
     assert ans.sufficient and ans.trace[-1].decision == "extractive", ans.answer
-    quotes = [m.groups() for line in ans.answer.splitlines()[1:] if (m := QUOTED.fullmatch(line))]
+    # every quoted line, the first one too: a "how" answer's first line is itself the cited
+    # sentence that links the question's names (a yes/no answer's is "Yes."), and when the
+    # question names O-GlcNAcase, only the sentence naming it may be quoted
+    quotes = [m.groups() for line in ans.answer.splitlines() if (m := QUOTED.fullmatch(line))]
     assert quotes and all(src == "pubmed" for _, src, _, _ in quotes) and "22366723" in {c for _, _, c, _ in quotes}
