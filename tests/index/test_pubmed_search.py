@@ -47,7 +47,9 @@ def embedder():
 def index(tmp_path_factory, embedder):
     tmp = tmp_path_factory.mktemp("search")
     rows = sample_rows(40)
-    settings = settings_for(tmp)
+    # the vector and MeSH paths, as a search with index.hybrid off runs them (the fused
+    # path, on by default: test_hybrid_search.py)
+    settings = settings_for(tmp, hybrid=False)
     report = build_index(settings, [write_jsonl(tmp / "records.jsonl", rows)], progress=False,
                          embedder=embedder, batch_size=16)
     assert report.ok
