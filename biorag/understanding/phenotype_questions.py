@@ -229,8 +229,7 @@ def _feature_entity(features: list[tuple[int, int, object, bool]], unmatched: li
     hits = [h for _s, _e, h, _x in features]
     observed = [h.span for _s, _e, h, excluded in features if not excluded]
     members = tuple(dict.fromkeys([*(Member(h.canonical, h.ident, x) for _s, _e, h, x in features),
-                                   *(Member(name) for name in unmatched), *([onset] if onset else []),
-                                   *(Member(name) for name in unused)]))
+                                   *(Member(name) for name in unmatched), *_qualifier_members(onset, unused)]))
     return Entity("phenotype", ", ".join(observed or [h.span for h in hits]), True,
                   tuple(dict.fromkeys(h.canonical for h in hits)), hits[0].how, members=members)
 
@@ -239,8 +238,13 @@ def _qualified(entities: list[Entity], onset: Member | None, unused: list[str]) 
     """Entity linking's reading of a question naming one phenotype, its onset and unused
     qualifiers added to the phenotype's members ("congenital hypotonia": Hypotonia with
     Congenital onset)."""
-    extra = ([onset] if onset else []) + [Member(name) for name in unused]
+    extra = _qualifier_members(onset, unused)
     if not extra:
         return entities
     return [replace(e, members=tuple(dict.fromkeys((*e.members, *extra)))) if e.kind == "phenotype" and e.members
             else e for e in entities]
+
+
+def _qualifier_members(onset: Member | None, unused: list[str]) -> list[Member]:
+    """The members the qualifiers add: the onset (with its HPO id), then the unused ones (no id)."""
+    return ([onset] if onset else []) + [Member(name) for name in unused]
