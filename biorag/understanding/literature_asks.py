@@ -8,6 +8,9 @@ suppressor?", "Does aspirin lower cancer risk?") goes there too. What stays with
 
 - a record field asked of an entity ("Which chromosome is FTO on?", "symptoms of Marfan
   syndrome", "Is FTO protein coding?") when no literature ask is cued;
+- a thing asked by name that no source's cue words name ("Which codons of APP are altered
+  in Alzheimer disease?", "which enzyme cleaves BACE's propeptide?") goes to the literature,
+  even where another word of the question cues a field ("pathogenic", "disease");
 - a bare list of features, with or without "which genes" or "what could explain" (phenotype
   ranking): entity and feature names are blanked before the ask words are read, and those
   frames ask for the features' genes, a record field;
@@ -50,6 +53,10 @@ from biorag.understanding.unknown_names import POLITE
 _CURATED_WITH = frozenset({"risk", "effect"})
 #: entity kinds whose cued field is a curated statement (a variant's significance)
 _CURATED_KINDS = frozenset({"rsid"})
+#: the words by which a question names the thing it asks for ("which codons", "what enzyme")
+_WHICH = frozenset({"which", "what"})
+#: at most this many words after "which"/"what" are read as the thing asked for
+_THING_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,9 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
         if field is not None and _curated(field, {g for g, _ in strong}, blanked):
             return None
         return LiteratureAsk(tuple(dict.fromkeys(g for g, _ in strong)), tuple(c for _, c in strong))
+    thing = asked_thing(blanked, sources) if sources else None
+    if thing:
+        return LiteratureAsk(("asked_thing",), thing)
     if field is not None:
         return _in_context(field, blanked, kinds, sources)  # a record field is asked, and maybe a context
     linked = any(e.role == "subject" for e in entities)  # a gene asked about in a disease: the curated link's
@@ -111,6 +121,31 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
         return LiteratureAsk(("yes_no",), ())
     weak = detect_intent(blanked, kinds, sources) if sources and kinds and not linked else None
     return _in_context(weak, blanked, kinds, sources) if weak is not None else None
+
+
+def asked_thing(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
+    """The words of the thing a which/what question asks for, when none of them is a word by
+    which any source's field is asked: "which codons of ∎ are altered": ("codons",). Empty
+    when the words after "which"/"what" are a field's ("which chromosome", "what signalling
+    pathway"), function or filler words ("what is", "which protein", "what could explain"),
+    or too short to tell ("what's")."""
+    parts = [p for p in NEXT_QUESTION.split(blanked) if p and p.strip()]
+    tokens = normalise(parts[0] if parts else blanked).split()
+    at = next((i for i, w in enumerate(tokens) if w in _WHICH), None)
+    if at is None:
+        return ()
+    stop = NOT_GENES | FILLER | POLITE
+    phrase: list[str] = []
+    for w in tokens[at + 1:at + 1 + _THING_WORDS]:
+        if w in stop or w == PLACEHOLDER.strip() or not w.isalpha():
+            break
+        phrase.append(w)
+    if not phrase or len(phrase[0]) <= 3:
+        return ()
+    vocabulary = field_vocabulary(sources)
+    if any({w, w.removesuffix("s"), w + "s"} & vocabulary or filler(w) for w in phrase):
+        return ()
+    return tuple(phrase)
 
 
 def _in_context(field, blanked: str, kinds: set[str], sources: Mapping[str, Source] | None) -> LiteratureAsk | None:

@@ -33,11 +33,15 @@ DISEASE_RECORD = ["What are the symptoms of {x}?", "Which genes are linked to {x
 DISEASE_LITERATURE = ["What is the best treatment for {x}?", "Which drugs are used to treat {x}?",
                       "Does physical exercise improve outcomes in {x}?", "What biomarkers predict progression of {x}?",
                       "What is the mechanism of {x}?", "Is {x} more common in women than in men?",
-                      "What is the risk of cancer in {x}?", "What is the life expectancy and survival in {x}?"]
+                      "What is the risk of cancer in {x}?", "What is the life expectancy and survival in {x}?",
+                      # a thing asked by name that no record field holds, beside a word that cues one
+                      "Which codons are altered by the pathogenic mutation found in {x}?",
+                      "Through which molecule do microglia ingest synapses in {x}?"]
 FEATURE_RECORD = ["Which genes could explain {x}?", "candidate genes for {x}", "{x}", "what could explain {x}?"]
 FEATURE_LITERATURE = ["What treatments reduce {x}?", "Does {x} affect survival?", "What is the prognosis of {x}?",
                       "How is {x} managed?", "Which drugs can cause {x}?", "What is the risk of {x} after surgery?"]
 GENE_RECORD = ["Which chromosome is {x} on?", "What is the function of {x}?", "What is the Ensembl ID of {x}?",
+               "Which cytogenetic band is {x} on?", "What conditions is {x} linked to?",
                "What is {x}?", "Is {x} protein coding?", "What does {x} do?", "what role does {x} play?"]
 GENE_LITERATURE = ["Which drugs target {x}?", "What is the effect of {x} knockdown on cell proliferation?",
                    "Does {x} expression predict survival?", "What are the mechanisms of resistance to {x} inhibitors?",
@@ -46,7 +50,8 @@ GENE_LITERATURE = ["Which drugs target {x}?", "What is the effect of {x} knockdo
                    # (a context made only of words other fields cue by, "in T cell activation", is not
                    # yet seen: biorag.understanding.literature_asks reads every source's cue words as no context)
                    "What does {x} do in the developing heart?", "What is the role of {x} in zebrafish embryos?",
-                   "What is the function of {x} at the synapse?"]
+                   "What is the function of {x} at the synapse?",
+                   "Which codons of {x} are altered by pathogenic mutations?", "Which enzyme cleaves {x}?"]
 
 
 def _wordings(question: str) -> list[str]:
