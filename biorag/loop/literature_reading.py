@@ -38,7 +38,7 @@ from biorag.knowledge.mesh import TAGGER_STOP_NAMES, find_in_text, vocabulary
 from biorag.loop.extractive import ScoredSentence, SentenceRanker
 from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise
 from biorag.understanding.literature_asks import ask_words_in, opens_yes_no
-from biorag.understanding.question_words import word_map, words
+from biorag.understanding.question_words import english_words, word_map, words
 
 if TYPE_CHECKING:
     from biorag.contracts.sources import Lexicon
@@ -48,6 +48,7 @@ _RESOURCES = Path(__file__).parents[1] / "resources"
 #: entity kinds a sentence need not mention (context, or not quoted back)
 _CONTEXT_KINDS = ("organism", "sequence")
 _SYMBOL_TOKEN = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9-]*)(?![\w])")
+_LOWER_TOKEN = re.compile(r"(?<![\w-])([a-z][a-z0-9]{3,})(?![\w])")
 _STEM = 5
 
 
@@ -151,7 +152,9 @@ class _Question:
     need: int  # topic words a sentence must hold
     direction: frozenset[str]  # "up"/"down" asked of a yes/no question
     asked_type: str | None  # "gene", "chemical", "disease" for a list question
+    asked_kinds: tuple[str, ...]  # every type its type word may mean ("molecule": gene, chemical)
     own: frozenset[str]  # lower-cased names the question itself gives
+    effect: bool  # asks for an effect ("What is the effect of X on Y?")
 
 
 def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
@@ -181,16 +184,20 @@ def _read_question(analysis: Analysis) -> _Question:
     topic = list(dict.fromkeys(_stem(w) for w in topic))
     norm = normalise(core)
     yes_no = opens_yes_no(core) or _has(norm, "whether") or bool(analysis.asks is not None and analysis.asks.yes_no)
-    asked_type = None if yes_no else _asked_type(norm)
+    asked_kinds = () if yes_no else _asked_type(norm)
+    asked_type = asked_kinds[0] if asked_kinds else None
     kind = "yes_no" if yes_no else "list" if asked_type else "how"
     direction = frozenset(_directions(" ".join(c for _g, c in ask_words_in(core)) + " " + norm)) if yes_no else frozenset()
     own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
     need = max(1, round(len(topic) * 0.5)) if topic else 0
-    return _Question(kind, entities, tuple(topic), need, direction, asked_type, own)
+    effect = analysis.asks is not None and "effect" in analysis.asks.groups
+    return _Question(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own, effect)
 
 
-def _asked_type(norm: str) -> str | None:
-    """The type of named things a list question asks for ("which drugs": chemical)."""
+def _asked_type(norm: str) -> tuple[str, ...]:
+    """The types of named things a list question asks for ("which drugs": chemical); a type
+    word listed under two types ("molecule", "biomarker": a gene product or a chemical) asks
+    for both, genes first."""
     tokens = norm.split()
     askers = set(reading_words("list_askers"))
     types = _asked_types()
@@ -198,12 +205,11 @@ def _asked_type(norm: str) -> str | None:
         if w not in askers:
             continue
         for j in range(i + 1, min(i + 5, len(tokens))):
-            for kind, ws in types.items():
-                two = " ".join(tokens[j:j + 2])
-                if two in ws or tokens[j] in ws:
-                    # a biomarker or marker may be a gene or a chemical: genes first
-                    return kind
-    return None
+            two = " ".join(tokens[j:j + 2])
+            kinds = tuple(kind for kind, ws in types.items() if two in ws or tokens[j] in ws)
+            if kinds:
+                return kinds
+    return ()
 
 
 @dataclass
@@ -235,15 +241,28 @@ def _entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None)
     return False
 
 
-def _coverage(text: str, q: _Question) -> int:
-    stems = {_stem(w) for w in normalise(text).split()}
+def _coverage(text: str, q: _Question, ev: Evidence | None = None) -> int:
+    """How many of the question's topic words the sentence holds, an abbreviation its record
+    defines counting as its long form ("DFs" for "dominant frequency")."""
+    words = normalise(text).split()
+    stems = {_stem(w) for w in words}
+    if ev is not None:
+        for long, short in _abbreviations(f"{ev.title}\n{ev.text}"):
+            if short in words or short + "s" in words:
+                stems.update(_stem(w) for w in normalise(long).split()[-len(short):])
     return sum(1 for t in q.topic if t in stems)
 
 
 def _mentions(text: str, q: _Question, ev: Evidence | None = None) -> bool:
     if not all(_entity_in(text, patterns, ev) for _name, patterns in q.entities):
         return False
-    return not q.topic or _coverage(text, q) >= q.need
+    return not q.topic or _coverage(text, q, ev) >= q.need
+
+
+def _states_change(text: str) -> bool:
+    """The sentence says which way something went, or that it did not ("increases", "did not
+    alter")."""
+    return bool(_directions(normalise(text))) or negated(text)
 
 
 @dataclass
@@ -312,6 +331,10 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         return _listed(q, [r for r in reads if not r.announces and tied(r)], lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
+    if q.effect:
+        # asked for an effect: a sentence that says which way it went leads, not the title
+        # that names the study ("Effect of ATP on dominant frequency in atrial fibrillation")
+        about = sorted(about, key=lambda r: (hedged(r.sentence.text), not _states_change(r.sentence.text)))
     lead = about[0].sentence
     return LiteratureReading("how", cited_line(lead), [r.sentence for r in about[:limit]], True)
 
@@ -330,7 +353,7 @@ def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
     stating: list[tuple[str, ScoredSentence]] = []
     # the sentences closest to the whole question first: a side finding of the same
     # abstract ("did not alter tau phosphorylation") does not outvote the one asked about
-    about = sorted(about, key=lambda r: -_coverage(r.sentence.text, q))
+    about = sorted(about, key=lambda r: -_coverage(r.sentence.text, q, r.sentence.evidence))
     for r in about:
         text = r.sentence.text
         if hedged(text):
@@ -343,8 +366,8 @@ def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
     if not stating:
         return LiteratureReading("yes_no", "The evidence does not say.", [r.sentence for r in about[:limit]], False,
                                  "the evidence does not say: " + _no_sentence(q).replace("speaks to", "states"))
-    best = _coverage(stating[0][1].text, q)
-    votes = {v for v, s in stating if _coverage(s.text, q) == best}
+    best = _coverage(stating[0][1].text, q, stating[0][1].evidence)
+    votes = {v for v, s in stating if _coverage(s.text, q, s.evidence) == best}
     if len(votes) > 1:
         yes = sum(1 for v, _ in stating if v == "Yes")
         return LiteratureReading("yes_no", f"The evidence is mixed: {yes} cited sentence(s) say yes, "
@@ -362,7 +385,10 @@ def _listed(q: _Question, reads: list[_Read], lexicon: Lexicon | None, limit: in
     if not support:
         kind = {"gene": "genes", "chemical": "chemicals or drugs", "disease": "diseases"}[q.asked_type or "gene"]
         return LiteratureReading("list", "", reason=f"no cited sentence about the question names {kind}")
-    ranked = sorted(support, key=lambda n: (-len({s.evidence.key for s in support[n]}),
+    # a thing named in a sentence that holds more of the question's topic words answers it
+    # better ("the propeptide of BACE is cleaved by furin" over "BACE and BACE2 form a family")
+    topical = {n: max(_coverage(s.text, q, s.evidence) for s in support[n]) for n in support}
+    ranked = sorted(support, key=lambda n: (-topical[n], -len({s.evidence.key for s in support[n]}),
                                             -sum(s.similarity for s in support[n]), n))
     used: list[ScoredSentence] = []
     for name in ranked:
@@ -375,17 +401,45 @@ def _listed(q: _Question, reads: list[_Read], lexicon: Lexicon | None, limit: in
 def _named_things(text: str, q: _Question, lexicon: Lexicon | None) -> list[str]:
     """The things of the asked type a sentence names (not the question's own)."""
     found: list[str] = []
-    if q.asked_type in ("gene",) and lexicon is not None:
-        tokens = list(dict.fromkeys(m.group(1) for m in _SYMBOL_TOKEN.finditer(text)))
-        if tokens:
-            for hit in lexicon.lookup_spans([t.lower() for t in tokens], ("gene",)):
-                if hit.how == "symbol" and hit.canonical.lower() not in q.own and hit.canonical in tokens:
-                    found.append(hit.canonical)
-    if q.asked_type in ("chemical", "disease") or (q.asked_type == "gene" and not found and lexicon is None):
-        branch = {"chemical": "D", "disease": "C", "gene": "D"}[q.asked_type]
+    types = q.asked_kinds
+    if "gene" in types and lexicon is not None:
+        found += _named_genes(text, q, lexicon)
+    branches = [{"chemical": "D", "disease": "C"}[t] for t in types if t != "gene"]
+    if q.asked_type == "gene" and not found and lexicon is None:
+        branches.append("D")
+    if branches:
         for d in find_in_text(text):
             if d.name.lower() in q.own or d.name.lower() in TAGGER_STOP_NAMES:
                 continue
-            if any(t.startswith(branch) and t.count(".") >= 2 for t in d.tree_numbers):
+            if any(t.startswith(b) and t.count(".") >= 2 for t in d.tree_numbers for b in branches):
                 found.append(d.name)
     return list(dict.fromkeys(found))
+
+
+def _named_genes(text: str, q: _Question, lexicon: Lexicon) -> list[str]:
+    """The genes a sentence names: an official symbol as written ("CDK5"), one written in lower
+    case that is no English word ("cdk5", "furin"), or an alias with a digit that names one
+    gene only ("MFG-E8"); never the question's own."""
+    written = {m.group(1).lower(): m.group(1) for m in _SYMBOL_TOKEN.finditer(text)}
+    english = english_words()
+    for m in _LOWER_TOKEN.finditer(text):
+        if m.group(1) not in english:
+            written.setdefault(m.group(1), m.group(1))
+    if not written:
+        return []
+    by_span: dict[str, list] = {}
+    for hit in lexicon.lookup_spans(list(written), ("gene",)):
+        by_span.setdefault(hit.span, []).append(hit)
+    found = []
+    for span, hits in by_span.items():
+        token = written.get(span, span)
+        symbol = next((h for h in hits if h.how == "symbol"), None)
+        if symbol is not None and (token == symbol.canonical or token.islower()):
+            hit = symbol
+        elif len({h.canonical for h in hits}) == 1 and any(c.isdigit() for c in token) and not token.islower():
+            hit = hits[0]
+        else:
+            continue
+        if hit.canonical.lower() not in q.own:
+            found.append((text.find(token), hit.canonical))
+    return [name for _at, name in sorted(found)]

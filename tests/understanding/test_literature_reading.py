@@ -147,3 +147,26 @@ def test_a_list_question_naming_no_known_entity_is_tied_by_its_topic_words(read)
     assert r.kind == "list" and r.sufficient and {"CDK5", "GSK3B"} & set(r.named), (r.reason, r.named)
     r = read("Which kinases does bryostatin inhibit?", _ranked(ev))
     assert r.kind == "list" and not r.sufficient, r.named
+
+
+def test_a_gene_written_in_lower_case_is_named_and_the_topical_sentence_leads(read):
+    """Abstracts write genes as the lab does ("cdk5", "furin"): a lower-case word that is a
+    gene's symbol and no English word is that gene. Of the genes named, the one in the
+    sentence holding the question's topic words ("phosphorylation of MEF2") comes first."""
+    ev = _evidence("16407541")  # calpain-p35-p25/cdk5 inactivates MEF2 after MPTP
+    for q in _wordings("Which kinase phosphorylates MEF2 after MPTP treatment?"):
+        r = read(q, _ranked(ev))
+        assert r.kind == "list" and r.sufficient, (q, r.reason)
+        assert r.named[0] == "CDK5", (q, r.named)
+
+
+def test_an_effect_question_is_led_by_a_sentence_that_says_which_way_it_went(read):
+    """"Effects of testosterone on cognition and mood in ..." is the study's title, not its
+    finding: asked for an effect, the answer leads with a sentence that states one."""
+    ev = _evidence("16344336")
+    titles = [ScoredSentence(ev.title, ev, 0.95)]
+    for q in _wordings("What is the effect of testosterone on quality of life in Alzheimer disease?"):
+        r = read(q, _ranked(ev), titles=titles)
+        assert r.kind == "how" and r.sufficient, (q, r.reason)
+        assert not r.first_line.startswith(ev.title), (q, r.first_line)
+        assert "significantly greater improvements" in r.first_line, (q, r.first_line)
