@@ -155,6 +155,7 @@ class _Question:
     asked_kinds: tuple[str, ...]  # every type its type word may mean ("molecule": gene, chemical)
     own: frozenset[str]  # lower-cased names the question itself gives
     effect: bool  # asks for an effect ("What is the effect of X on Y?")
+    mechanism: bool  # asks how or by what mechanism
 
 
 def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
@@ -190,8 +191,10 @@ def _read_question(analysis: Analysis) -> _Question:
     direction = frozenset(_directions(" ".join(c for _g, c in ask_words_in(core)) + " " + norm)) if yes_no else frozenset()
     own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
     need = max(1, round(len(topic) * 0.5)) if topic else 0
-    effect = analysis.asks is not None and "effect" in analysis.asks.groups
-    return _Question(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own, effect)
+    groups = set(analysis.asks.groups) if analysis.asks is not None else set()
+    mechanism = any(g.startswith("mechanism") for g, _c in ask_words_in(core))  # "how does", "by what means"
+    return _Question(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
+                     "effect" in groups, mechanism)
 
 
 def _asked_type(norm: str) -> tuple[str, ...]:
@@ -336,7 +339,28 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         # that names the study ("Effect of ATP on dominant frequency in atrial fibrillation")
         about = sorted(about, key=lambda r: (hedged(r.sentence.text), not _states_change(r.sentence.text)))
     lead = about[0].sentence
-    return LiteratureReading("how", cited_line(lead), [r.sentence for r in about[:limit]], True)
+    support = [r.sentence for r in about[:limit]]
+    if q.mechanism and (how := _mechanism_sentence(lead, ranked, support)) is not None:
+        support.insert(1, how)
+    return LiteratureReading("how", cited_line(lead), support[:limit + 1], True)
+
+
+def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence],
+                        quoted: list[ScoredSentence]) -> ScoredSentence | None:
+    """The sentence of the lead's record that states the mechanism ("The mechanism involved
+    JNK activation, which hyperphosphorylated dynein ..."): an abstract names the question's
+    entities once and its mechanism in a later sentence that need not repeat them, nor be
+    among the sentences closest to the question. The closest such sentence not yet `quoted`
+    is taken."""
+    markers = reading_words("mechanism_markers")
+    for s in ranked:
+        if s.evidence.key != lead.evidence.key or s.text in {q.text for q in quoted} or only_announces(s.text) \
+                or hedged(s.text):
+            continue
+        norm = normalise(s.text)
+        if any(_has(norm, m) for m in markers):
+            return s
+    return None
 
 
 def _entities_only(s: ScoredSentence, q: _Question) -> bool:

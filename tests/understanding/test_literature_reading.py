@@ -170,3 +170,16 @@ def test_an_effect_question_is_led_by_a_sentence_that_says_which_way_it_went(rea
         assert r.kind == "how" and r.sufficient, (q, r.reason)
         assert not r.first_line.startswith(ev.title), (q, r.first_line)
         assert "significantly greater improvements" in r.first_line, (q, r.first_line)
+
+
+def test_a_how_question_gets_the_mechanism_sentence_of_the_leading_record(read):
+    """An abstract names the question's subject once and its mechanism in a later sentence
+    that does not repeat it: asked how, the answer quotes that sentence after the lead, from
+    the same record, and never a background sentence that says the mechanism is unknown."""
+    ev = _evidence("16407541")  # calpain-p35-p25/cdk5 inactivates MEF2 after MPTP
+    titles = [ScoredSentence(ev.title, ev, 0.9)]
+    for q in _wordings("How does MPTP cause dopaminergic neuron loss?"):
+        r = read(q, _ranked(ev), titles=titles)
+        assert r.kind == "how" and r.sufficient, (q, r.reason)
+        second = r.text.splitlines()[1]
+        assert "downstream effector pathway of calpains" in second, (q, r.text)
