@@ -41,8 +41,8 @@ import numpy as np
 
 SPLIT_TEST = "12B"
 DEPTH = 100
-TUNE_K = (5, 20, 60)
-TUNE_W_LEX = (0.5, 1.0, 1.5, 2.5)
+TUNE_K = (1, 2, 5, 10, 20, 60)
+TUNE_W_LEX = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
 TUNE_W_EXP = (0.0, 0.25, 0.5)
 TUNE_DEPTH = (30, 100)
 
