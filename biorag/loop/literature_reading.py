@@ -340,27 +340,27 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         about = sorted(about, key=lambda r: (hedged(r.sentence.text), not _states_change(r.sentence.text)))
     lead = about[0].sentence
     support = [r.sentence for r in about[:limit]]
-    if q.mechanism and (how := _mechanism_sentence(lead, ranked, support)) is not None:
+    if q.mechanism and (how := _mechanism_sentence(lead, ranked, support, q.own)) is not None:
         support.insert(1, how)
     return LiteratureReading("how", cited_line(lead), support[:limit + 1], True)
 
 
-def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence],
-                        quoted: list[ScoredSentence]) -> ScoredSentence | None:
+def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quoted: list[ScoredSentence],
+                        own: frozenset[str]) -> ScoredSentence | None:
     """The sentence of the lead's record that states the mechanism ("The mechanism involved
     JNK activation, which hyperphosphorylated dynein ..."): an abstract names the question's
     entities once and its mechanism in a later sentence that need not repeat them, nor be
-    among the sentences closest to the question. The closest such sentence not yet `quoted`
-    is taken."""
+    among the sentences closest to the question. Of the sentences not yet `quoted` that hold
+    a mechanism word, the closest that names a molecule the question does not (`own`) is
+    taken, else the closest: "Our results define a mechanism linking ..." only sums up."""
     markers = reading_words("mechanism_markers")
-    for s in ranked:
-        if s.evidence.key != lead.evidence.key or s.text in {q.text for q in quoted} or only_announces(s.text) \
-                or hedged(s.text):
-            continue
-        norm = normalise(s.text)
-        if any(_has(norm, m) for m in markers):
-            return s
-    return None
+    said = {s.text for s in quoted}
+    candidates = [s for s in ranked
+                  if s.evidence.key == lead.evidence.key and s.text not in said and not only_announces(s.text)
+                  and not hedged(s.text) and any(_has(normalise(s.text), m) for m in markers)]
+    naming = [s for s in candidates
+              if any(m.group(1).lower() not in own for m in _SYMBOL_TOKEN.finditer(s.text))]
+    return (naming or candidates or [None])[0]
 
 
 def _entities_only(s: ScoredSentence, q: _Question) -> bool:
