@@ -334,10 +334,10 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         return _listed(q, [r for r in reads if not r.announces and tied(r)], lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
-    if q.effect:
-        # asked for an effect: a sentence that says which way it went leads, not the title
-        # that names the study ("Effect of ATP on dominant frequency in atrial fibrillation")
-        about = sorted(about, key=lambda r: (hedged(r.sentence.text), not _states_change(r.sentence.text)))
+    # a sentence that states leads one that guesses or says it is unknown; asked for an
+    # effect, one that says which way it went leads, not the title that names the study
+    # ("Effect of ATP on dominant frequency in atrial fibrillation")
+    about = sorted(about, key=lambda r: (hedged(r.sentence.text), q.effect and not _states_change(r.sentence.text)))
     lead = about[0].sentence
     support = [r.sentence for r in about[:limit]]
     if q.mechanism and (how := _mechanism_sentence(lead, ranked, support, q.own)) is not None:

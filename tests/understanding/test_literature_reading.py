@@ -183,3 +183,14 @@ def test_a_how_question_gets_the_mechanism_sentence_of_the_leading_record(read):
         assert r.kind == "how" and r.sufficient, (q, r.reason)
         second = r.text.splitlines()[1]
         assert "downstream effector pathway of calpains" in second, (q, r.text)
+
+
+def test_a_sentence_that_states_leads_one_that_says_it_is_unknown(read):
+    """The abstract's first sentence ends "the neurobiologic basis of this protective effect
+    remains unknown": closest to the question, it must not lead while the abstract states a
+    finding about the same names."""
+    ev = _evidence("22566582")  # purpose in life and Alzheimer disease pathology
+    for q in _wordings("Why is purpose in life linked to Alzheimer disease?"):
+        r = read(q, _ranked(ev))
+        assert r.kind == "how" and r.sufficient, (q, r.reason)
+        assert "remains unknown" not in r.first_line, (q, r.first_line)
