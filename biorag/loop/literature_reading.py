@@ -341,8 +341,8 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     lead = about[0].sentence
     support = [r.sentence for r in about[:limit]]
     if q.mechanism and (how := _mechanism_sentence(lead, ranked, support, q.own)) is not None:
-        support.insert(1, how)
-    return LiteratureReading("how", cited_line(lead), support[:limit + 1], True)
+        support.insert(1, how)  # quoted beside the lead whatever its similarity: it is the lead's record
+    return LiteratureReading("how", cited_line(lead), support[:limit], True)
 
 
 def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quoted: list[ScoredSentence],

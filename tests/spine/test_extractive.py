@@ -119,7 +119,10 @@ def test_literature_questions_get_extractive_answers_quoting_the_cited_abstract(
     assert pmid in {c for _, _, c, _ in quotes}, ans.answer
     assert {c.id for c in ans.citations} == {c for _, _, c, _ in quotes}
     chosen = gen.details["chosen"]
-    assert all(c["similarity"] >= gen.details["min_similarity"] > 0 for c in chosen)
+    # every quoted sentence is close to the question, but for the leading record's sentence
+    # that states the mechanism a how-question asks for (it need not repeat the question)
+    floor = gen.details["min_similarity"]
+    assert floor > 0 and all(c["similarity"] >= floor or c["id"] == chosen[0]["id"] for c in chosen), chosen
 
 
 OFF_TOPIC = [
