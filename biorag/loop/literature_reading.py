@@ -25,17 +25,28 @@ lists are data (resources/reading_words.json).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
 from biorag.knowledge.mesh import TAGGER_STOP_NAMES, find_in_text, vocabulary
 from biorag.loop.extractive import ScoredSentence, SentenceRanker
+from biorag.loop.sentence_cues import (
+    abbreviations,
+    asked_types,
+    directions,
+    has_phrase,
+    hedged,
+    name_pattern,
+    negated,
+    only_announces,
+    reading_words,
+    states_change,
+    stem,
+)
 from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise
 from biorag.understanding.literature_asks import ask_words_in, opens_yes_no
 from biorag.understanding.question_words import english_words, word_map, words
@@ -44,28 +55,10 @@ if TYPE_CHECKING:
     from biorag.contracts.sources import Lexicon
     from biorag.understanding.question_model import Analysis, Entity
 
-_RESOURCES = Path(__file__).parents[1] / "resources"
 #: entity kinds a sentence need not mention (context, or not quoted back)
 _CONTEXT_KINDS = ("organism", "sequence")
 _SYMBOL_TOKEN = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9-]*)(?![\w])")
 _LOWER_TOKEN = re.compile(r"(?<![\w-])([a-z][a-z0-9]{3,})(?![\w])")
-_STEM = 5
-
-
-@cache
-def _lists() -> dict:
-    return json.loads((_RESOURCES / "reading_words.json").read_text(encoding="utf-8"))
-
-
-@cache
-def reading_words(kind: str) -> tuple[str, ...]:
-    """A word list of resources/reading_words.json, each phrase normalised."""
-    return tuple(normalise(w).strip() for w in _lists()[kind]["words"])
-
-
-@cache
-def _asked_types() -> dict[str, frozenset[str]]:
-    return {kind: frozenset(normalise(w).strip() for w in ws) for kind, ws in _lists()["asked_types"]["words"].items()}
 
 
 @cache
@@ -76,59 +69,10 @@ def _stop_words() -> frozenset[str]:
     for cues in word_map("literature_asks").values():
         for cue in cues:
             stop.update(normalise(cue).split())
-    for ws in _asked_types().values():
+    for ws in asked_types().values():
         for w in ws:
             stop.update(w.split())
     return frozenset(stop)
-
-
-def _has(norm: str, phrase: str) -> bool:
-    return f" {phrase} " in norm
-
-
-def _stem(word: str) -> str:
-    return word[:_STEM]
-
-
-def only_announces(sentence: str) -> bool:
-    """The sentence only announces a study's aim or method ("To assess ...", "We evaluated
-    ...", "Patients were randomized ..."), reporting no finding."""
-    norm = normalise(sentence)
-    opens = any(norm.startswith(f" {p} ") for p in reading_words("aim_openers"))
-    method = any(_has(norm, p) for p in reading_words("method_phrases"))
-    if not (opens or method):
-        return False
-    return not any(_has(norm, p) for p in reading_words("finding_markers"))
-
-
-def negated(sentence: str) -> bool:
-    """The sentence denies what it says ("did not increase", "no association")."""
-    norm = normalise(sentence)
-    for p in reading_words("not_negations"):
-        norm = norm.replace(f" {p} ", " ")
-    return any(_has(norm, p) for p in reading_words("negations"))
-
-
-def hedged(sentence: str) -> bool:
-    """The sentence guesses, asks or plans rather than states ("may", "remains unclear")."""
-    norm = normalise(sentence)
-    return any(_has(norm, p) for p in reading_words("hedges"))
-
-
-def _directions(norm: str) -> set[str]:
-    stems = {_stem(w) for w in norm.split()}
-    found = set()
-    for name in ("up", "down"):
-        if stems & {_stem(w) for w in reading_words(f"direction_{name}")}:
-            found.add(name)
-    return found
-
-
-def _variants(name: str) -> re.Pattern:
-    """`name` with optional separators between its letter and digit groups, in lower case."""
-    groups = re.findall(r"[a-z]+|\d+", name.lower())
-    body = r"[^a-z0-9]{0,3}".join(map(re.escape, groups))
-    return re.compile(rf"(?<![a-z0-9]){body}s?(?![a-z0-9])")
 
 
 def _entity_names(e: Entity) -> list[str]:
@@ -168,9 +112,9 @@ def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]
         if e.kind == "gene_list" and e.members:
             for m in e.members:
                 if m.name and m.name not in out:
-                    out[m.name] = (_variants(m.name),)
+                    out[m.name] = (name_pattern(m.name),)
             continue
-        out.setdefault(e.text, tuple(_variants(n) for n in _entity_names(e)))
+        out.setdefault(e.text, tuple(name_pattern(n) for n in _entity_names(e)))
     # a gene list's member and the same gene named alone are one requirement
     return tuple(out.items())
 
@@ -182,17 +126,17 @@ def _read_question(analysis: Analysis) -> _Question:
     stop = _stop_words()
     topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
              and not w.isdigit()]
-    topic = list(dict.fromkeys(_stem(w) for w in topic))
+    topic = list(dict.fromkeys(stem(w) for w in topic))
     norm = normalise(core)
-    yes_no = opens_yes_no(core) or _has(norm, "whether") or bool(analysis.asks is not None and analysis.asks.yes_no)
+    yes_no = opens_yes_no(core) or has_phrase(norm, "whether") or bool(analysis.asks is not None and analysis.asks.yes_no)
     asked_kinds = () if yes_no else _asked_type(norm)
     asked_type = asked_kinds[0] if asked_kinds else None
     kind = "yes_no" if yes_no else "list" if asked_type else "how"
-    direction = frozenset(_directions(" ".join(c for _g, c in ask_words_in(core)) + " " + norm)) if yes_no else frozenset()
+    direction = frozenset(directions(" ".join(c for _g, c in ask_words_in(core)) + " " + norm)) if yes_no else frozenset()
     own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
     need = max(1, round(len(topic) * 0.5)) if topic else 0
     groups = set(analysis.asks.groups) if analysis.asks is not None else set()
-    mechanism = any(g.startswith("mechanism") for g, _c in ask_words_in(core))  # "how does", "by what means"
+    mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in ask_words_in(core))
     return _Question(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
                      "effect" in groups, mechanism)
 
@@ -203,7 +147,7 @@ def _asked_type(norm: str) -> tuple[str, ...]:
     for both, genes first."""
     tokens = norm.split()
     askers = set(reading_words("list_askers"))
-    types = _asked_types()
+    types = asked_types()
     for i, w in enumerate(tokens):
         if w not in askers:
             continue
@@ -222,15 +166,6 @@ class _Read:
     announces: bool
 
 
-_ABBREVIATION = re.compile(r"([A-Za-z][\w'\- ]{2,80}?)\s*\(([A-Z][A-Za-z0-9\-]{1,9})\)")
-
-
-@cache
-def _abbreviations(text: str) -> tuple[tuple[str, str], ...]:
-    """(long form, abbreviation) pairs a record defines: "Alzheimer's disease (AD)"."""
-    return tuple((m.group(1).lower(), m.group(2).lower()) for m in _ABBREVIATION.finditer(text or ""))
-
-
 def _entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) -> bool:
     """The sentence names the entity, or an abbreviation its record defines for it."""
     low = text.lower()
@@ -238,7 +173,7 @@ def _entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None)
         return True
     if ev is None:
         return False
-    for long, short in _abbreviations(f"{ev.title}\n{ev.text}"):
+    for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
         if any(p.search(long) for p in patterns) and re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", low):
             return True
     return False
@@ -248,11 +183,11 @@ def _coverage(text: str, q: _Question, ev: Evidence | None = None) -> int:
     """How many of the question's topic words the sentence holds, an abbreviation its record
     defines counting as its long form ("DFs" for "dominant frequency")."""
     words = normalise(text).split()
-    stems = {_stem(w) for w in words}
+    stems = {stem(w) for w in words}
     if ev is not None:
-        for long, short in _abbreviations(f"{ev.title}\n{ev.text}"):
+        for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
             if short in words or short + "s" in words:
-                stems.update(_stem(w) for w in normalise(long).split()[-len(short):])
+                stems.update(stem(w) for w in normalise(long).split()[-len(short):])
     return sum(1 for t in q.topic if t in stems)
 
 
@@ -260,12 +195,6 @@ def _mentions(text: str, q: _Question, ev: Evidence | None = None) -> bool:
     if not all(_entity_in(text, patterns, ev) for _name, patterns in q.entities):
         return False
     return not q.topic or _coverage(text, q, ev) >= q.need
-
-
-def _states_change(text: str) -> bool:
-    """The sentence says which way something went, or that it did not ("increases", "did not
-    alter")."""
-    return bool(_directions(normalise(text))) or negated(text)
 
 
 @dataclass
@@ -337,7 +266,7 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     # a sentence that states leads one that guesses or says it is unknown; asked for an
     # effect, one that says which way it went leads, not the title that names the study
     # ("Effect of ATP on dominant frequency in atrial fibrillation")
-    about = sorted(about, key=lambda r: (hedged(r.sentence.text), q.effect and not _states_change(r.sentence.text)))
+    about = sorted(about, key=lambda r: (hedged(r.sentence.text), q.effect and not states_change(r.sentence.text)))
     lead = about[0].sentence
     support = [r.sentence for r in about[:limit]]
     if q.mechanism and (how := _mechanism_sentence(lead, ranked, support, q.own)) is not None:
@@ -357,7 +286,7 @@ def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quot
     said = {s.text for s in quoted}
     candidates = [s for s in ranked
                   if s.evidence.key == lead.evidence.key and s.text not in said and not only_announces(s.text)
-                  and not hedged(s.text) and any(_has(normalise(s.text), m) for m in markers)]
+                  and not hedged(s.text) and any(has_phrase(normalise(s.text), m) for m in markers)]
     naming = [s for s in candidates
               if any(m.group(1).lower() not in own for m in _SYMBOL_TOKEN.finditer(s.text))]
     return (naming or candidates or [None])[0]
@@ -382,7 +311,7 @@ def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
         text = r.sentence.text
         if hedged(text):
             continue
-        said = _directions(normalise(text))
+        said = directions(normalise(text))
         if q.direction and not said:
             continue  # asked whether it goes up or down: a sentence that says neither states nothing
         no = negated(text) or bool(q.direction and said and not (said & q.direction))

@@ -1,0 +1,97 @@
+"""What a sentence of an abstract says, read by word lists (resources/reading_words.json):
+whether it only announces a study's aim or method, denies or guesses, which way a change
+went, and which abbreviations its record defines. `literature_reading` uses them to choose
+the sentences an answer quotes."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from biorag.understanding.intent import normalise
+
+_RESOURCES = Path(__file__).parents[1] / "resources"
+#: words are compared by their first letters ("increases", "increased": "incre")
+_STEM = 5
+
+
+def stem(word: str) -> str:
+    return word[:_STEM]
+
+
+@cache
+def _lists() -> dict:
+    return json.loads((_RESOURCES / "reading_words.json").read_text(encoding="utf-8"))
+
+
+@cache
+def reading_words(kind: str) -> tuple[str, ...]:
+    """A word list of resources/reading_words.json, each phrase normalised."""
+    return tuple(normalise(w).strip() for w in _lists()[kind]["words"])
+
+
+@cache
+def asked_types() -> dict[str, frozenset[str]]:
+    return {kind: frozenset(normalise(w).strip() for w in ws) for kind, ws in _lists()["asked_types"]["words"].items()}
+
+
+def has_phrase(norm: str, phrase: str) -> bool:
+    return f" {phrase} " in norm
+
+
+def only_announces(sentence: str) -> bool:
+    """The sentence only announces a study's aim or method ("To assess ...", "We evaluated
+    ...", "Patients were randomized ..."), reporting no finding."""
+    norm = normalise(sentence)
+    opens = any(norm.startswith(f" {p} ") for p in reading_words("aim_openers"))
+    method = any(has_phrase(norm, p) for p in reading_words("method_phrases"))
+    if not (opens or method):
+        return False
+    return not any(has_phrase(norm, p) for p in reading_words("finding_markers"))
+
+
+def negated(sentence: str) -> bool:
+    """The sentence denies what it says ("did not increase", "no association")."""
+    norm = normalise(sentence)
+    for p in reading_words("not_negations"):
+        norm = norm.replace(f" {p} ", " ")
+    return any(has_phrase(norm, p) for p in reading_words("negations"))
+
+
+def hedged(sentence: str) -> bool:
+    """The sentence guesses, asks or plans rather than states ("may", "remains unclear")."""
+    norm = normalise(sentence)
+    return any(has_phrase(norm, p) for p in reading_words("hedges"))
+
+
+def directions(norm: str) -> set[str]:
+    stems = {stem(w) for w in norm.split()}
+    found = set()
+    for name in ("up", "down"):
+        if stems & {stem(w) for w in reading_words(f"direction_{name}")}:
+            found.add(name)
+    return found
+
+
+_ABBREVIATION = re.compile(r"([A-Za-z][\w'\- ]{2,80}?)\s*\(([A-Z][A-Za-z0-9\-]{1,9})\)")
+
+
+@cache
+def abbreviations(text: str) -> tuple[tuple[str, str], ...]:
+    """(long form, abbreviation) pairs a record defines: "Alzheimer's disease (AD)"."""
+    return tuple((m.group(1).lower(), m.group(2).lower()) for m in _ABBREVIATION.finditer(text or ""))
+
+
+def states_change(text: str) -> bool:
+    """The sentence says which way something went, or that it did not ("increases", "did not
+    alter")."""
+    return bool(directions(normalise(text))) or negated(text)
+
+
+def name_pattern(name: str) -> re.Pattern:
+    """`name` with optional separators between its letter and digit groups, in lower case."""
+    groups = re.findall(r"[a-z]+|\d+", name.lower())
+    body = r"[^a-z0-9]{0,3}".join(map(re.escape, groups))
+    return re.compile(rf"(?<![a-z0-9]){body}s?(?![a-z0-9])")
