@@ -40,6 +40,7 @@ from biorag.loop.sentence_cues import (
     directions,
     has_phrase,
     hedged,
+    holds_any,
     name_pattern,
     negated,
     only_announces,
@@ -129,19 +130,20 @@ def _read_question(analysis: Analysis) -> _Question:
     topic = list(dict.fromkeys(stem(w) for w in topic))
     norm = normalise(core)
     yes_no = opens_yes_no(core) or has_phrase(norm, "whether") or bool(analysis.asks is not None and analysis.asks.yes_no)
-    asked_kinds = () if yes_no else _asked_type(norm)
+    asked_kinds = () if yes_no else _asked_kinds(norm)
     asked_type = asked_kinds[0] if asked_kinds else None
     kind = "yes_no" if yes_no else "list" if asked_type else "how"
-    direction = frozenset(directions(" ".join(c for _g, c in ask_words_in(core)) + " " + norm)) if yes_no else frozenset()
+    asked = ask_words_in(core)
+    direction = frozenset(directions(" ".join(c for _g, c in asked) + " " + norm)) if yes_no else frozenset()
     own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
     need = max(1, round(len(topic) * 0.5)) if topic else 0
     groups = set(analysis.asks.groups) if analysis.asks is not None else set()
-    mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in ask_words_in(core))
+    mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
     return _Question(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
                      "effect" in groups, mechanism)
 
 
-def _asked_type(norm: str) -> tuple[str, ...]:
+def _asked_kinds(norm: str) -> tuple[str, ...]:
     """The types of named things a list question asks for ("which drugs": chemical); a type
     word listed under two types ("molecule", "biomarker": a gene product or a chemical) asks
     for both, genes first."""
@@ -286,7 +288,7 @@ def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quot
     said = {s.text for s in quoted}
     candidates = [s for s in ranked
                   if s.evidence.key == lead.evidence.key and s.text not in said and not only_announces(s.text)
-                  and not hedged(s.text) and any(has_phrase(normalise(s.text), m) for m in markers)]
+                  and not hedged(s.text) and holds_any(normalise(s.text), markers)]
     naming = [s for s in candidates
               if any(m.group(1).lower() not in own for m in _SYMBOL_TOKEN.finditer(s.text))]
     return (naming or candidates or [None])[0]

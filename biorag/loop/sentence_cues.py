@@ -41,6 +41,11 @@ def has_phrase(norm: str, phrase: str) -> bool:
     return f" {phrase} " in norm
 
 
+def holds_any(norm: str, phrases: tuple[str, ...]) -> bool:
+    """`norm` (normalised text) holds one of the phrases as whole words."""
+    return any(has_phrase(norm, p) for p in phrases)
+
+
 def only_announces(sentence: str) -> bool:
     """The sentence only announces a study's aim or method ("To assess ...", "We evaluated
     ...", "Patients were randomized ..."), reporting no finding."""
