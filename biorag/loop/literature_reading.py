@@ -28,137 +28,36 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
-from biorag.knowledge.mesh import TAGGER_STOP_NAMES, find_in_text, vocabulary
+from biorag.knowledge.mesh import TAGGER_STOP_NAMES, find_in_text
 from biorag.loop.extractive import ScoredSentence, SentenceRanker
+from biorag.loop.literature_question import (
+    LiteratureQuestion,
+    coverage,
+    mentions,
+    names_entities,
+    read_question,
+)
 from biorag.loop.sentence_cues import (
-    abbreviations,
-    asked_types,
     directions,
-    has_phrase,
     hedged,
     holds_any,
-    name_pattern,
     negated,
     only_announces,
     reading_words,
     states_change,
-    stem,
 )
-from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise
-from biorag.understanding.literature_asks import ask_words_in, opens_yes_no
-from biorag.understanding.question_words import english_words, word_map, words
+from biorag.understanding.intent import normalise
+from biorag.understanding.question_words import english_words
 
 if TYPE_CHECKING:
     from biorag.contracts.sources import Lexicon
-    from biorag.understanding.question_model import Analysis, Entity
+    from biorag.understanding.question_model import Analysis
 
-#: entity kinds a sentence need not mention (context, or not quoted back)
-_CONTEXT_KINDS = ("organism", "sequence")
 _SYMBOL_TOKEN = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9-]*)(?![\w])")
 _LOWER_TOKEN = re.compile(r"(?<![\w-])([a-z][a-z0-9]{3,})(?![\w])")
-
-
-@cache
-def _stop_words() -> frozenset[str]:
-    """Words of a question that name no topic: function words, asking words, ask cues."""
-    stop = set(words("not_genes")) | set(words("filler")) | set(words("asking")) | set(words("yes_no_leads"))
-    stop |= set(words("request_after_lead")) | set(words("polite_leads")) | set(reading_words("generic_words"))
-    for cues in word_map("literature_asks").values():
-        for cue in cues:
-            stop.update(normalise(cue).split())
-    for ws in asked_types().values():
-        for w in ws:
-            stop.update(w.split())
-    return frozenset(stop)
-
-
-def _entity_names(e: Entity) -> list[str]:
-    names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
-    if e.kind in ("disease", "phenotype"):
-        vocab = vocabulary()
-        for n in list(names):
-            for key in (n, n + "s"):
-                d = vocab.get(key)
-                if d is not None:
-                    names += [d.name, *d.aliases]
-                    break
-    return list(dict.fromkeys(n for n in names if len(n) > 1))
-
-
-@dataclass(frozen=True)
-class _Question:
-    kind: str  # "yes_no", "list" or "how"
-    entities: tuple[tuple[str, tuple[re.Pattern, ...]], ...]  # (name, its patterns) per entity
-    topic: tuple[str, ...]  # stems of the topic words
-    need: int  # topic words a sentence must hold
-    direction: frozenset[str]  # "up"/"down" asked of a yes/no question
-    asked_type: str | None  # "gene", "chemical", "disease" for a list question
-    asked_kinds: tuple[str, ...]  # every type its type word may mean ("molecule": gene, chemical)
-    own: frozenset[str]  # lower-cased names the question itself gives
-    effect: bool  # asks for an effect ("What is the effect of X on Y?")
-    mechanism: bool  # asks how or by what mechanism
-
-
-def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
-    """(name, its patterns) of each thing a cited sentence must mention: every confident
-    entity, a gene list as its genes."""
-    out: dict[str, tuple[re.Pattern, ...]] = {}
-    for e in analysis.entities:
-        if not e.confident or e.kind in _CONTEXT_KINDS:
-            continue
-        if e.kind == "gene_list" and e.members:
-            for m in e.members:
-                if m.name and m.name not in out:
-                    out[m.name] = (name_pattern(m.name),)
-            continue
-        out.setdefault(e.text, tuple(name_pattern(n) for n in _entity_names(e)))
-    # a gene list's member and the same gene named alone are one requirement
-    return tuple(out.items())
-
-
-def _read_question(analysis: Analysis) -> _Question:
-    core = analysis.core
-    entities = _requirements(analysis)
-    blanked = normalise(blank_entities(core, [e for e in analysis.entities if e.confident or e.role]))
-    stop = _stop_words()
-    topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
-             and not w.isdigit()]
-    topic = list(dict.fromkeys(stem(w) for w in topic))
-    norm = normalise(core)
-    yes_no = opens_yes_no(core) or has_phrase(norm, "whether") or bool(analysis.asks is not None and analysis.asks.yes_no)
-    asked_kinds = () if yes_no else _asked_kinds(norm)
-    asked_type = asked_kinds[0] if asked_kinds else None
-    kind = "yes_no" if yes_no else "list" if asked_type else "how"
-    asked = ask_words_in(core)
-    direction = frozenset(directions(" ".join(c for _g, c in asked) + " " + norm)) if yes_no else frozenset()
-    own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
-    need = max(1, round(len(topic) * 0.5)) if topic else 0
-    groups = set(analysis.asks.groups) if analysis.asks is not None else set()
-    mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
-    return _Question(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
-                     "effect" in groups, mechanism)
-
-
-def _asked_kinds(norm: str) -> tuple[str, ...]:
-    """The types of named things a list question asks for ("which drugs": chemical); a type
-    word listed under two types ("molecule", "biomarker": a gene product or a chemical) asks
-    for both, genes first."""
-    tokens = norm.split()
-    askers = set(reading_words("list_askers"))
-    types = asked_types()
-    for i, w in enumerate(tokens):
-        if w not in askers:
-            continue
-        for j in range(i + 1, min(i + 5, len(tokens))):
-            two = " ".join(tokens[j:j + 2])
-            kinds = tuple(kind for kind, ws in types.items() if two in ws or tokens[j] in ws)
-            if kinds:
-                return kinds
-    return ()
 
 
 @dataclass
@@ -167,36 +66,6 @@ class _Read:
     about: bool  # mentions every entity and enough of the topic
     announces: bool
 
-
-def _entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) -> bool:
-    """The sentence names the entity, or an abbreviation its record defines for it."""
-    low = text.lower()
-    if any(p.search(low) for p in patterns):
-        return True
-    if ev is None:
-        return False
-    for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
-        if any(p.search(long) for p in patterns) and re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", low):
-            return True
-    return False
-
-
-def _coverage(text: str, q: _Question, ev: Evidence | None = None) -> int:
-    """How many of the question's topic words the sentence holds, an abbreviation its record
-    defines counting as its long form ("DFs" for "dominant frequency")."""
-    words = normalise(text).split()
-    stems = {stem(w) for w in words}
-    if ev is not None:
-        for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
-            if short in words or short + "s" in words:
-                stems.update(stem(w) for w in normalise(long).split()[-len(short):])
-    return sum(1 for t in q.topic if t in stems)
-
-
-def _mentions(text: str, q: _Question, ev: Evidence | None = None) -> bool:
-    if not all(_entity_in(text, patterns, ev) for _name, patterns in q.entities):
-        return False
-    return not q.topic or _coverage(text, q, ev) >= q.need
 
 
 @dataclass
@@ -250,10 +119,10 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
                     lexicon: Lexicon | None = None, min_similarity: float = 0.0, limit: int = 3) -> LiteratureReading:
     """The answer to a literature question from `ranked` (evidence sentences, most similar
     first) and the records' `titles`: see the module's description."""
-    q = _read_question(analysis)
+    q = read_question(analysis)
     pool = sorted([*ranked, *titles], key=lambda s: -s.similarity)
     pool = [s for s in pool if s.similarity >= min_similarity or s in titles]
-    reads = [_Read(s, _mentions(s.text, q, s.evidence), only_announces(s.text)) for s in pool]
+    reads = [_Read(s, mentions(s.text, q, s.evidence), only_announces(s.text)) for s in pool]
     about = [r for r in reads if r.about and not r.announces]
     if q.kind == "yes_no":
         return _yes_no(q, about, limit)
@@ -261,7 +130,7 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         # a sentence about the question's entities may name the answer in other words than the
         # question's; a question naming no entity a dictionary knows ("the target of
         # necrostatin-1") has only its topic words to tie a sentence to it
-        tied = (lambda r: _entities_only(r.sentence, q)) if q.entities else (lambda r: r.about)
+        tied = (lambda r: names_entities(r.sentence, q)) if q.entities else (lambda r: r.about)
         return _listed(q, [r for r in reads if not r.announces and tied(r)], lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
@@ -294,21 +163,18 @@ def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quot
     return (naming or candidates or [None])[0]
 
 
-def _entities_only(s: ScoredSentence, q: _Question) -> bool:
-    return all(_entity_in(s.text, patterns, s.evidence) for _name, patterns in q.entities)
 
-
-def _no_sentence(q: _Question) -> str:
+def _no_sentence(q: LiteratureQuestion) -> str:
     names = ", ".join(n for n, _ in q.entities)
     about = f" mentions {names} and" if names else ""
     return f"no cited sentence{about} speaks to what the question asks"
 
 
-def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
+def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int) -> LiteratureReading:
     stating: list[tuple[str, ScoredSentence]] = []
     # the sentences closest to the whole question first: a side finding of the same
     # abstract ("did not alter tau phosphorylation") does not outvote the one asked about
-    about = sorted(about, key=lambda r: -_coverage(r.sentence.text, q, r.sentence.evidence))
+    about = sorted(about, key=lambda r: -coverage(r.sentence.text, q, r.sentence.evidence))
     for r in about:
         text = r.sentence.text
         if hedged(text):
@@ -321,8 +187,8 @@ def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
     if not stating:
         return LiteratureReading("yes_no", "The evidence does not say.", [r.sentence for r in about[:limit]], False,
                                  "the evidence does not say: " + _no_sentence(q).replace("speaks to", "states"))
-    best = _coverage(stating[0][1].text, q, stating[0][1].evidence)
-    votes = {v for v, s in stating if _coverage(s.text, q, s.evidence) == best}
+    best = coverage(stating[0][1].text, q, stating[0][1].evidence)
+    votes = {v for v, s in stating if coverage(s.text, q, s.evidence) == best}
     if len(votes) > 1:
         yes = sum(1 for v, _ in stating if v == "Yes")
         return LiteratureReading("yes_no", f"The evidence is mixed: {yes} cited sentence(s) say yes, "
@@ -332,7 +198,7 @@ def _yes_no(q: _Question, about: list[_Read], limit: int) -> LiteratureReading:
     return LiteratureReading("yes_no", f"{said}.", [s for v, s in stating if v == said][:limit], True)
 
 
-def _listed(q: _Question, reads: list[_Read], lexicon: Lexicon | None, limit: int) -> LiteratureReading:
+def _listed(q: LiteratureQuestion, reads: list[_Read], lexicon: Lexicon | None, limit: int) -> LiteratureReading:
     support: dict[str, list[ScoredSentence]] = {}
     for r in reads:
         for name in _named_things(r.sentence.text, q, lexicon):
@@ -342,7 +208,7 @@ def _listed(q: _Question, reads: list[_Read], lexicon: Lexicon | None, limit: in
         return LiteratureReading("list", "", reason=f"no cited sentence about the question names {kind}")
     # a thing named in a sentence that holds more of the question's topic words answers it
     # better ("the propeptide of BACE is cleaved by furin" over "BACE and BACE2 form a family")
-    topical = {n: max(_coverage(s.text, q, s.evidence) for s in support[n]) for n in support}
+    topical = {n: max(coverage(s.text, q, s.evidence) for s in support[n]) for n in support}
     ranked = sorted(support, key=lambda n: (-topical[n], -len({s.evidence.key for s in support[n]}),
                                             -sum(s.similarity for s in support[n]), n))
     used: list[ScoredSentence] = []
@@ -353,7 +219,7 @@ def _listed(q: _Question, reads: list[_Read], lexicon: Lexicon | None, limit: in
     return LiteratureReading("list", ", ".join(ranked[:10]), used, True, named=ranked)
 
 
-def _named_things(text: str, q: _Question, lexicon: Lexicon | None) -> list[str]:
+def _named_things(text: str, q: LiteratureQuestion, lexicon: Lexicon | None) -> list[str]:
     """The things of the asked type a sentence names (not the question's own)."""
     found: list[str] = []
     types = q.asked_kinds
@@ -371,7 +237,7 @@ def _named_things(text: str, q: _Question, lexicon: Lexicon | None) -> list[str]
     return list(dict.fromkeys(found))
 
 
-def _named_genes(text: str, q: _Question, lexicon: Lexicon) -> list[str]:
+def _named_genes(text: str, q: LiteratureQuestion, lexicon: Lexicon) -> list[str]:
     """The genes a sentence names: an official symbol as written ("CDK5"), one written in lower
     case that is no English word ("cdk5", "furin"), or an alias with a digit that names one
     gene only ("MFG-E8"); never the question's own."""

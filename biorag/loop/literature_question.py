@@ -1,0 +1,168 @@
+"""What a literature question asks, read once: its kind (yes/no, list, how), the entities
+and topic words a cited sentence must hold, the direction or type of thing it asks for.
+`literature_reading` reads the evidence against it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from biorag.contracts.models import Evidence
+from biorag.knowledge.mesh import vocabulary
+from biorag.loop.sentence_cues import (
+    abbreviations,
+    asked_types,
+    directions,
+    has_phrase,
+    name_pattern,
+    reading_words,
+    stem,
+)
+from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise
+from biorag.understanding.literature_asks import ask_words_in, opens_yes_no
+from biorag.understanding.question_words import word_map, words
+
+if TYPE_CHECKING:
+    from biorag.loop.extractive import ScoredSentence
+    from biorag.understanding.question_model import Analysis, Entity
+
+#: entity kinds a sentence need not mention (context, or not quoted back)
+_CONTEXT_KINDS = ("organism", "sequence")
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    """Words of a question that name no topic: function words, asking words, ask cues."""
+    stop = set(words("not_genes")) | set(words("filler")) | set(words("asking")) | set(words("yes_no_leads"))
+    stop |= set(words("request_after_lead")) | set(words("polite_leads")) | set(reading_words("generic_words"))
+    for cues in word_map("literature_asks").values():
+        for cue in cues:
+            stop.update(normalise(cue).split())
+    for ws in asked_types().values():
+        for w in ws:
+            stop.update(w.split())
+    return frozenset(stop)
+
+
+def _entity_names(e: Entity) -> list[str]:
+    names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
+    if e.kind in ("disease", "phenotype"):
+        vocab = vocabulary()
+        for n in list(names):
+            for key in (n, n + "s"):
+                d = vocab.get(key)
+                if d is not None:
+                    names += [d.name, *d.aliases]
+                    break
+    return list(dict.fromkeys(n for n in names if len(n) > 1))
+
+
+@dataclass(frozen=True)
+class LiteratureQuestion:
+    kind: str  # "yes_no", "list" or "how"
+    entities: tuple[tuple[str, tuple[re.Pattern, ...]], ...]  # (name, its patterns) per entity
+    topic: tuple[str, ...]  # stems of the topic words
+    need: int  # topic words a sentence must hold
+    direction: frozenset[str]  # "up"/"down" asked of a yes/no question
+    asked_type: str | None  # "gene", "chemical", "disease" for a list question
+    asked_kinds: tuple[str, ...]  # every type its type word may mean ("molecule": gene, chemical)
+    own: frozenset[str]  # lower-cased names the question itself gives
+    effect: bool  # asks for an effect ("What is the effect of X on Y?")
+    mechanism: bool  # asks how or by what mechanism
+
+
+def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
+    """(name, its patterns) of each thing a cited sentence must mention: every confident
+    entity, a gene list as its genes."""
+    out: dict[str, tuple[re.Pattern, ...]] = {}
+    for e in analysis.entities:
+        if not e.confident or e.kind in _CONTEXT_KINDS:
+            continue
+        if e.kind == "gene_list" and e.members:
+            for m in e.members:
+                if m.name and m.name not in out:
+                    out[m.name] = (name_pattern(m.name),)
+            continue
+        out.setdefault(e.text, tuple(name_pattern(n) for n in _entity_names(e)))
+    # a gene list's member and the same gene named alone are one requirement
+    return tuple(out.items())
+
+
+def read_question(analysis: Analysis) -> LiteratureQuestion:
+    core = analysis.core
+    entities = _requirements(analysis)
+    blanked = normalise(blank_entities(core, [e for e in analysis.entities if e.confident or e.role]))
+    stop = _stop_words()
+    topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
+             and not w.isdigit()]
+    topic = list(dict.fromkeys(stem(w) for w in topic))
+    norm = normalise(core)
+    yes_no = opens_yes_no(core) or has_phrase(norm, "whether") or bool(analysis.asks is not None and analysis.asks.yes_no)
+    asked_kinds = () if yes_no else _asked_kinds(norm)
+    asked_type = asked_kinds[0] if asked_kinds else None
+    kind = "yes_no" if yes_no else "list" if asked_type else "how"
+    asked = ask_words_in(core)
+    direction = frozenset(directions(" ".join(c for _g, c in asked) + " " + norm)) if yes_no else frozenset()
+    own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
+    need = max(1, round(len(topic) * 0.5)) if topic else 0
+    groups = set(analysis.asks.groups) if analysis.asks is not None else set()
+    mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
+    return LiteratureQuestion(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
+                     "effect" in groups, mechanism)
+
+
+def _asked_kinds(norm: str) -> tuple[str, ...]:
+    """The types of named things a list question asks for ("which drugs": chemical); a type
+    word listed under two types ("molecule", "biomarker": a gene product or a chemical) asks
+    for both, genes first."""
+    tokens = norm.split()
+    askers = set(reading_words("list_askers"))
+    types = asked_types()
+    for i, w in enumerate(tokens):
+        if w not in askers:
+            continue
+        for j in range(i + 1, min(i + 5, len(tokens))):
+            two = " ".join(tokens[j:j + 2])
+            kinds = tuple(kind for kind, ws in types.items() if two in ws or tokens[j] in ws)
+            if kinds:
+                return kinds
+    return ()
+
+
+def entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) -> bool:
+    """The sentence names the entity, or an abbreviation its record defines for it."""
+    low = text.lower()
+    if any(p.search(low) for p in patterns):
+        return True
+    if ev is None:
+        return False
+    for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
+        if any(p.search(long) for p in patterns) and re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", low):
+            return True
+    return False
+
+
+def coverage(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> int:
+    """How many of the question's topic words the sentence holds, an abbreviation its record
+    defines counting as its long form ("DFs" for "dominant frequency")."""
+    words = normalise(text).split()
+    stems = {stem(w) for w in words}
+    if ev is not None:
+        for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
+            if short in words or short + "s" in words:
+                stems.update(stem(w) for w in normalise(long).split()[-len(short):])
+    return sum(1 for t in q.topic if t in stems)
+
+
+def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:
+    if not all(entity_in(text, patterns, ev) for _name, patterns in q.entities):
+        return False
+    return not q.topic or coverage(text, q, ev) >= q.need
+
+
+def names_entities(s: ScoredSentence, q: LiteratureQuestion) -> bool:
+    """The sentence names every entity of the question, whatever its topic words."""
+    return all(entity_in(s.text, patterns, s.evidence) for _name, patterns in q.entities)
+
