@@ -83,13 +83,13 @@ def clinvar_links(path: Path) -> Iterator[tuple[int, str]]:
             yield gid, sid
 
 
-def catalogue_links(annotated: set[str], known: set[tuple[int, str]],
-                    folder: Path | None = None) -> tuple[list[tuple[int, str, str, str]], dict[str, int]]:
+def catalogue_links(annotated: set[str], known: set[tuple[int, str]], folder: Path | None = None,
+                    symbols: dict[int, str] | None = None) -> tuple[list[tuple[int, str, str, str]], dict[str, int]]:
     """(gene id, symbol, disease id, catalogue) for diseases in `annotated` that `known`
     (HPO's own (gene id, disease id) links) lacks; the first catalogue to give a link names
-    it. Also counts per catalogue."""
+    it. Also counts per catalogue. `symbols`: `gene_symbols` of the same files, if read."""
     files = link_inputs(folder)
-    symbols = gene_symbols(files)
+    symbols = symbols if symbols is not None else gene_symbols(files)
     medgen, qualified = medgen_links(files["mim2gene_medgen"])
     seen = set(known) | qualified  # ClinVar's condition list has NCBI's susceptibility links too
     rows: list[tuple[int, str, str, str]] = []

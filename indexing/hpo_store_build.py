@@ -56,7 +56,7 @@ from indexing.hpo_files import (
     read_obo,
     read_phenotype_annotations,
 )
-from indexing.hpo_gene_links import catalogue_links, link_inputs
+from indexing.hpo_gene_links import catalogue_links, gene_symbols, link_inputs
 
 SCHEMA_VERSION = 3  # 2: obsolete_terms; 3: linked_gene_diseases
 #: synonym kinds kept for finding terms in free text (abbreviations like "ID" are left out:
@@ -144,6 +144,15 @@ def _information_content(annotations: dict[Any, set[int]], closure: dict[int, se
     return counts, len(annotations)
 
 
+def hpo_or_catalogue_symbol(hpo_symbol: str, gene_id: int, symbols: dict[int, str]) -> str:
+    """HPO's symbol, unless HPO gives none: it writes "-" for a few region genes (NCBI 7467,
+    WHCR, the Wolf-Hirschhorn region); their symbol then comes from HGNC / gene_info, so that
+    no answer or PhEval result names a gene "-"."""
+    if hpo_symbol.strip() not in ("", "-"):
+        return hpo_symbol
+    return symbols.get(gene_id, hpo_symbol)
+
+
 def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = True,
                     links_dir: Path | None = None) -> dict[str, Any]:
     """Build the store at `out` atomically (a temp file renamed at the end). `links_dir`:
@@ -179,12 +188,13 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
         if row.aspect == "P" and not negated:
             disease_annot[row.disease_id].add(term)
 
+    symbols = gene_symbols(link_inputs(links_dir))
     gene_annot: dict[int, set[int]] = defaultdict(set)
     gene_disease: set[tuple[int, str, str]] = set()
     for row in read_genes_to_phenotype(folder):
         counts["gene_rows"] += 1
         gid = row.gene_id
-        gene_disease.add((gid, row.gene_symbol, row.disease_id))
+        gene_disease.add((gid, hpo_or_catalogue_symbol(row.gene_symbol, gid, symbols), row.disease_id))
         term = resolve(row.hpo_id)
         if term is None:
             counts["gene_unknown_terms"] += 1
@@ -192,7 +202,8 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
         gene_annot[gid].add(term)
 
     hpo_symbol = {gid: sym for gid, sym, _ in gene_disease}
-    extra, extra_counts = catalogue_links(set(disease_annot), {(g, d) for g, _, d in gene_disease}, links_dir)
+    extra, extra_counts = catalogue_links(set(disease_annot), {(g, d) for g, _, d in gene_disease}, links_dir,
+                                          symbols)
     extra = [(g, hpo_symbol.get(g, sym), d, src) for g, sym, d, src in extra]
     n_dis, total_dis = _information_content(disease_annot, closure)
     n_gene, total_gene = _information_content(gene_annot, closure)

@@ -117,3 +117,21 @@ def test_a_store_built_before_the_links_still_ranks_and_says_to_rebuild(hpo_stor
         assert any("biorag data hpo-store build" in w for w in result.warnings)
     finally:
         store.close()
+
+
+def test_genes_hpo_writes_without_a_symbol_get_hgncs_or_gene_infos(con):
+    """HPO's genes_to_phenotype.txt writes "-" as the symbol of a few region genes (7467, the
+    Wolf-Hirschhorn region, among them). The store names them as HGNC / gene_info do, so a
+    disease's gene list and a PhEval result never show a gene called "-"."""
+    from indexing.hpo_files import hpo_data_dir, read_genes_to_phenotype
+    from indexing.hpo_gene_links import gene_symbols, link_inputs
+
+    unnamed = {r.gene_id for r in read_genes_to_phenotype(hpo_data_dir()) if r.gene_symbol.strip() in ("", "-")}
+    assert 7467 in unnamed  # the release the store is built from still writes it so
+    symbols = gene_symbols(link_inputs())
+    stored = dict(con.execute(
+        f"SELECT DISTINCT gene_id, symbol FROM gene_diseases WHERE gene_id IN ({','.join('?' * len(unnamed))})",
+        sorted(unnamed)).fetchall())
+    assert stored == {g: symbols[g] for g in unnamed}
+    assert stored[7467] == "WHCR"
+    assert not con.execute("SELECT COUNT(*) FROM gene_diseases WHERE symbol IN ('', '-')").fetchone()[0]
