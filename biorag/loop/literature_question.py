@@ -71,6 +71,9 @@ class LiteratureQuestion:
     own: frozenset[str]  # lower-cased names the question itself gives
     effect: bool  # asks for an effect ("What is the effect of X on Y?")
     mechanism: bool  # asks how or by what mechanism
+    subject: tuple[str, ...] = ()  # prefixes of a yes/no claim's subject words ("a healthy diet")
+    compared: str = ""  # the stem a comparison is about ("more [neurotoxic] than")
+    numbers: tuple[str, ...] = ()  # the numbers the question gives ("amyloid-beta 43")
 
 
 def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
@@ -109,8 +112,77 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     need = max(1, round(len(topic) * 0.5)) if topic else 0
     groups = set(analysis.asks.groups) if analysis.asks is not None else set()
     mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
+    subject = _claim_subject(blanked.split(), stop) if yes_no else ()
+    compared = _compared(blanked.split(), stop) if yes_no else ""
+    numbers = tuple(dict.fromkeys(w for w in blanked.split() if w.isdigit() and len(w) <= 3))
     return LiteratureQuestion(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
-                     "effect" in groups, mechanism)
+                              "effect" in groups, mechanism, subject, compared, numbers)
+
+
+def _claim_subject(tokens: list[str], stop: frozenset[str]) -> tuple[str, ...]:
+    """The prefixes (`_word_prefix`) of the words a yes/no question makes its claim about,
+    read from the blanked question (`tokens`): after the opening verb, "whether" or "that" ("Is there evidence that
+    ..."), past function words, the first word and at most one more, up to a function word,
+    ask cue, participle or entity ("Does [a healthy diet] in midlife lower ...": healthy,
+    diet; "Is [surgery] better than ..."; "Are [statins] associated ..."). A cited sentence
+    must hold one of them. Empty when the subject is an entity: the entity is
+    required anyway. Numbers are left to `numbers`."""
+    leads = words("yes_no_leads")
+    start = next((i + 1 for i, w in enumerate(tokens) if w in leads or w == "whether"), None)
+    if start is None:
+        return ()
+    if "that" in tokens[start:start + 5]:
+        start += tokens[start:start + 5].index("that") + 1
+    function = _function_words()
+    run: list[str] = []
+    for w in tokens[start:]:
+        if w == PLACEHOLDER.strip():
+            # "Does [losing BIN1] ...", "Is [serum IL-6] ...": the entity is the subject
+            return ()
+        if (not run and w in function) or w.isdigit() or len(w) <= 2:
+            continue  # numbers are `numbers`; "p" of "p-tau181" names nothing
+        if run and (w in stop or w.endswith("ed") or len(run) == 2):
+            break  # a verb's participle ("associated") or a third word is past the head
+        run.append(w)
+    return tuple(dict.fromkeys(_word_prefix(w) for w in run))
+
+
+def _word_prefix(word: str) -> str:
+    """A subject word as a sentence must begin one: six letters after a plural or "-ing"
+    ("statins": statin; "smoking": smok), so that "kyphoplasty" is not "kyphosis"."""
+    for suffix in ("ing", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[:-len(suffix)]
+            break
+    return word[:6]
+
+
+def _compared(tokens: list[str], stop: frozenset[str]) -> str:
+    """The stem of what a comparison asks about: the topic word between a comparative and
+    "than" ("Is amyloid-beta 43 [more neurotoxic] than ...", "bind copper with [higher
+    affinity] than") or inside "as ... as" ("as [good] as"); "" when there is none ("better
+    than")."""
+    for i in range(len(tokens) - 2):
+        if tokens[i] == "as" and tokens[i + 2] == "as" and tokens[i + 1] != PLACEHOLDER.strip():
+            return stem(tokens[i + 1])
+    if "than" not in tokens:
+        return ""
+    at = tokens.index("than")
+    marks = [j for j in range(max(0, at - 3), at) if tokens[j] in _COMPARATIVES or tokens[j].endswith("er")]
+    if not marks:
+        return ""
+    between = [w for w in tokens[marks[0] + 1:at] if w not in stop and w != PLACEHOLDER.strip() and len(w) > 2
+               and not w.isdigit()]
+    return stem(between[-1]) if between else ""
+
+
+#: words that make a comparison with "than" (besides "-er" adjectives: "higher", "greater")
+_COMPARATIVES = frozenset({"more", "less", "fewer", "better", "worse"})
+
+
+@cache
+def _function_words() -> frozenset[str]:
+    return words("not_genes") | words("filler") | words("yes_no_leads") | words("polite_leads")
 
 
 def _asked_kinds(norm: str) -> tuple[str, ...]:
@@ -144,20 +216,45 @@ def entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) 
     return False
 
 
-def coverage(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> int:
-    """How many of the question's topic words the sentence holds, an abbreviation its record
-    defines counting as its long form ("DFs" for "dominant frequency")."""
-    words = normalise(text).split()
-    stems = {stem(w) for w in words}
+def _stems_of(text: str, ev: Evidence | None) -> set[str]:
+    """The word stems of a sentence, an abbreviation its record defines adding its long form's
+    ("DFs" for "dominant frequency")."""
+    tokens = normalise(text).split()
+    stems = {stem(w) for w in tokens}
     if ev is not None:
         for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
-            if short in words or short + "s" in words:
+            if short in tokens or short + "s" in tokens:
                 stems.update(stem(w) for w in normalise(long).split()[-len(short):])
+    return stems
+
+
+def coverage(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> int:
+    """How many of the question's topic words the sentence holds (`_stems_of`)."""
+    stems = _stems_of(text, ev)
     return sum(1 for t in q.topic if t in stems)
 
 
+def _holds_subject(text: str, subject: tuple[str, ...], ev: Evidence | None) -> bool:
+    tokens = normalise(text).split()
+    if ev is not None:
+        for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
+            if short in tokens or short + "s" in tokens:
+                tokens += normalise(long).split()
+    return any(t.startswith(p) for t in tokens for p in subject)
+
+
 def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:
+    """The sentence is about the question: it names every entity, every number the question
+    gives ("Aβ43" for "amyloid-beta 43"), one of a yes/no claim's subject words (a sentence
+    about obesity at midlife does not answer whether a healthy diet at midlife helps), what a
+    comparison compares ("more neurotoxic"), and enough of the topic words."""
     if not all(entity_in(text, patterns, ev) for _name, patterns in q.entities):
+        return False
+    if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
+        return False
+    if q.subject and not _holds_subject(text, q.subject, ev):
+        return False
+    if q.compared and q.compared not in _stems_of(text, ev):
         return False
     return not q.topic or coverage(text, q, ev) >= q.need
 

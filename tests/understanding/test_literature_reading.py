@@ -101,6 +101,29 @@ def test_negation_and_hedging_are_read_on_the_same_real_sentence(read):
         assert r.sufficient == (expected in ("Yes.", "No."))
 
 
+def test_a_yes_no_claim_about_another_subject_is_not_answered(read):
+    """The abstract's finding on blood pressure and dementia in treated men answers its own
+    question, not the same question asked of a diet: the sentence shares the topic words
+    ("risk", "dementia", "treated men") but not the subject the claim is about."""
+    ev = _evidence("10794848")
+    own = read("Is blood pressure associated with the risk for dementia in treated men?", _ranked(ev))
+    assert own.sufficient and own.first_line == "No.", own.text
+    for q in _wordings("Is a healthy diet associated with the risk for dementia in treated men?"):
+        r = read(q, _ranked(ev))
+        assert not r.sufficient and r.first_line == "The evidence does not say.", (q, r.text)
+
+
+def test_a_number_the_question_gives_must_be_in_the_sentence(read):
+    """"Abeta42" answers for amyloid-beta 42, not for amyloid-beta 43: the same real sentence
+    ("... elevated secretion of Abeta, especially the more amyloidogenic Abeta42")."""
+    ev = _evidence("10623648")
+    for n, expected in (("42", "Yes."), ("43", "The evidence does not say.")):
+        for q in _wordings(f"Do presenilin 1 mutations elevate the secretion of amyloid-beta {n}?"):
+            r = read(q, _ranked(ev))
+            assert r.first_line == expected, (q, r.text)
+            assert r.sufficient == (expected == "Yes."), (q, r.text)
+
+
 def test_an_aim_or_method_sentence_never_leads_even_ranked_first(read):
     """For every sample abstract that announces its aim or method: the question is its own
     title, the announcing sentence ranked on top; the answer never opens with it."""
