@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
@@ -50,14 +50,13 @@ from biorag.loop.sentence_cues import (
     states_change,
 )
 from biorag.understanding.intent import normalise
-from biorag.understanding.question_words import english_words
+from biorag.understanding.name_extraction import named_genes
 
 if TYPE_CHECKING:
     from biorag.contracts.sources import Lexicon
     from biorag.understanding.question_model import Analysis
 
 _SYMBOL_TOKEN = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9-]*)(?![\w])")
-_LOWER_TOKEN = re.compile(r"(?<![\w-])([a-z][a-z0-9]{3,})(?![\w])")
 
 
 @dataclass
@@ -131,6 +130,11 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         # question's; a question naming no entity a dictionary knows ("the target of
         # necrostatin-1") has only its topic words to tie a sentence to it
         tied = (lambda r: names_entities(r.sentence, q)) if q.entities else (lambda r: r.about)
+        if lexicon is not None:
+            # the genes the question itself names, however written ("amyloid-beta": APP), are
+            # not its answer
+            own = {syms[0].lower() for _w, syms in named_genes(analysis.core, lexicon) if syms}
+            q = replace(q, own=q.own | own)
         return _listed(q, [r for r in reads if not r.announces and tied(r)], lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
@@ -238,29 +242,22 @@ def _named_things(text: str, q: LiteratureQuestion, lexicon: Lexicon | None) -> 
 
 
 def _named_genes(text: str, q: LiteratureQuestion, lexicon: Lexicon) -> list[str]:
-    """The genes a sentence names: an official symbol as written ("CDK5"), one written in lower
-    case that is no English word ("cdk5", "furin"), or an alias with a digit that names one
-    gene only ("MFG-E8"); never the question's own."""
-    written = {m.group(1).lower(): m.group(1) for m in _SYMBOL_TOKEN.finditer(text)}
-    english = english_words()
-    for m in _LOWER_TOKEN.finditer(text):
-        if m.group(1) not in english:
-            written.setdefault(m.group(1), m.group(1))
-    if not written:
-        return []
-    by_span: dict[str, list] = {}
-    for hit in lexicon.lookup_spans(list(written), ("gene",)):
-        by_span.setdefault(hit.span, []).append(hit)
+    """The genes a sentence names (`name_extraction.named_genes`: symbols as written or in
+    lower case, aliases, names written out), each as its official symbol: written as one, or
+    the only gene the name may mean; never the question's own. A name written out in words
+    counts only as a gene's official full name ("caspase 2"), not as one of its other
+    designations: "casein kinase" and "protein kinase" name families."""
     found = []
-    for span, hits in by_span.items():
-        token = written.get(span, span)
-        symbol = next((h for h in hits if h.how == "symbol"), None)
-        if symbol is not None and (token == symbol.canonical or token.islower()):
-            hit = symbol
-        elif len({h.canonical for h in hits}) == 1 and any(c.isdigit() for c in token) and not token.islower():
-            hit = hits[0]
-        else:
+    for written, symbols in named_genes(text, lexicon):
+        if not symbols or (len(symbols) > 1 and symbols[0].lower() != written.lower()):
+            continue  # an alias of several genes names none of them
+        if not re.search(r"[A-Za-z]{2}", written) or (" " in written and not _full_name(written, lexicon)):
             continue
-        if hit.canonical.lower() not in q.own:
-            found.append((text.find(token), hit.canonical))
-    return [name for _at, name in sorted(found)]
+        if symbols[0].lower() not in q.own and written.lower() not in q.own:
+            found.append(symbols[0])
+    return list(dict.fromkeys(found))
+
+
+def _full_name(written: str, lexicon: Lexicon) -> bool:
+    key = " ".join(re.sub(r"[^a-z0-9]+", " ", written.lower()).split())
+    return any(h.how == "full_name" for h in lexicon.lookup_spans([key], ("gene_name",)))

@@ -113,11 +113,17 @@ def _near_gene_word(words: list[str], i: int) -> bool:
 def gene_mentions(sentence: str, lexicon: Lexicon | None) -> list[str]:
     """The gene and protein names in `sentence`, as written, in order, each once
     (case-insensitively); [] when it names none (see the module docstring)."""
+    return [text for text, _symbols in named_genes(sentence, lexicon)]
+
+
+def named_genes(sentence: str, lexicon: Lexicon | None) -> list[tuple[str, tuple[str, ...]]]:
+    """`gene_mentions` with what each name may mean: (the name as written, the official
+    symbols of the genes it names, a symbol it is written as first)."""
     if lexicon is None or not sentence.strip():
         return []
     toks = _tokens(sentence)
     words = [t for t, _ in toks]
-    spans = list(dict.fromkeys(f for t, at in toks for piece, _a in _pieces(t, at) for f in _forms(piece)))
+    spans = list(dict.fromkeys(f for t, at in toks for piece, _a in [(t, at), *_pieces(t, at)] for f in _forms(piece)))
     hits = lexicon.lookup_spans(spans, ("gene",))
     by_span: dict[str, list] = {}
     for h in hits:
@@ -125,26 +131,41 @@ def gene_mentions(sentence: str, lexicon: Lexicon | None) -> list[str]:
     diseases = {h.span.lower() for h in lexicon.lookup_spans(words, ("disease",))}
     full = _full_names(toks, sentence, lexicon)
     spelled = {c.lower() for _s, _e, _t, canon in full for c in canon}
-    found: list[tuple[int, str]] = [(s, text) for s, _e, text, _c in full]
+    found: list[tuple[int, str, tuple[str, ...]]] = [(s, text, canon) for s, _e, text, canon in full]
     covered = [(s, e) for s, e, _t, _c in full]
     for i, (tok, start) in enumerate(toks):
         if any(s <= start < e for s, e in covered):
             continue
-        for piece, at in _pieces(tok, start):
-            matched = next(((f, by_span[f.lower()]) for f in _forms(piece) if f.lower() in by_span), None)
-            if matched is not None and _keep(piece, matched[0], matched[1], words, i, diseases, spelled):
-                found.append((at, piece))
+        # a hyphenated token the dictionary holds whole is one name ("MFG-E8"), else its parts
+        for pieces in ([(tok, start)], _pieces(tok, start)):
+            kept = [(at, piece, _symbols(matched)) for piece, at in pieces
+                    if (matched := _matched(piece, by_span)) is not None
+                    and _keep(piece, matched[0], matched[1], words, i, diseases, spelled)]
+            if kept or len(pieces) > 1:
+                found += kept
+                break
     # an abbreviation in brackets right after a name found: the same gene ("vitamin D receptor (VDR)")
-    for _s, text in list(found):
+    for _s, text, canon in list(found):
         for m in re.finditer(re.escape(text) + r"\s*\(([^()\s,;]{2,15})\)", sentence):
-            if not any(t == m.group(1) for _p, t in found):
-                found.append((m.start(1), m.group(1)))
+            if not any(t == m.group(1) for _p, t, _c in found):
+                found.append((m.start(1), m.group(1), canon))
     found.sort()
-    out: list[str] = []
-    for _s, text in found:
-        if text.lower() not in {o.lower() for o in out}:
-            out.append(text)
-    return out
+    out: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for _s, text, canon in found:
+        out.setdefault(text.lower(), (text, canon))
+    return list(out.values())
+
+
+def _matched(piece: str, by_span: dict[str, list]) -> tuple[str, list] | None:
+    """(the spelling found, its dictionary entries) of a token, or None."""
+    return next(((f, by_span[f.lower()]) for f in _forms(piece) if f.lower() in by_span), None)
+
+
+def _symbols(matched: tuple[str, list]) -> tuple[str, ...]:
+    """The official symbols a name may mean, the one it is written as first."""
+    form, entry = matched
+    own = [h.canonical for h in entry if h.how == "symbol" and h.canonical.lower() == form.lower()]
+    return tuple(dict.fromkeys(own + [h.canonical for h in entry]))
 
 
 def _keep(tok: str, form: str, entry: Sequence, words: list[str], i: int, diseases: set[str],
@@ -159,10 +180,13 @@ def _keep(tok: str, form: str, entry: Sequence, words: list[str], i: int, diseas
     beside = _near_gene_word(words, i)
     if tok.islower():
         # lower case: a name the dictionary writes in lower case, a symbol with a digit ("tlr4"),
-        # or a word said to be a gene; never an English word the dictionary writes otherwise
+        # an official symbol, or a word said to be a gene; never an English word the
+        # dictionary writes otherwise
         if low in english_words() and not exact:
             return False
-        return exact or bool(re.search(r"\d", tok)) or beside
+        # labs write some symbols in lower case ("furin", "cdk5"): an official symbol that is
+        # no English word counts too
+        return exact or bool(re.search(r"\d", tok)) or beside or any(h.how == "symbol" for h in entry)
     if not exact and tok not in (tok.upper(), tok.title()) and not re.match(r"^[a-z]{2,}[A-Z]|^[A-Z][A-Z0-9]*\d[a-z]$", tok):
         return False  # mixed case the dictionary does not write ("mAD", "PrD", "PTMs")
     if re.fullmatch(r"[A-Z]{2,3}", tok) and not (len(tok) == 3 and any(h.how == "symbol" for h in entry)):

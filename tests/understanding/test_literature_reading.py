@@ -172,6 +172,20 @@ def test_a_list_question_naming_no_known_entity_is_tied_by_its_topic_words(read)
     assert r.kind == "list" and not r.sufficient, r.named
 
 
+def test_genes_written_out_or_hyphenated_are_named_by_their_symbol(read):
+    """Abstracts name genes in words ("caspase-2") and by hyphenated aliases: each is its
+    gene's symbol in a list answer, in every wording. A family named in words ("casein
+    kinase") is no one gene: the hymenialdisine abstract's answer never names the gene that
+    holds "casein kinase" among its designations."""
+    ev = _evidence("10638761")  # caspases: caspase-8 downstream of death receptors
+    for q in _wordings("Which enzyme mediates signal transduction downstream of death receptors?"):
+        r = read(q, _ranked(ev))
+        assert r.kind == "list" and r.sufficient, (q, r.reason)
+        assert r.named[0] == "CASP8", (q, r.named)
+    r = read("Which kinases does hymenialdisine inhibit?", _ranked(_evidence("10662688")))
+    assert "PDIK1L" not in r.named, r.named
+
+
 def test_a_gene_written_in_lower_case_is_named_and_the_topical_sentence_leads(read):
     """Abstracts write genes as the lab does ("cdk5", "furin"): a lower-case word that is a
     gene's symbol and no English word is that gene. Of the genes named, the one in the
