@@ -144,6 +144,20 @@ def _information_content(annotations: dict[Any, set[int]], closure: dict[int, se
     return counts, len(annotations)
 
 
+def _broad_names(live: list, taken: set[str]) -> set[tuple[str, int, str]]:
+    """HPO's BROAD synonyms that people write for one term ("Aortic root dilatation" of
+    Aortic root aneurysm), kind "broad": only phrases of two words or more, held by one term,
+    that no term has as its name or text synonym (`taken`), so that they never shadow an exact
+    name; single broad words ("Aneurysm") would match far more than the term."""
+    holders: dict[str, set[int]] = defaultdict(set)
+    for t in live:
+        for text, kind in t.synonyms:
+            if kind == "BROAD":
+                holders[normalise(text)].add(term_number(t.id))
+    return {(name, next(iter(ns)), "broad") for name, ns in holders.items()
+            if len(ns) == 1 and len(name.split()) >= 2 and name not in taken}
+
+
 def hpo_or_catalogue_symbol(hpo_symbol: str, gene_id: int, symbols: dict[int, str]) -> str:
     """HPO's symbol, unless HPO gives none: it writes "-" for a few region genes (NCBI 7467,
     WHCR, the Wolf-Hirschhorn region); their symbol then comes from HGNC / gene_info, so that
@@ -225,6 +239,7 @@ def build_hpo_store(out: Path, data_dir: Path | None = None, progress: bool = Tr
             for text, kind in t.synonyms:
                 if kind in TEXT_SYNONYMS:
                     names.add((normalise(text), n, "synonym"))
+        names |= _broad_names(live, {x[0] for x in names})
         con.executemany("INSERT INTO term_names VALUES (?,?,?)", (x for x in names if x[0]))
         con.executemany("INSERT INTO parents VALUES (?,?)", ((c, p) for c, ps in parents.items() for p in ps))
         con.executemany("INSERT INTO ancestors VALUES (?,?)", ((t, a) for t, anc in closure.items() for a in anc))

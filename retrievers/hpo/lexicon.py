@@ -48,7 +48,7 @@ class PhenotypeLexicon:
         rows = self._con.execute(
             "SELECT n.name_norm, t.id, t.name FROM term_names n JOIN terms t ON t.term = n.term "
             f"WHERE n.name_norm IN ({','.join('?' * len(by_key))}) AND {IS_PHENOTYPE} "
-            "ORDER BY (n.kind != 'name'), t.n_genes DESC",
+            "ORDER BY (n.kind = 'broad'), (n.kind != 'name'), t.n_genes DESC",
             list(by_key)).fetchall()
         seen: set[str] = set()
         out = []

@@ -40,8 +40,9 @@ def _load(con: sqlite3.Connection) -> PhenotypeModel:
     modifiers = con.execute(
         "SELECT x.disease_id, t.id FROM disease_terms x JOIN terms t ON t.term=x.term "
         "WHERE x.aspect IN ('C','I') AND x.negated=0").fetchall()
+    # a broad synonym is no name of the term: a disease called so is not named after it
     named = named_terms(dict(con.execute("SELECT disease_id, name_norm FROM diseases").fetchall()),
-                        con.execute("SELECT name_norm, term FROM term_names").fetchall())
+                        con.execute("SELECT name_norm, term FROM term_names WHERE kind != 'broad'").fetchall())
     return PhenotypeModel(*(list(map(tuple, rows)) for rows in (terms, ancestors, annotations)), names,
                           *(list(map(tuple, rows)) for rows in (genes, modifiers)), named=named)
 

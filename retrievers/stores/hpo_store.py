@@ -149,7 +149,7 @@ class HpoStore:
                     continue
                 rows = self._con.execute(
                     "SELECT t.* FROM term_names n JOIN terms t ON t.term = n.term WHERE n.name_norm=? "
-                    f"AND {IS_PHENOTYPE} ORDER BY (n.kind != 'name'), t.n_genes DESC",
+                    f"AND {IS_PHENOTYPE} ORDER BY (n.kind = 'broad'), (n.kind != 'name'), t.n_genes DESC",
                     (phrase,),
                 ).fetchall()
                 if rows:

@@ -157,6 +157,21 @@ def test_store_notice_and_info(hpo_store):
     assert info["diseases"] == 12687 and info["hpoa_unknown_terms"] == 0
 
 
+def test_a_broad_synonym_people_write_finds_its_term(hpo_store):
+    """HPO lists "Aortic root dilatation", as clinicians write it, only as a BROAD synonym of
+    Aortic root aneurysm. A Marfan presentation finds all three of its features; a broad
+    synonym never takes a phrase that is any term's name or exact synonym."""
+    for text in ("ectopia lentis, arachnodactyly and aortic root dilatation",
+                 "Aortic root dilatation, arachnodactyly, ectopia lentis"):
+        got = {m.id for m in hpo_store.find_terms(text)}
+        assert {"HP:0001083", "HP:0001166", "HP:0002616"} <= got, (text, got)
+    con = hpo_store._con
+    assert con.execute("SELECT COUNT(*) FROM term_names WHERE kind='broad'").fetchone()[0] > 100
+    assert not con.execute("SELECT COUNT(*) FROM term_names b JOIN term_names n ON b.name_norm=n.name_norm "
+                           "WHERE b.kind='broad' AND n.kind!='broad'").fetchone()[0]
+    assert hpo_store.find_terms("aneurysm")[0].id != "HP:0002616"  # one broad word is not the term
+
+
 def test_an_eponym_with_a_possessive_finds_the_disease(hpo_store):
     """HPO writes eponyms without the possessive ("Marfan syndrome"); people often write
     "Marfan's syndrome". The first N OMIM names "<Name> syndrome" (one capitalised word
