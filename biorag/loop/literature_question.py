@@ -112,9 +112,10 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     need = max(1, round(len(topic) * 0.5)) if topic else 0
     groups = set(analysis.asks.groups) if analysis.asks is not None else set()
     mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
-    subject = _claim_subject(blanked.split(), stop) if yes_no else ()
-    compared = _compared(blanked.split(), stop) if yes_no else ""
-    numbers = tuple(dict.fromkeys(w for w in blanked.split() if w.isdigit() and len(w) <= 3))
+    tokens = blanked.split()
+    subject = _claim_subject(tokens, stop) if yes_no else ()
+    compared = _compared(tokens, stop) if yes_no else ""
+    numbers = tuple(dict.fromkeys(w for w in tokens if w.isdigit() and len(w) <= 3))
     return LiteratureQuestion(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
                               "effect" in groups, mechanism, subject, compared, numbers)
 
@@ -230,7 +231,10 @@ def _stems_of(text: str, ev: Evidence | None) -> set[str]:
 
 def coverage(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> int:
     """How many of the question's topic words the sentence holds (`_stems_of`)."""
-    stems = _stems_of(text, ev)
+    return _topic_held(_stems_of(text, ev), q)
+
+
+def _topic_held(stems: set[str], q: LiteratureQuestion) -> int:
     return sum(1 for t in q.topic if t in stems)
 
 
@@ -254,9 +258,10 @@ def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bo
         return False
     if q.subject and not _holds_subject(text, q.subject, ev):
         return False
-    if q.compared and q.compared not in _stems_of(text, ev):
+    stems = _stems_of(text, ev)
+    if q.compared and q.compared not in stems:
         return False
-    return not q.topic or coverage(text, q, ev) >= q.need
+    return not q.topic or _topic_held(stems, q) >= q.need
 
 
 def names_entities(s: ScoredSentence, q: LiteratureQuestion) -> bool:

@@ -137,7 +137,8 @@ def named_genes(sentence: str, lexicon: Lexicon | None) -> list[tuple[str, tuple
         if any(s <= start < e for s, e in covered):
             continue
         # a hyphenated token the dictionary holds whole is one name ("MFG-E8"), else its parts
-        for pieces in ([(tok, start)], _pieces(tok, start)):
+        parts = _pieces(tok, start)
+        for pieces in ([(tok, start)], parts) if len(parts) > 1 else (parts,):
             kept = [(at, piece, _symbols(matched)) for piece, at in pieces
                     if (matched := _matched(piece, by_span)) is not None
                     and _keep(piece, matched[0], matched[1], words, i, diseases, spelled)]
