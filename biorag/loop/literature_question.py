@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
 from biorag.knowledge.mesh import vocabulary
+from biorag.loop.qualifiers import Qualified, other_patients, population, question_qualified
 from biorag.loop.sentence_cues import (
     abbreviations,
     asked_types,
@@ -71,9 +72,12 @@ class LiteratureQuestion:
     own: frozenset[str]  # lower-cased names the question itself gives
     effect: bool  # asks for an effect ("What is the effect of X on Y?")
     mechanism: bool  # asks how or by what mechanism
-    subject: tuple[str, ...] = ()  # prefixes of a yes/no claim's subject words ("a healthy diet")
+    subject: tuple[str, ...] = ()  # roots of a yes/no claim's subject words ("a healthy diet")
     compared: str = ""  # the stem a comparison is about ("more [neurotoxic] than")
     numbers: tuple[str, ...] = ()  # the numbers the question gives ("amyloid-beta 43")
+    qualified: tuple[Qualified, ...] = ()  # its qualified conditions ("osteoporotic vertebral fractures")
+    stems: frozenset[str] = frozenset()  # the stems of all its words
+    population: frozenset[str] = frozenset()  # stems of its described conditions (`qualifiers.population`)
 
 
 def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
@@ -96,7 +100,8 @@ def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]
 def read_question(analysis: Analysis) -> LiteratureQuestion:
     core = analysis.core
     entities = _requirements(analysis)
-    blanked = normalise(blank_entities(core, [e for e in analysis.entities if e.confident or e.role]))
+    blanked_text = blank_entities(core, [e for e in analysis.entities if e.confident or e.role])
+    blanked = normalise(blanked_text)
     stop = _stop_words()
     topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
              and not w.isdigit()]
@@ -116,12 +121,14 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     subject = _claim_subject(tokens, stop) if yes_no else ()
     compared = _compared(tokens, stop) if yes_no else ""
     numbers = tuple(dict.fromkeys(w for w in tokens if w.isdigit() and len(w) <= 3))
+    qualified = question_qualified(blanked_text, tuple(topic), _function_words())
     return LiteratureQuestion(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
-                              "effect" in groups, mechanism, subject, compared, numbers)
+                              "effect" in groups, mechanism, subject, compared, numbers, qualified,
+                              frozenset(stem(w) for w in norm.split()), population(qualified))
 
 
 def _claim_subject(tokens: list[str], stop: frozenset[str]) -> tuple[str, ...]:
-    """The prefixes (`_word_prefix`) of the words a yes/no question makes its claim about,
+    """The roots (`_word_root`) of the words a yes/no question makes its claim about,
     read from the blanked question (`tokens`): after the opening verb, "whether" or "that" ("Is there evidence that
     ..."), past function words, the first word and at most one more, up to a function word,
     ask cue, participle or entity ("Does [a healthy diet] in midlife lower ...": healthy,
@@ -145,17 +152,29 @@ def _claim_subject(tokens: list[str], stop: frozenset[str]) -> tuple[str, ...]:
         if run and (w in stop or w.endswith("ed") or len(run) == 2):
             break  # a verb's participle ("associated") or a third word is past the head
         run.append(w)
-    return tuple(dict.fromkeys(_word_prefix(w) for w in run))
+    return tuple(dict.fromkeys(_word_root(w) for w in run))
 
 
-def _word_prefix(word: str) -> str:
-    """A subject word as a sentence must begin one: six letters after a plural or "-ing"
-    ("statins": statin; "smoking": smok), so that "kyphoplasty" is not "kyphosis"."""
-    for suffix in ("ing", "s"):
+def _word_root(word: str) -> str:
+    """A word without its ending ("statins": statin; "smoking", "smokers": smok;
+    "supplementation": supplement; "vertebral": vertebr), so that two forms of one word meet
+    (`same_root`) and two words that only begin alike do not ("kyphoplasty", "kyphosis")."""
+    for suffix in _ENDINGS:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            word = word[:-len(suffix)]
-            break
-    return word[:6]
+            return word[:-len(suffix)]
+    return word
+
+
+#: endings `_word_root` takes off, the longest first
+_ENDINGS = ("ations", "ation", "ings", "ical", "osis", "ing", "ers", "ary", "ic", "al", "er", "es", "ed", "s", "e", "y")
+
+
+def same_root(word: str, root: str) -> bool:
+    """`word` is a form of the word whose root is `root`: their roots differ by at most two
+    letters at the end ("smok", "smoker"; not "vertebr", "vertebroplasty")."""
+    mine = _word_root(word)
+    short, long = sorted((mine, root), key=len)
+    return short == long or (len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 2)
 
 
 def _compared(tokens: list[str], stop: frozenset[str]) -> str:
@@ -244,14 +263,17 @@ def _holds_subject(text: str, subject: tuple[str, ...], ev: Evidence | None) -> 
         for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
             if short in tokens or short + "s" in tokens:
                 tokens += normalise(long).split()
-    return any(t.startswith(p) for t in tokens for p in subject)
+    return any(same_root(t, r) for t in tokens for r in subject)
 
 
 def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:
     """The sentence is about the question: it names every entity, every number the question
     gives ("Aβ43" for "amyloid-beta 43"), one of a yes/no claim's subject words (a sentence
     about obesity at midlife does not answer whether a healthy diet at midlife helps), what a
-    comparison compares ("more neurotoxic"), and enough of the topic words."""
+    comparison compares ("more neurotoxic"), enough of the topic words, and no other cause
+    of a condition the question qualifies (`qualifiers.other_patients`), in the sentence or
+    its record's title. Asked yes or no, the title's words for the question's described
+    condition count as the sentence's: a claim is read about its record's patients."""
     if not all(entity_in(text, patterns, ev) for _name, patterns in q.entities):
         return False
     if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
@@ -261,6 +283,14 @@ def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bo
     stems = _stems_of(text, ev)
     if q.compared and q.compared not in stems:
         return False
+    if other_patients(text, stems, q.qualified, q.stems, _function_words()):
+        return False
+    if q.qualified and ev is not None and ev.title:
+        title = _stems_of(ev.title, None)
+        if other_patients(ev.title, title, q.qualified, q.stems, _function_words()):
+            return False  # the record's title gives the condition another cause: its patients are others
+        if q.kind == "yes_no":  # a claim about patients; a how question's condition is its outcome
+            stems |= title & q.population
     return not q.topic or _topic_held(stems, q) >= q.need
 
 

@@ -24,6 +24,7 @@ from biorag.loop.literature_reading import cited_line, only_announces, read_lite
 from biorag.understanding.analysis import analyse
 
 SAMPLE = Path(__file__).resolve().parents[2] / "indexing" / "resources" / "pubmed_sample" / "alzheimers_records.jsonl.gz"
+FRACTURES = Path(__file__).resolve().parents[1] / "data" / "literature" / "vertebral_fracture_records.jsonl"
 
 
 def _rows() -> dict[str, dict]:
@@ -122,6 +123,49 @@ def test_a_number_the_question_gives_must_be_in_the_sentence(read):
             r = read(q, _ranked(ev))
             assert r.first_line == expected, (q, r.text)
             assert r.sufficient == (expected == "Yes."), (q, r.text)
+
+
+def _fracture_records() -> dict[str, Evidence]:
+    rows = [json.loads(line) for line in FRACTURES.read_text(encoding="utf-8").splitlines()]
+    return {str(r["pmid"]): Evidence(source="pubmed", id=str(r["pmid"]), title=r["title"], text=r["abstract"],
+                                     year=r["year"], metadata={"pmid": str(r["pmid"])}) for r in rows}
+
+
+# (question, the sentence that answers it, the sentences that never may): "conclusion" and
+# "method" of the metastases paper, "trials" of the osteoporosis paper, "relief"; the
+# conclusion is about kyphoplasty, never vertebroplasty, though "vertebral" begins alike
+OTHER_PATIENTS = [
+    ("Does kyphoplasty improve pain in vertebral fractures due to metastases?", "conclusion", ("trials",)),
+    ("Does kyphoplasty improve pain in osteoporotic vertebral fractures?", "trials", ("conclusion", "method")),
+    ("Does vertebroplasty relieve pain in osteoporotic fractures?", "relief", ("conclusion",)),
+    ("Does vertebroplasty relieve pain in vertebral fractures due to metastases?", None, ("relief", "conclusion")),
+]
+
+
+@pytest.mark.parametrize("question, answers, never", OTHER_PATIENTS)
+def test_a_condition_given_another_cause_is_about_other_patients(read, question, answers, never):
+    """Real abstracts on vertebral fractures of two causes, whichever sentence is ranked
+    first. The metastases paper's conclusion (29634678: "... in pathological vertebral
+    compression fractures due to vertebral metastases") answers for fractures due to
+    metastases, never for osteoporotic ones, nor does its "Kyphoplasty is a surgical method
+    ... that can reduce pain" under a title on metastases. "For kyphoplasty, randomized
+    controlled trials showed significant improvements in pain ..." answers for the patients
+    of its title, "Vertebral fractures due to osteoporosis" (20232195). "... pain relief in a
+    high percentage of patients with osteoporotic fractures" (22818832) answers for
+    osteoporotic fractures, never for those due to metastases."""
+    evs = _fracture_records()
+    metastases = split_sentences(evs["29634678"].text)
+    said = {"conclusion": next(s for s in metastases if s.startswith("CONCLUSIONS")),
+            "method": next(s for s in metastases if s.startswith("Kyphoplasty is a surgical method")),
+            "trials": next(s for s in split_sentences(evs["20232195"].text) if s.startswith("For kyphoplasty")),
+            "relief": split_sentences(evs["22818832"].text)[0]}
+    for first in said.values():
+        ranked = _ranked(*evs.values(), first=first)
+        for q in _wordings(question):
+            r = read(q, ranked)
+            if answers:
+                assert r.sufficient and r.first_line == "Yes." and r.support[0].text == said[answers], (q, r.text)
+            assert all(s.text != said[n] for s in r.support for n in never), (q, r.text)
 
 
 def test_an_aim_or_method_sentence_never_leads_even_ranked_first(read):
