@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
 from biorag.knowledge.mesh import vocabulary
+from biorag.loop.initialisms import initialism_words, phrase_initials
 from biorag.loop.qualifiers import Qualified, other_patients, population, question_qualified
 from biorag.loop.sentence_cues import (
     abbreviations,
@@ -78,6 +79,7 @@ class LiteratureQuestion:
     qualified: tuple[Qualified, ...] = ()  # its qualified conditions ("osteoporotic vertebral fractures")
     stems: frozenset[str] = frozenset()  # the stems of all its words
     population: frozenset[str] = frozenset()  # stems of its described conditions (`qualifiers.population`)
+    initials: tuple[tuple[str, tuple[str, ...]], ...] = ()  # ("AB", ("amyloid", "beta")): `initialisms`
 
 
 def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
@@ -124,7 +126,8 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     qualified = question_qualified(blanked_text, tuple(topic), _function_words())
     return LiteratureQuestion(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
                               "effect" in groups, mechanism, subject, compared, numbers, qualified,
-                              frozenset(stem(w) for w in norm.split()), population(qualified))
+                              frozenset(stem(w) for w in norm.split()), population(qualified),
+                              _initials(tokens, stop))
 
 
 def _claim_subject(tokens: list[str], stop: frozenset[str]) -> tuple[str, ...]:
@@ -153,6 +156,22 @@ def _claim_subject(tokens: list[str], stop: frozenset[str]) -> tuple[str, ...]:
             break  # a verb's participle ("associated") or a third word is past the head
         run.append(w)
     return tuple(dict.fromkeys(_word_root(w) for w in run))
+
+
+def _initials(tokens: list[str], stop: frozenset[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The initials of each run of the question's topic words, which a record may write
+    without defining them ("Aβ" for "amyloid beta")."""
+    runs: list[list[str]] = [[]]
+    for w in tokens:
+        if w in stop or w == PLACEHOLDER.strip() or w.isdigit():
+            runs.append([])
+        else:
+            runs[-1].append(w)
+    found: dict[str, tuple[str, ...]] = {}
+    for run in runs:
+        for short, spelled in phrase_initials(run).items():
+            found.setdefault(short, spelled)
+    return tuple(found.items())
 
 
 def _word_root(word: str) -> str:
@@ -236,34 +255,46 @@ def entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) 
     return False
 
 
-def _stems_of(text: str, ev: Evidence | None) -> set[str]:
+def _stems_of(text: str, ev: Evidence | None, q: LiteratureQuestion | None = None) -> set[str]:
     """The word stems of a sentence, an abbreviation its record defines adding its long form's
-    ("DFs" for "dominant frequency")."""
+    ("DFs" for "dominant frequency"), an initialism of the question's words the words it
+    stands for (`_initialism_words`)."""
     tokens = normalise(text).split()
     stems = {stem(w) for w in tokens}
     if ev is not None:
         for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
             if short in tokens or short + "s" in tokens:
                 stems.update(stem(w) for w in normalise(long).split()[-len(short):])
+    stems.update(stem(w) for w in _initialism_words(text, q, ev))
     return stems
+
+
+def _initialism_words(text: str, q: LiteratureQuestion | None, ev: Evidence | None) -> list[str]:
+    """The question's words the sentence writes as bare initials ("Aβ43": amyloid, beta),
+    unless its record defines that short form as something else."""
+    if q is None or not q.initials:
+        return []
+    defined = {short for _long, short in abbreviations(f"{ev.title}\n{ev.text}")} if ev is not None else set()
+    return initialism_words(text, {k: v for k, v in q.initials if k.lower() not in defined})
 
 
 def coverage(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> int:
     """How many of the question's topic words the sentence holds (`_stems_of`)."""
-    return _topic_held(_stems_of(text, ev), q)
+    return _topic_held(_stems_of(text, ev, q), q)
 
 
 def _topic_held(stems: set[str], q: LiteratureQuestion) -> int:
     return sum(1 for t in q.topic if t in stems)
 
 
-def _holds_subject(text: str, subject: tuple[str, ...], ev: Evidence | None) -> bool:
+def _holds_subject(text: str, q: LiteratureQuestion, ev: Evidence | None) -> bool:
     tokens = normalise(text).split()
     if ev is not None:
         for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
             if short in tokens or short + "s" in tokens:
                 tokens += normalise(long).split()
-    return any(same_root(t, r) for t in tokens for r in subject)
+    tokens += _initialism_words(text, q, ev)
+    return any(same_root(t, r) for t in tokens for r in q.subject)
 
 
 def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:
@@ -278,9 +309,9 @@ def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bo
         return False
     if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
         return False
-    if q.subject and not _holds_subject(text, q.subject, ev):
+    if q.subject and not _holds_subject(text, q, ev):
         return False
-    stems = _stems_of(text, ev)
+    stems = _stems_of(text, ev, q)
     if q.compared and q.compared not in stems:
         return False
     if other_patients(text, stems, q.qualified, q.stems, _function_words()):

@@ -125,6 +125,16 @@ def test_a_number_the_question_gives_must_be_in_the_sentence(read):
             assert r.sufficient == (expected == "Yes."), (q, r.text)
 
 
+def test_an_initialism_the_record_does_not_define_stands_for_the_questions_words(read):
+    """10681545 writes "Abeta(1-42)" and never defines it in brackets: the claim's subject
+    ("amyloid-beta") is held by its initials, β read as B, so the finding answers."""
+    ev = _evidence("10681545")
+    finding = next(s for s in split_sentences(ev.text) if s.startswith("Because Abeta(1-42) inhibits"))
+    for q in _wordings("Does amyloid-beta 1-42 inhibit acetylcholine release?"):
+        r = read(q, _ranked(ev))
+        assert r.sufficient and r.first_line == "Yes." and r.support[0].text == finding, (q, r.text)
+
+
 def _fracture_records() -> dict[str, Evidence]:
     rows = [json.loads(line) for line in FRACTURES.read_text(encoding="utf-8").splitlines()]
     return {str(r["pmid"]): Evidence(source="pubmed", id=str(r["pmid"]), title=r["title"], text=r["abstract"],
