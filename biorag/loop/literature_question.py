@@ -10,8 +10,8 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
+from biorag.knowledge.initialisms import initialism_words, phrase_initials
 from biorag.knowledge.mesh import vocabulary
-from biorag.loop.initialisms import initialism_words, phrase_initials
 from biorag.loop.qualifiers import Qualified, other_patients, population, question_qualified
 from biorag.loop.sentence_cues import (
     abbreviations,

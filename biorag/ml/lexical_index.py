@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from biorag.knowledge.initialisms import written_initialisms
 from biorag.storage.sqlite_store import build_atomically, read_build_record, write_build_record
 
 RESOURCE = Path(__file__).parents[1] / "resources" / "lexical_stopwords.json"
@@ -53,6 +54,14 @@ def query_words(text: str) -> list[str]:
             if len(part) > 1 and part not in stop:
                 out.setdefault(part, None)
     return list(out)
+
+
+def query_terms(text: str) -> list[str]:
+    """What a lexical search for `text` looks for: its words (`query_words`), then the bare
+    initialisms abstracts write for a name in it that ends in a Greek letter
+    ("amyloid-beta 42": aβ42, abeta42), which BM25 could not match from the words."""
+    words = query_words(text)
+    return words + [f for f in written_initialisms(text) if f not in words]
 
 
 def match_expression(terms: Iterable[str]) -> str:

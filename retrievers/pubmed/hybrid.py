@@ -6,7 +6,8 @@ physical collection; the alias switch moves both). Three ranked lists are fused 
 reciprocal rank fusion (`biorag.ml.fusion.rrf`):
 
 1. the vector search's top `depth`;
-2. BM25 over the question's words;
+2. BM25 over the question's words and the initialisms abstracts write for its names
+   ("amyloid-beta 42": Aβ42, Abeta42; `biorag.knowledge.initialisms`);
 3. BM25 over the other names of the question's MeSH descriptors and genes
    (`biorag.ml.query_expansion`), when it names any.
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from biorag.ml import pubmed_schema as ps
 from biorag.ml.fusion import rrf
-from biorag.ml.lexical_index import LexicalIndex, query_words
+from biorag.ml.lexical_index import LexicalIndex, query_terms
 from biorag.ml.query_expansion import expand
 
 
@@ -41,7 +42,7 @@ def fuse_hits(client, collection: str, query: str, vec, dense: list[dict], lexic
               params: FusionParams, gene_names: Callable[[str], Iterable[str]] | None = None,
               years: tuple[int | None, int | None] = (None, None)) -> tuple[list[dict], dict[str, Any]]:
     """(the fused top k as hit dicts like the dense ones, what the fusion did for the trace)."""
-    lex = [p for p, _ in lexical.search(query_words(query), params.depth)]
+    lex = [p for p, _ in lexical.search(query_terms(query), params.depth)]
     ex = expand(query, gene_names=gene_names) if params.expansion_weight > 0 else None
     exp = [p for p, _ in lexical.search(ex.terms, params.depth)] if ex and ex.terms else []
     by_id = {str(h["id"]): h for h in dense}

@@ -5,6 +5,7 @@ vocabulary and the real gene store."""
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 
 import pytest
@@ -97,6 +98,25 @@ def test_rewordings_of_a_title_keep_its_top_hit(lex):
 def test_fts_syntax_in_a_question_is_literal_text(lex, query):
     hits = lex.search(lexical_index.query_words(query), 5)
     assert all(p.isdigit() for p, _ in hits)
+
+
+def test_a_name_ending_in_a_greek_letter_finds_the_initialism_abstracts_write(lex):
+    """Records of the sample that write "Abeta42"/"Aβ42" and never "amyloid beta": the
+    question's words alone find some of them, low in the list (on "42", "mutations"); with
+    the initialisms every one is in the top 50 and one leads."""
+    writes = [str(r["pmid"]) for r in ROWS if re.search(r"\b(abeta42|aβ42)\b", _text(r))
+              and not re.search(r"amyloid[ -]beta|beta[ -]amyloid|amyloid β", _text(r))]
+    assert len(writes) >= 3
+    question = "Which mutations raise amyloid-beta 42?"
+    assert {"aβ42", "abeta42"} <= set(lexical_index.query_terms(question))
+    words_only = [p for p, _ in lex.search(lexical_index.query_words(question), 50)]
+    with_initialisms = [p for p, _ in lex.search(lexical_index.query_terms(question), 50)]
+    assert set(writes) <= set(with_initialisms) and min(with_initialisms.index(p) for p in writes) < 3
+    assert not set(writes) <= set(words_only) and min(words_only.index(p) for p in writes if p in words_only) >= 10
+
+
+def _text(row: dict) -> str:
+    return f"{row['title']} {row['abstract']}".lower()
 
 
 def test_a_query_of_stopwords_only_searches_nothing(lex):

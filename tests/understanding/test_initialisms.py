@@ -1,11 +1,11 @@
-"""Initialisms (biorag.loop.initialisms): a token is read as the initials of the question's
+"""Initialisms (biorag.knowledge.initialisms): a token is read as the initials of the question's
 words only when it is written as an initialism, in the forms abstracts use."""
 
 from __future__ import annotations
 
 import pytest
 
-from biorag.loop.initialisms import initialism_words, phrase_initials, spelled_initials
+from biorag.knowledge.initialisms import initialism_words, phrase_initials, spelled_initials
 
 
 @pytest.mark.parametrize("token, initials", [

@@ -2,7 +2,9 @@
 42", "TBI" for "traumatic brain injury". Abstracts in a field write its standard short forms
 bare, so the record's own bracketed definitions (`sentence_cues.abbreviations`) miss them.
 A sentence's token stands for a run of the question's words when its letters are their
-initials, a Greek letter read as its Latin one (β: B)."""
+initials, a Greek letter read as its Latin one (β: B). The other way round, a question's
+name that ends in a Greek letter is searched as the initialisms abstracts write for it
+(`written_initialisms`: "amyloid-beta 42" as Aβ42, Abeta42)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ import re
 #: Greek letters, as symbols and spelled out, by the Latin initial they stand for
 _GREEK = {"α": "A", "β": "B", "γ": "G", "δ": "D", "ε": "E", "κ": "K", "λ": "L", "μ": "M", "σ": "S", "τ": "T",
           "alpha": "A", "beta": "B", "gamma": "G", "delta": "D", "epsilon": "E", "kappa": "K", "lambda": "L",
-          "sigma": "S", "tau": "T"}
-_SPELLED = re.compile(r"(alpha|beta|gamma|delta|epsilon|kappa|lambda|sigma|tau)$")
+          "sigma": "S"}
+_SYMBOL = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "kappa": "κ", "lambda": "λ",
+           "sigma": "σ"}  # not "tau": spelled out it is the protein
+_SPELLED = re.compile(r"(alpha|beta|gamma|delta|epsilon|kappa|lambda|sigma)$")
 _TOKEN = re.compile(r"[A-Za-z\u0370-\u03ff]+")
 
 
@@ -50,3 +54,26 @@ def initialism_words(text: str, initials: dict[str, tuple[str, ...]]) -> list[st
         if run:
             out.extend(run)
     return out
+
+
+def written_initialisms(text: str) -> list[str]:
+    """How abstracts write a name of `text` that ends in a spelled Greek letter, in lower case:
+    the initials of the one to three words before it with the letter as a symbol and spelled,
+    a number right after it joined on ("amyloid-beta 42": aβ, abeta, aβ42, abeta42). Words of
+    three letters or fewer do not start a name ("is amyloid beta" gives no "iaβ")."""
+    tokens = re.findall(r"[a-z]+|[0-9]+", text.lower())
+    out: dict[str, None] = {}
+    for i, w in enumerate(tokens):
+        if w not in _SYMBOL or i == 0:
+            continue
+        number = tokens[i + 1] if i + 1 < len(tokens) and tokens[i + 1].isdigit() and len(tokens[i + 1]) <= 3 else ""
+        for size in (1, 2, 3):
+            words = tokens[max(0, i - size):i]
+            if len(words) < size or not all(x.isalpha() and len(x) > 3 for x in words):
+                break
+            initials = "".join(x[0] for x in words)
+            for form in (initials + _SYMBOL[w], initials + w):
+                out.setdefault(form, None)
+                if number:
+                    out.setdefault(form + number, None)
+    return list(out)
