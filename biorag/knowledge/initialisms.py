@@ -60,7 +60,8 @@ def written_initialisms(text: str) -> list[str]:
     """How abstracts write a name of `text` that ends in a spelled Greek letter, in lower case:
     the initials of the one to three words before it with the letter as a symbol and spelled,
     a number right after it joined on ("amyloid-beta 42": aβ, abeta, aβ42, abeta42). Words of
-    three letters or fewer do not start a name ("is amyloid beta" gives no "iaβ")."""
+    three letters or fewer do not start a name ("is amyloid beta" gives no "iaβ"); a form no
+    record writes ("taβ" from "than amyloid beta") finds nothing."""
     tokens = re.findall(r"[a-z]+|[0-9]+", text.lower())
     out: dict[str, None] = {}
     for i, w in enumerate(tokens):

@@ -14,7 +14,7 @@ from functools import cache
 from biorag.loop.sentence_cues import reading_words, stem
 from biorag.understanding.intent import PLACEHOLDER, normalise
 
-#: how many words before a condition word qualify it, and how many words a cause runs to
+#: how many words before a condition word qualify it
 _REACH = 3
 
 
