@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 
-#: Greek letters, as symbols and spelled out, by the Latin initial they stand for
-_GREEK = {"α": "A", "β": "B", "γ": "G", "δ": "D", "ε": "E", "κ": "K", "λ": "L", "μ": "M", "σ": "S", "τ": "T",
-          "alpha": "A", "beta": "B", "gamma": "G", "delta": "D", "epsilon": "E", "kappa": "K", "lambda": "L",
-          "sigma": "S"}
-_SYMBOL = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "kappa": "κ", "lambda": "λ",
-           "sigma": "σ"}  # not "tau": spelled out it is the protein
-_SPELLED = re.compile(r"(alpha|beta|gamma|delta|epsilon|kappa|lambda|sigma)$")
+#: the Greek letters gene and protein names use, by the name that spells each out (the
+#: gene dictionaries spell them: `name_extraction` reads "TNF-α" as "TNF-alpha")
+GREEK_LETTERS = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "κ": "kappa",
+                 "λ": "lambda", "μ": "mu", "σ": "sigma", "τ": "tau", "ω": "omega"}
+#: a symbol read as the Latin initial it stands for in an initialism (β: B)
+_INITIAL = {symbol: name[0].upper() for symbol, name in GREEK_LETTERS.items()}
+#: letters spelled out that end a written name ("amyloid-beta", "Abeta"); not "tau" (spelled
+#: out it is the protein), "mu" or "omega" (words of their own: "mu opioid", "omega-3")
+_SYMBOL = {name: symbol for symbol, name in GREEK_LETTERS.items() if name not in ("tau", "mu", "omega")}
+_SPELLED = re.compile(f"({'|'.join(_SYMBOL)})$")
 _TOKEN = re.compile(r"[A-Za-z\u0370-\u03ff]+")
 
 
@@ -25,8 +28,8 @@ def spelled_initials(token: str) -> str:
     "TBI": TBI), "" when it is a word ("Beta", "amyloid") or one letter."""
     letters = "".join(c for c in token if not c.isdigit() and c != "-")
     m = _SPELLED.search(letters)
-    head, tail = (letters[:m.start()], _GREEK[m.group(1)]) if m and m.start() > 0 else (letters, "")
-    out = "".join(_GREEK.get(c, c) for c in head) + tail
+    head, tail = (letters[:m.start()], m.group(1)[0].upper()) if m and m.start() > 0 else (letters, "")
+    out = "".join(_INITIAL.get(c, c) for c in head) + tail
     if not head or not head[0].isupper() or not out.isupper() or not out.isalpha():
         return ""
     return out if 2 <= len(out) <= 5 else ""
@@ -39,7 +42,7 @@ def phrase_initials(words: list[str]) -> dict[str, tuple[str, ...]]:
     for size in (2, 3):
         for i in range(len(words) - size + 1):
             run = tuple(words[i:i + size])
-            out.setdefault("".join(_GREEK.get(w, w[0]).upper()[0] for w in run), run)
+            out.setdefault("".join(_INITIAL.get(w, w[0].upper()) for w in run), run)
     return out
 
 

@@ -29,10 +29,9 @@ import re
 from collections.abc import Sequence
 
 from biorag.contracts.sources import Lexicon
+from biorag.knowledge.initialisms import GREEK_LETTERS
 from biorag.understanding.question_words import NOT_GENES, english_words
 
-_GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "κ": "kappa", "λ": "lambda",
-          "μ": "mu", "σ": "sigma", "τ": "tau", "ω": "omega"}
 _TOKEN = re.compile(r"[\w\u0370-\u03ff][\w\u0370-\u03ff\-/.'()]*[\w\u0370-\u03ff)]|[\w\u0370-\u03ff]")
 _EDGE = ".,;:!?'\"[]{}"
 #: words beside a name that say it names a gene or its product
@@ -51,7 +50,7 @@ _MAX_NAME_WORDS = 6
 
 def _plain(text: str) -> str:
     """Greek letters as their names: how the dictionaries spell them."""
-    return "".join(_GREEK.get(c, c) for c in text)
+    return "".join(GREEK_LETTERS.get(c, c) for c in text)
 
 
 def _tokens(sentence: str) -> list[tuple[str, int]]:
