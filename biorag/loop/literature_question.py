@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
@@ -317,12 +317,21 @@ def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bo
     if other_patients(text, stems, q.qualified, q.stems, _function_words()):
         return False
     if q.qualified and ev is not None and ev.title:
-        title = _stems_of(ev.title, None)
-        if other_patients(ev.title, title, q.qualified, q.stems, _function_words()):
+        others, title = _title_reading(ev.title, q.qualified, q.stems)
+        if others:
             return False  # the record's title gives the condition another cause: its patients are others
         if q.kind == "yes_no":  # a claim about patients; a how question's condition is its outcome
             stems |= title & q.population
     return not q.topic or _topic_held(stems, q) >= q.need
+
+
+@lru_cache(maxsize=256)
+def _title_reading(title: str, qualified: tuple[Qualified, ...],
+                   question_stems: frozenset[str]) -> tuple[bool, frozenset[str]]:
+    """(the title gives a qualified condition of the question another cause, the title's
+    stems), read once per record and question, not once per sentence of the record."""
+    stems = _stems_of(title, None)
+    return other_patients(title, stems, qualified, question_stems, _function_words()), frozenset(stems)
 
 
 def names_entities(s: ScoredSentence, q: LiteratureQuestion) -> bool:
