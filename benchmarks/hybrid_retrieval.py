@@ -2,7 +2,7 @@
 
     python -m benchmarks.hybrid_retrieval --bioasq ../shared/data/bioasq_taskb_golden \
         --corpus ../shared/data/pubmed_xml/pubmed_records.jsonl.gz --out var/hybrid \
-        [--gene-store var/data/gene_store.sqlite] [--json-out FILE]
+        [--gene-store var/data/gene_store.sqlite] [--json-out FILE] [--embedder MODEL_DIR]
 
 Corpus: the gold documents of every batch (a gold document is its snippets joined, as
 `evaluation.retrieval.load_bioasq` builds it) plus the shared PubMed records, cleaned as the
@@ -39,7 +39,6 @@ from pathlib import Path
 
 import numpy as np
 
-SPLIT_TEST = "12B"
 DEPTH = 100
 TUNE_K = (1, 2, 5, 10, 20, 60)
 TUNE_W_LEX = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
@@ -65,31 +64,23 @@ def score_run(ranked: list[list[str]], golds: list[list[str]]) -> dict[str, floa
 
 
 def load_split(bioasq: Path, train_batches: tuple[str, ...] = ()):
-    """Questions per split and the gold documents of every batch; `train_batches` ("11B", ...)
-    keeps only those batches' questions for tuning."""
+    """Questions per split (`indexing.bioasq_golden`: 12B is the test, a question also asked
+    there is never tuning data) and the gold documents of every batch; `train_batches`
+    ("11B", ...) keeps only those batches' questions for tuning."""
     from evaluation.retrieval import load_bioasq
+    from indexing.bioasq_golden import golden_files, read_golden, split_files, unseen
 
-    files = sorted(bioasq.rglob("*_golden.json"))
-    if not files:
-        raise SystemExit(f"error: no *_golden.json under {bioasq}")
-    _, docs = load_bioasq(files)
-    train, test = [], []
-    for f in files:
-        qs, _ = load_bioasq([f])
-        if f.name.startswith(SPLIT_TEST):
-            test.extend(qs)
-        elif not train_batches or f.name.startswith(train_batches):
-            train.extend(qs)
-    test_ids = {q.qid for q in test}
-    test_text = {q.text.strip().casefold() for q in test}
-    seen: set[str] = set()
-    kept = []
-    for q in train:  # a question asked again in 12B is test, never tuning data
-        if q.qid in test_ids or q.text.strip().casefold() in test_text or q.qid in seen:
-            continue
-        seen.add(q.qid)
-        kept.append(q)
-    return kept, test, docs
+    _, docs = load_bioasq(golden_files(bioasq))
+    train_files, test_files = split_files(bioasq, train_batches)
+    test, _ = read_golden(test_files)
+    train, _ = read_golden(train_files)
+    return [to_question(q) for q in unseen(train, test)], [to_question(q) for q in test], docs
+
+
+def to_question(q):
+    from evaluation.retrieval import Question
+
+    return Question(q.qid, q.body, list(q.gold))
 
 
 def corpus(gold_docs: list[dict], distractors: list[Path]) -> tuple[list[str], list[str], list[str]]:
@@ -295,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
                          "AMX CPUs; its cosine to float32 on 256 documents is reported)")
     ap.add_argument("--lexical-only", action="store_true",
                     help="only the lexical modes (no embedding: minutes instead of an hour on 2 loaded cores)")
+    ap.add_argument("--embedder", help="index.embedder for the dense mode: a model folder, e.g. one `biorag train "
+                    "embedder` wrote (default: the bundled all-MiniLM-L6-v2); vectors are cached per model")
     ap.add_argument("--limit", type=int, help="only the first N questions of each split (a quick look; not a figure)")
     a = ap.parse_args(argv)
     for p in [a.bioasq, *a.corpus] + ([a.gene_store] if a.gene_store else []):
@@ -305,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from biorag.ml import query_expansion
     from biorag.ml.embedder import Embedder
-    from biorag.settings import Settings
+    from biorag.settings import load_settings
 
     t0 = time.perf_counter()
     batches = tuple(b.strip() for b in a.train_batches.split(",") if b.strip())
@@ -316,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         train, test = train[:a.limit], test[:a.limit]
     print(f"questions: train {len(train)} ({a.train_batches or '7B-11B'}), test {len(test)} (12B)", file=sys.stderr)
     a.out.mkdir(parents=True, exist_ok=True)
-    embedder = Embedder.from_settings(Settings())
+    embedder = Embedder.from_settings(load_settings(sets=[f"index.embedder={a.embedder}"] if a.embedder else None))
 
     def own_docs(qs) -> list[dict]:
         keep = {g for q in qs for g in q.gold}

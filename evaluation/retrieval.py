@@ -76,28 +76,11 @@ def load_pubmedqa(path: Path) -> tuple[list[Question], list[dict]]:
 
 
 def load_bioasq(paths: list[Path]) -> tuple[list[Question], list[dict]]:
-    qs, docs_by_pmid = [], {}
-    for p in paths:
-        files = sorted(p.rglob("*.json")) if p.is_dir() else [p]
-        for f in files:
-            for q in json.loads(_open(f).read()).get("questions", []):
-                snippets: dict[str, list[str]] = {}
-                for s in q.get("snippets") or []:
-                    pmid = str(s.get("document", "")).rstrip("/").rsplit("/", 1)[-1]
-                    if pmid.isdigit():
-                        snippets.setdefault(pmid, []).append(s.get("text", ""))
-                if not snippets:
-                    continue
-                for pmid, texts in snippets.items():
-                    d = docs_by_pmid.setdefault(pmid, {"pmid": pmid, "title": "", "abstract": "", "mesh": [],
-                                                       "languages": ["eng"], "_parts": []})
-                    d["_parts"].extend(t for t in texts if t not in d["_parts"])
-                qs.append(Question(q["id"], q["body"], sorted(snippets)))
-    docs = []
-    for d in docs_by_pmid.values():
-        d["abstract"] = " ".join(d.pop("_parts"))
-        docs.append(d)
-    return qs, docs
+    """Questions and gold documents of BioASQ golden files (`indexing.bioasq_golden`)."""
+    from indexing.bioasq_golden import read_golden
+
+    qs, docs = read_golden(paths)
+    return [Question(q.qid, q.body, list(q.gold)) for q in qs], docs
 
 
 def gold_filter(q: Question, depth_of) -> list[str]:

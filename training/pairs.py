@@ -142,20 +142,22 @@ def pair_key(p: Pair) -> str:
 
 
 def pmid_unique_batches(pairs: list[Pair], batch_size: int, seed: int) -> list[list[int]]:
-    """Shuffled batches of pair indices, no PMID twice in a batch; the order depends only on seed."""
+    """Shuffled batches of pair indices, no PMID and no query twice in a batch (either would
+    be a false negative: one BioASQ question has several gold documents); the order depends
+    only on seed."""
     order = list(range(len(pairs)))
     random.Random(seed).shuffle(order)
     batches: list[list[int]] = []
     open_batches: list[tuple[list[int], set[str]]] = []
     for i in order:
-        pmid = pairs[i].pmid
-        for idx, pm in open_batches:
-            if pmid not in pm:
+        keys = {"p:" + pairs[i].pmid, "q:" + _WS.sub(" ", pairs[i].query).strip().casefold()}
+        for idx, taken in open_batches:
+            if not keys & taken:
                 idx.append(i)
-                pm.add(pmid)
+                taken.update(keys)
                 break
         else:
-            open_batches.append(([i], {pmid}))
+            open_batches.append(([i], set(keys)))
         full = [b for b in open_batches if len(b[0]) == batch_size]
         for b in full:
             batches.append(b[0])

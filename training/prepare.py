@@ -4,6 +4,8 @@ Layout of the directory (all JSONL, one object per line):
 - `pairs_train.jsonl`, `pairs_heldout.jsonl` - contrastive pairs (see training.pairs);
 - `mesh_train.jsonl`, `mesh_heldout.jsonl` - MeSH tagger examples (see training.mesh_data);
 - `pubmedqa.jsonl` - PubMedQA questions with gold context and MeSH, for retrieval recall@k;
+  with `bioasq`, the pairs also hold BioASQ 7B-11B questions -> gold documents (kind
+  "bioasq", `training.bioasq_pairs`; 12B never enters), split by PMID like the others;
 - `biorag_manifest.json` - kind "training-data", counts, inputs, seed and a fingerprint.
 
 PubMedQA PMIDs never appear in the contrastive pairs, so the PubMedQA retrieval benchmark
@@ -22,6 +24,7 @@ from pathlib import Path
 from biorag.contracts.errors import InputError
 from biorag.knowledge.mesh import vocabulary
 from biorag.storage.artifacts import ArtifactManifest, Fingerprinter, read_manifest, write_manifest
+from training.bioasq_pairs import bioasq_pairs
 from training.mesh_data import (
     LabelStats,
     MeshExample,
@@ -48,6 +51,8 @@ def prepare(
     inputs: list[str | Path],
     out_dir: str | Path,
     pubmedqa: str | Path | None = None,
+    bioasq: str | Path | None = None,
+    bioasq_per_question: int = 0,
     heldout: float = 0.1,
     seed: int = 0,
     limit: int | None = None,
@@ -55,11 +60,14 @@ def prepare(
     vocab=None,
     progress: bool = True,
 ) -> ArtifactManifest:
-    """Read inputs, build pairs and MeSH examples, split by PMID, write the directory."""
+    """Read inputs (and BioASQ's training batches), build pairs and MeSH examples, split by
+    PMID, write the directory."""
     from tqdm import tqdm
 
     if not 0.0 <= heldout < 1.0:
         raise InputError(f"--heldout must be a fraction in [0, 1), got {heldout}")
+    if not inputs and bioasq is None:
+        raise InputError("nothing to prepare: give PubMed records (--input) and/or BioASQ golden files (--bioasq)")
     vocab = vocab or vocabulary()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -115,8 +123,16 @@ def prepare(
             if ex is not None:
                 emit_mesh(ex, held)
         bar.close()
-        if counts["records"] == 0:
+        if inputs and counts["records"] == 0:
             raise InputError(f"no PubMed records with a PMID in {', '.join(map(str, inputs))}")
+        bioasq_counts: dict = {}
+        if bioasq is not None:
+            pairs, bioasq_counts = bioasq_pairs(Path(bioasq), bioasq_per_question)
+            for pair in pairs:
+                held = is_heldout(pair.pmid, heldout, seed)
+                emit("pairs", held, pair.to_json(), pair_key(pair))
+                if not held:
+                    kinds[pair.kind] += 1
         for item in qa:
             ex = pubmedqa_example(item, vocab, stats)
             if ex is not None:
@@ -133,10 +149,13 @@ def prepare(
         kind="training-data",
         base_model="",
         data_fingerprint=fingerprint.value,
-        config={"heldout": heldout, "seed": seed, "limit": limit, "min_abstract_words": min_abstract_words},
+        config={"heldout": heldout, "seed": seed, "limit": limit, "min_abstract_words": min_abstract_words,
+                "bioasq_per_question": bioasq_per_question},
         extra={
             "inputs": [str(p) for p in inputs],
             "pubmedqa": str(pubmedqa) if pubmedqa else None,
+            "bioasq": str(bioasq) if bioasq else None,
+            **bioasq_counts,
             "records": counts["records"],
             "records_skipped_in_pubmedqa": counts["skipped_in_pubmedqa"],
             "records_without_pairs": counts["no_pairs"],

@@ -48,15 +48,23 @@ def _echo_metrics(title: str, metrics: dict, indent: int = 2) -> None:
 @app.command("prepare")
 @friendly_errors
 def prepare_cmd(
-    inputs: Annotated[
-        list[str],
-        typer.Option("--input", "-i", help="PubMed/MEDLINE XML, MEDLINE text or JSONL files or directories (as for `biorag index build`). Repeatable."),
-    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write the training data to.")],
+    inputs: Annotated[
+        list[str] | None,
+        typer.Option("--input", "-i", help="PubMed/MEDLINE XML, MEDLINE text or JSONL files or directories (as for `biorag index build`). Repeatable."),
+    ] = None,
     pubmedqa: Annotated[
         Path | None,
         typer.Option("--pubmedqa", help="PubMedQA ori_pqal.json: questions for the MeSH tagger and the retrieval benchmark."),
     ] = None,
+    bioasq: Annotated[
+        Path | None,
+        typer.Option("--bioasq", help="Folder of BioASQ task B *_golden.json files: 7B-11B questions -> gold documents "
+                     "become pairs of kind 'bioasq' (12B's questions and gold documents never do: it is the test)."),
+    ] = None,
+    bioasq_per_question: Annotated[
+        int, typer.Option("--bioasq-per-question", help="At most this many gold documents per BioASQ question (0: all).")
+    ] = 0,
     heldout: Annotated[float, typer.Option("--heldout", help="Fraction of PMIDs held out for evaluation.")] = 0.1,
     limit: Annotated[int | None, typer.Option("--limit", help="Read at most this many records.")] = None,
     min_abstract_words: Annotated[int, typer.Option("--min-abstract-words", help="Abstracts shorter than this give no pairs (index cleaning rule).")] = 40,
@@ -67,7 +75,8 @@ def prepare_cmd(
     """Build contrastive pairs and MeSH tagger examples from PubMed records.
 
     Pairs: title -> abstract, a question-like rewording of the title -> abstract, and a
-    question from the record's main MeSH topics -> abstract. MeSH examples: record titles
+    question from the record's main MeSH topics -> abstract; with --bioasq, also BioASQ's
+    expert questions -> their gold documents (--input may then be left out). MeSH examples: record titles
     and PubMedQA questions with their MeSH descriptors, validated against the bundled MeSH
     vocabulary. Held-out split by PMID (stable across runs). PubMedQA PMIDs never enter
     the pairs, so the PubMedQA retrieval benchmark stays unseen.
@@ -75,11 +84,14 @@ def prepare_cmd(
     Example:
 
       biorag train prepare -i ../shared/data/pubmed_xml/pubmed_records.jsonl.gz --pubmedqa ../shared/data/pubmedqa/ori_pqal.json -o var/train-data
+
+      biorag train prepare --bioasq ../shared/data/bioasq_taskb_golden -o var/train-bioasq
     """
     from training.prepare import prepare
 
-    manifest = prepare(inputs, out, pubmedqa=pubmedqa, heldout=heldout, seed=seed, limit=limit,
-                       min_abstract_words=min_abstract_words, progress=not (quiet or as_json))
+    manifest = prepare(inputs or [], out, pubmedqa=pubmedqa, bioasq=bioasq, bioasq_per_question=bioasq_per_question,
+                       heldout=heldout, seed=seed, limit=limit, min_abstract_words=min_abstract_words,
+                       progress=not (quiet or as_json))
     if as_json:
         print_json(manifest.model_dump())
         return
