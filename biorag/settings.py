@@ -483,11 +483,18 @@ class EmbedderTrainingSettings(_TrainingRun):
     lr: float = Field(2e-5, gt=0, description="Peak learning rate (AdamW; linear warm-up, then decay).")
     weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay.")
     warmup_ratio: float = Field(0.1, ge=0, le=1, description="Share of the optimizer steps spent warming up.")
-    max_seq_length: int = Field(256, ge=8, description="Tokens per text (abstracts are truncated).")
+    max_seq_length: int = Field(256, ge=8, description="Tokens per text while training (abstracts are truncated); "
+                                "the saved model keeps its base's limit.")
     scale: float = Field(20.0, gt=0, description="Similarity scale of the contrastive loss (1 / temperature).")
     kinds: CommaList = Field(default_factory=lambda: ["title", "question", "mesh"],
-                             description="Comma-separated pair kinds: title,question,mesh.")
+                             description="Comma-separated pair kinds: title,question,mesh (from records), "
+                             "bioasq (BioASQ questions, `train prepare --bioasq`).")
     max_pairs: int | None = Field(None, ge=1, description="Train on a random subset of this many pairs (CPU runs).")
+    lora_r: int = Field(0, ge=0, description="0: train every weight. r > 0: train only LoRA adapters of rank r on the "
+                        "encoder's query/key/value/dense layers (use a higher --lr, e.g. 2e-4); OUT/adapter holds "
+                        "the adapter alone (a few MB), OUT the merged model.")
+    lora_alpha: int | None = Field(None, ge=1, description="LoRA alpha; default 2 x lora_r.")
+    lora_dropout: float = Field(0.05, ge=0, lt=1, description="LoRA dropout.")
     evaluate: bool = Field(True, description="Evaluate before and after training (held-out pairs, PubMedQA retrieval).",
                            json_schema_extra=_flag("--eval/--no-eval"))
     checkpoint_every: int = Field(0, ge=0, description="Save a checkpoint every N optimizer steps (0: each epoch).")

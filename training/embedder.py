@@ -11,6 +11,11 @@ checkpoints (model + optimizer/scheduler state) every N optimizer steps and at e
 epoch end, exact resume from the last checkpoint, deterministic seeds. The output
 directory is a normal sentence-transformers model plus `biorag_manifest.json` and
 `metrics.json` (held-out pair and PubMedQA recall@k before and after).
+
+With `lora_r` > 0 only LoRA adapters train (on the encoder's query/key/value/dense layers,
+as the MeSH tagger's): checkpoints then hold the adapter alone, `OUT/adapter` keeps it (a few
+MB, what a repository can carry), and OUT holds the merged model, so an index or a query
+costs exactly what the base model costs.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from training.steps import (
     contrastive_loss,
     decay_groups,
     linear_schedule,
+    lora,
     optimizer_step,
 )
 
@@ -66,6 +72,39 @@ def _features(model, texts: list[str], device: str) -> dict:
 
 def embed_batch(model, texts: list[str], device: str):
     return model(_features(model, texts, device))["sentence_embedding"]
+
+
+LORA_TARGETS = ["query", "key", "value", "dense"]
+
+
+def _hf_slot(model) -> str:
+    """The attribute of the first sentence-transformers module that holds the Hugging Face
+    model: `model` since sentence-transformers 6 (`auto_model` is then a read-only property,
+    and assigning to it would register a second module the forward never calls), `auto_model`
+    before."""
+    return "model" if "model" in model[0]._modules else "auto_model"
+
+
+def hf_model(model):
+    return getattr(model[0], _hf_slot(model))
+
+
+def set_hf_model(model, inner) -> None:
+    setattr(model[0], _hf_slot(model), inner)
+
+
+def add_lora(model, cfg: EmbedderTrainingSettings | None = None, adapter: Path | None = None) -> None:
+    """Wrap the encoder's transformer in LoRA adapters: new ones from `cfg` (they start at
+    zero, so the model starts as the base; every other weight is frozen), or the saved
+    `adapter` (trainable only when `cfg` is given, to resume)."""
+    if adapter is None:
+        assert cfg is not None
+        set_hf_model(model, lora(hf_model(model), LORA_TARGETS, cfg.lora_r, cfg.lora_alpha or 2 * cfg.lora_r,
+                                 cfg.lora_dropout))
+    else:
+        from peft import PeftModel
+
+        set_hf_model(model, PeftModel.from_pretrained(hf_model(model), str(adapter), is_trainable=cfg is not None))
 
 
 def _checkpoints(out: Path) -> list[Path]:
@@ -108,12 +147,18 @@ def train_embedder(
         raise InputError(f"{prepared.path} has {len(pairs)} training pairs of kinds {tuple(cfg.kinds)}: prepare more data")
 
     ckpts = _checkpoints(out) if cfg.resume else []
-    load_from = str(ckpts[-1]) if ckpts else base_path
+    with_lora = cfg.lora_r > 0
+    load_from = str(ckpts[-1]) if ckpts and not with_lora else base_path
     model = SentenceTransformer(load_from, device=device)
+    base_seq_length = (model if load_from == base_path else SentenceTransformer(base_path, device="cpu")).max_seq_length
     model.max_seq_length = cfg.max_seq_length
+    if with_lora:
+        add_lora(model, cfg, ckpts[-1] / "adapter" if ckpts else None)
     dim = (model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension")
            else model.get_sentence_embedding_dimension())
-    log(f"base {base_name} ({dim}-dim) on {device}; {len(pairs)} training pairs"
+    trained = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    log(f"base {base_name} ({dim}-dim) on {device}; {len(pairs)} training pairs; {trained:,} weights train"
+        + (f" (LoRA r={cfg.lora_r})" if with_lora else "")
         + (f"; resuming from {ckpts[-1].name}" if ckpts else ""))
 
     metrics: dict = {}
@@ -123,7 +168,7 @@ def train_embedder(
         else:
             log("evaluating the base model ...")
             metrics["before"] = _evaluate(SentenceTransformer(base_path, device=device), prepared, cfg, progress) \
-                if ckpts else _evaluate(model, prepared, cfg, progress)
+                if ckpts and not with_lora else _evaluate(model, prepared, cfg, progress)
             (out / "metrics_before.json").write_text(json.dumps(metrics["before"], indent=2))
 
     epoch_batches = [pmid_unique_batches(pairs, cfg.batch_size, cfg.seed + e) for e in range(cfg.epochs)]
@@ -145,7 +190,10 @@ def train_embedder(
     def save_checkpoint() -> None:
         path = out / "checkpoints" / f"step-{state['step']:07d}"
         state["losses"] = losses.values()
-        model.save(str(path))
+        if with_lora:
+            hf_model(model).save_pretrained(str(path / "adapter"))
+        else:
+            model.save(str(path))
         torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                     "scaler": scaler.state_dict(), "state": state, "torch_rng": torch.get_rng_state()},
                    path / "trainer_state.pt")
@@ -178,6 +226,11 @@ def train_embedder(
         save_checkpoint()
     bar.close()
     seconds = round(time.time() - t0, 1)
+    adapter_bytes = None
+    if with_lora:
+        hf_model(model).save_pretrained(str(out / "adapter"))
+        adapter_bytes = sum(f.stat().st_size for f in (out / "adapter").rglob("*") if f.is_file())
+        set_hf_model(model, hf_model(model).merge_and_unload())
 
     if cfg.evaluate:
         log("evaluating the fine-tuned model ...")
@@ -189,6 +242,7 @@ def train_embedder(
         "loss_first": round(sum(losses[:k]) / k, 4) if losses else None,
         "loss_last": round(sum(losses[-k:]) / k, 4) if losses else None,
     }
+    model.max_seq_length = base_seq_length  # a cost of training, not of the model: it embeds as its base did
     model.save(str(out))
     if not cfg.keep_checkpoints_after:  # the finished model supersedes them (~3x its size each)
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
@@ -202,7 +256,8 @@ def train_embedder(
         metrics=metrics,
         config={**config, "device": device},
         extra={"prepared": str(prepared.path), "prepared_fingerprint": prepared.manifest.data_fingerprint,
-               "max_seq_length": cfg.max_seq_length, "similarity": "cosine"},
+               "max_seq_length": base_seq_length, "similarity": "cosine",
+               "adapter": {"path": "adapter", "bytes": adapter_bytes} if with_lora else None},
     )
     write_manifest(out, manifest)
     return manifest

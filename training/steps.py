@@ -36,8 +36,9 @@ def contrastive_loss(embed: Callable, queries, docs, scale: float):
 
 
 def decay_groups(model, weight_decay: float) -> list[dict]:
-    """AdamW parameter groups: no weight decay on biases and norms."""
-    named = list(model.named_parameters())
+    """AdamW parameter groups: no weight decay on biases and norms; frozen weights (under
+    LoRA, all but the adapters) left out."""
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     return [
         {"params": [p for n, p in named if not any(nd in n for nd in NO_DECAY)], "weight_decay": weight_decay},
         {"params": [p for n, p in named if any(nd in n for nd in NO_DECAY)], "weight_decay": 0.0},

@@ -167,3 +167,45 @@ def test_bad_base_and_batch_are_clear(prepared, tmp_path):
         train_embedder(prepared, tmp_path, _cfg(base=str(tmp_path / "no-model")), progress=False)
     with pytest.raises(InputError, match="at least 2"):
         train_embedder(prepared, tmp_path, _cfg(batch_size=1), progress=False)
+
+
+def test_lora_trains_only_adapters_saves_them_apart_and_resumes(prepared, tmp_path):
+    """LoRA: the adapter alone is saved (small), the merged model is a normal embedder whose
+    vectors equal base + adapter, untouched weights stay the base's, and a resumed run ends
+    where the uninterrupted one did."""
+    import numpy as np
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from training.embedder import add_lora, resolve_base
+
+    cfg = _cfg(lora_r=4, lr=1e-3, epochs=1, max_pairs=32, checkpoint_every=2, evaluate=False)
+    first = tmp_path / "first"
+    manifest = train_embedder(prepared, first, cfg, progress=False, log=lambda _m: None)
+    adapter = first / "adapter"
+    assert (adapter / "adapter_config.json").is_file()
+    size = sum(f.stat().st_size for f in adapter.rglob("*") if f.is_file())
+    assert manifest.extra["adapter"] == {"path": "adapter", "bytes": size} and size < 2_000_000
+    assert manifest.config["lora_r"] == 4
+
+    base = SentenceTransformer(resolve_base(None)[0], device="cpu")
+    merged = SentenceTransformer(str(first), device="cpu")
+    b, m = base.state_dict(), merged.state_dict()
+    assert b.keys() == m.keys()  # merged: no adapter weights left inside
+    emb = next(k for k in b if k.endswith("word_embeddings.weight"))
+    query = next(k for k in b if k.endswith("attention.self.query.weight"))
+    assert torch.equal(b[emb], m[emb]) and not torch.allclose(b[query], m[query])
+
+    texts = ["amyloid beta aggregation in Alzheimer disease", "BRCA1 and breast cancer risk"]
+    add_lora(base, adapter=adapter)
+    assert np.allclose(base.encode(texts), merged.encode(texts), atol=1e-5)
+
+    resumed = tmp_path / "resumed"
+    (resumed / "checkpoints").mkdir(parents=True)
+    step = sorted((first / "checkpoints").glob("step-*"))[0]
+    assert (step / "adapter" / "adapter_config.json").is_file() and not (step / "config.json").exists()
+    shutil.copytree(step, resumed / "checkpoints" / step.name)
+    train_embedder(prepared, resumed, _cfg(lora_r=4, lr=1e-3, epochs=1, max_pairs=32, resume=True, evaluate=False),
+                   progress=False, log=lambda _m: None)
+    again = SentenceTransformer(str(resumed), device="cpu").state_dict()
+    assert all(torch.allclose(m[k], again[k], atol=1e-6) for k in m)
