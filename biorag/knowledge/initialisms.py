@@ -21,6 +21,16 @@ _INITIAL = {symbol: name[0].upper() for symbol, name in GREEK_LETTERS.items()}
 _SYMBOL = {name: symbol for symbol, name in GREEK_LETTERS.items() if name not in ("tau", "mu", "omega")}
 _SPELLED = re.compile(f"({'|'.join(_SYMBOL)})$")
 _TOKEN = re.compile(r"[A-Za-z\u0370-\u03ff]+")
+_GREEK_SYMBOL = re.compile(f"[{''.join(GREEK_LETTERS)}]")
+_GLUED_NUMBER = re.compile(f"({'|'.join(GREEK_LETTERS.values())})(?=[0-9])")
+
+
+def spelled_greek(text: str) -> str:
+    """Lower-case text with each Greek letter spelled out and a number glued to a spelled
+    letter set apart, so that the ways a name is written read alike: "Aβ42" and "Abeta42" both
+    read "abeta 42"; "TNF-α" reads "tnf-alpha"."""
+    low = _GREEK_SYMBOL.sub(lambda m: GREEK_LETTERS[m.group()], text.lower())
+    return _GLUED_NUMBER.sub(r"\1 ", low)
 
 
 def spelled_initials(token: str) -> str:

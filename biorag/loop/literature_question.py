@@ -10,12 +10,18 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
-from biorag.knowledge.initialisms import initialism_words, phrase_initials
+from biorag.knowledge.initialisms import (
+    initialism_words,
+    phrase_initials,
+    spelled_greek,
+    written_initialisms,
+)
 from biorag.knowledge.mesh import vocabulary
 from biorag.loop.qualifiers import Qualified, other_patients, population, question_qualified
 from biorag.loop.sentence_cues import (
     abbreviations,
     asked_types,
+    claimed_negations,
     directions,
     has_phrase,
     name_pattern,
@@ -74,12 +80,13 @@ class LiteratureQuestion:
     effect: bool  # asks for an effect ("What is the effect of X on Y?")
     mechanism: bool  # asks how or by what mechanism
     subject: tuple[str, ...] = ()  # roots of a yes/no claim's subject words ("a healthy diet")
-    compared: str = ""  # the stem a comparison is about ("more [neurotoxic] than")
+    compared: str = ""  # the stem a comparison is about ("more [neurotoxic] than"; "most preva")
     numbers: tuple[str, ...] = ()  # the numbers the question gives ("amyloid-beta 43")
     qualified: tuple[Qualified, ...] = ()  # its qualified conditions ("osteoporotic vertebral fractures")
     stems: frozenset[str] = frozenset()  # the stems of all its words
     population: frozenset[str] = frozenset()  # stems of its described conditions (`qualifiers.population`)
     initials: tuple[tuple[str, tuple[str, ...]], ...] = ()  # ("AB", ("amyloid", "beta")): `initialisms`
+    negations: tuple[str, ...] = ()  # negations the claim makes ("impairment [without dementia]")
 
 
 def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
@@ -103,7 +110,7 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     core = analysis.core
     entities = _requirements(analysis)
     blanked_text = blank_entities(core, [e for e in analysis.entities if e.confident or e.role])
-    blanked = normalise(blanked_text)
+    blanked = spelled_greek(normalise(blanked_text))
     stop = _stop_words()
     topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
              and not w.isdigit()]
@@ -127,7 +134,7 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     return LiteratureQuestion(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
                               "effect" in groups, mechanism, subject, compared, numbers, qualified,
                               frozenset(stem(w) for w in norm.split()), population(qualified),
-                              _initials(tokens, stop))
+                              _initials(tokens, stop), claimed_negations(norm) if yes_no else ())
 
 
 def _claim_subject(tokens: list[str], stop: frozenset[str]) -> tuple[str, ...]:
@@ -200,19 +207,26 @@ def _compared(tokens: list[str], stop: frozenset[str]) -> str:
     """The stem of what a comparison asks about: the topic word between a comparative and
     "than" ("Is amyloid-beta 43 [more neurotoxic] than ...", "bind copper with [higher
     affinity] than") or inside "as ... as" ("as [good] as"); "" when there is none ("better
-    than")."""
+    than"). A superlative ("the [most prevalent] form") keeps its "most" or "least": the
+    sentence must say the same superlative, not just the word ("underestimates the
+    prevalence")."""
     for i in range(len(tokens) - 2):
         if tokens[i] == "as" and tokens[i + 2] == "as" and tokens[i + 1] != PLACEHOLDER.strip():
             return stem(tokens[i + 1])
+        if tokens[i] == "the" and tokens[i + 1] in ("most", "least") and _is_topic_word(tokens[i + 2], stop):
+            return f"{tokens[i + 1]} {stem(tokens[i + 2])}"
     if "than" not in tokens:
         return ""
     at = tokens.index("than")
     marks = [j for j in range(max(0, at - 3), at) if tokens[j] in _COMPARATIVES or tokens[j].endswith("er")]
     if not marks:
         return ""
-    between = [w for w in tokens[marks[0] + 1:at] if w not in stop and w != PLACEHOLDER.strip() and len(w) > 2
-               and not w.isdigit()]
+    between = [w for w in tokens[marks[0] + 1:at] if _is_topic_word(w, stop)]
     return stem(between[-1]) if between else ""
+
+
+def _is_topic_word(w: str, stop: frozenset[str]) -> bool:
+    return w not in stop and w != PLACEHOLDER.strip() and len(w) > 2 and not w.isdigit()
 
 
 #: words that make a comparison with "than" (besides "-er" adjectives: "higher", "greater")
@@ -256,17 +270,23 @@ def entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) 
 
 
 def _stems_of(text: str, ev: Evidence | None, q: LiteratureQuestion | None = None) -> set[str]:
-    """The word stems of a sentence, an abbreviation its record defines adding its long form's
-    ("DFs" for "dominant frequency"), an initialism of the question's words the words it
-    stands for (`_initialism_words`)."""
-    tokens = normalise(text).split()
-    stems = {stem(w) for w in tokens}
+    """The word stems of a sentence (`_read_words`)."""
+    return {stem(w) for w in _read_words(text, ev, q)}
+
+
+def _read_words(text: str, ev: Evidence | None, q: LiteratureQuestion | None, whole_long: bool = False) -> list[str]:
+    """A sentence's words (`_words`), an abbreviation its record defines adding its long form's
+    last words, one per letter ("DFs": dominant frequency; `whole_long`: all the words the
+    definition caught), an initialism of the question's words the words it stands for
+    (`_initialism_words`)."""
+    tokens = _words(text)
+    out = list(tokens)
     if ev is not None:
         for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
-            if short in tokens or short + "s" in tokens:
-                stems.update(stem(w) for w in normalise(long).split()[-len(short):])
-    stems.update(stem(w) for w in _initialism_words(text, q, ev))
-    return stems
+            if spelled_greek(short) in tokens or spelled_greek(short) + "s" in tokens:
+                words = normalise(long).split()
+                out += words if whole_long else words[-len(short):]
+    return out + _initialism_words(text, q, ev)
 
 
 def _initialism_words(text: str, q: LiteratureQuestion | None, ev: Evidence | None) -> list[str]:
@@ -287,14 +307,16 @@ def _topic_held(stems: set[str], q: LiteratureQuestion) -> int:
     return sum(1 for t in q.topic if t in stems)
 
 
+def _words(text: str) -> list[str]:
+    """A sentence's words as the question's are read (Greek letters spelled, a glued number
+    apart: `spelled_greek`), with the initialisms its spelled names are written as
+    ("amyloid beta": abeta), so "Abeta" in a question finds "amyloid-beta" in a record."""
+    words = spelled_greek(normalise(text)).split()
+    return words + [w for w in written_initialisms(text) if w.isascii() and w.isalpha() and w not in words]
+
+
 def _holds_subject(text: str, q: LiteratureQuestion, ev: Evidence | None) -> bool:
-    tokens = normalise(text).split()
-    if ev is not None:
-        for long, short in abbreviations(f"{ev.title}\n{ev.text}"):
-            if short in tokens or short + "s" in tokens:
-                tokens += normalise(long).split()
-    tokens += _initialism_words(text, q, ev)
-    return any(same_root(t, r) for t in tokens for r in q.subject)
+    return any(same_root(t, r) for t in _read_words(text, ev, q, whole_long=True) for r in q.subject)
 
 
 def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:
@@ -312,7 +334,7 @@ def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bo
     if q.subject and not _holds_subject(text, q, ev):
         return False
     stems = _stems_of(text, ev, q)
-    if q.compared and q.compared not in stems:
+    if q.compared and not _compares(text, stems, q.compared):
         return False
     if other_patients(text, stems, q.qualified, q.stems, _function_words()):
         return False
@@ -323,6 +345,13 @@ def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bo
         if q.kind == "yes_no":  # a claim about patients; a how question's condition is its outcome
             stems |= title & q.population
     return not q.topic or _topic_held(stems, q) >= q.need
+
+
+def _compares(text: str, stems: set[str], compared: str) -> bool:
+    if " " not in compared:
+        return compared in stems
+    degree, word = compared.split(" ", 1)  # a superlative: "most preva"
+    return re.search(rf"\b{degree} {re.escape(word)}", spelled_greek(normalise(text))) is not None
 
 
 @lru_cache(maxsize=256)

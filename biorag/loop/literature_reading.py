@@ -186,7 +186,7 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int) -> Literature
         said = directions(normalise(text))
         if q.direction and not said:
             continue  # asked whether it goes up or down: a sentence that says neither states nothing
-        no = negated(text) or bool(q.direction and said and not (said & q.direction))
+        no = negated(text, q.negations) or bool(q.direction and said and not (said & q.direction))
         stating.append(("No" if no else "Yes", r.sentence))
     if not stating:
         return LiteratureReading("yes_no", "The evidence does not say.", [r.sentence for r in about[:limit]], False,

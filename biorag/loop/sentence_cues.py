@@ -57,12 +57,20 @@ def only_announces(sentence: str) -> bool:
     return not any(has_phrase(norm, p) for p in reading_words("finding_markers"))
 
 
-def negated(sentence: str) -> bool:
-    """The sentence denies what it says ("did not increase", "no association")."""
+def negated(sentence: str, claimed: tuple[str, ...] = ()) -> bool:
+    """The sentence denies what it says ("did not increase", "no association"). A negation
+    the claim itself makes (`claimed_negations`: "impairment [without dementia]") is part of
+    what is said, not a denial of it."""
     norm = normalise(sentence)
-    for p in reading_words("not_negations"):
+    for p in reading_words("not_negations") + claimed:
         norm = norm.replace(f" {p} ", " ")
     return any(has_phrase(norm, p) for p in reading_words("negations"))
+
+
+def claimed_negations(norm: str) -> tuple[str, ...]:
+    """Each negation of a normalised question with the word after it ("without dementia")."""
+    return tuple(m.group(1) for p in reading_words("negations")
+                 for m in re.finditer(rf"(?<= )({re.escape(p)} \S+)(?= )", norm))
 
 
 def hedged(sentence: str) -> bool:

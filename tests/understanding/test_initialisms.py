@@ -22,3 +22,13 @@ def test_the_words_a_sentence_writes_as_initials():
     sentence = "Consistently, Aβ43 showed a higher propensity to aggregate and was more neurotoxic than Aβ42."
     assert initialism_words(sentence, initials) == ["amyloid", "beta", "amyloid", "beta"]
     assert initialism_words("A beta-sheet rich fold and an AD patient.", initials) == []
+
+
+@pytest.mark.parametrize("written, read", [
+    ("Aβ42", "abeta 42"), ("Abeta42", "abeta 42"), ("aβ", "abeta"), ("TNF-α", "tnf-alpha"),
+    ("IL-1β levels", "il-1beta levels"), ("the beta cells", "the beta cells"), ("Alzheimer", "alzheimer"),
+])
+def test_greek_letters_read_spelled_with_a_glued_number_apart(written, read):
+    from biorag.knowledge.initialisms import spelled_greek
+
+    assert spelled_greek(written) == read

@@ -114,12 +114,14 @@ def test_a_yes_no_claim_about_another_subject_is_not_answered(read):
         assert not r.sufficient and r.first_line == "The evidence does not say.", (q, r.text)
 
 
-def test_a_number_the_question_gives_must_be_in_the_sentence(read):
-    """"Abeta42" answers for amyloid-beta 42, not for amyloid-beta 43: the same real sentence
-    ("... elevated secretion of Abeta, especially the more amyloidogenic Abeta42")."""
+@pytest.mark.parametrize("written", ["amyloid-beta {n}", "Aβ{n}", "Abeta{n}", "Aβ-{n}", "A-beta {n}"])
+def test_a_number_the_question_gives_must_be_in_the_sentence(read, written):
+    """"Abeta42" answers for amyloid-beta 42, not for amyloid-beta 43, however the question
+    writes the name: the same real sentence ("... elevated secretion of Abeta, especially the
+    more amyloidogenic Abeta42")."""
     ev = _evidence("10623648")
     for n, expected in (("42", "Yes."), ("43", "The evidence does not say.")):
-        for q in _wordings(f"Do presenilin 1 mutations elevate the secretion of amyloid-beta {n}?"):
+        for q in _wordings(f"Do presenilin 1 mutations elevate the secretion of {written.format(n=n)}?"):
             r = read(q, _ranked(ev))
             assert r.first_line == expected, (q, r.text)
             assert r.sufficient == (expected == "Yes."), (q, r.text)
@@ -133,6 +135,32 @@ def test_an_initialism_the_record_does_not_define_stands_for_the_questions_words
     for q in _wordings("Does amyloid-beta 1-42 inhibit acetylcholine release?"):
         r = read(q, _ranked(ev))
         assert r.sufficient and r.first_line == "Yes." and r.support[0].text == finding, (q, r.text)
+
+
+@pytest.mark.parametrize("written", ["Abeta(1-42)", "Aβ1-42", "Abeta 1-42", "amyloid-beta 1-42"])
+def test_the_questions_initialism_reads_as_the_records(read, written):
+    """The question may write the initialism itself, with β or spelled, and the record the
+    other way: "Aβ1-42" in a question and "Abeta(1-42)" in 10681545 are one name."""
+    ev = _evidence("10681545")
+    finding = next(s for s in split_sentences(ev.text) if s.startswith("Because Abeta(1-42) inhibits"))
+    for q in _wordings(f"Does {written} inhibit acetylcholine release?"):
+        r = read(q, _ranked(ev))
+        assert r.sufficient and r.first_line == "Yes." and r.support[0].text == finding, (q, r.text)
+
+
+def test_a_superlative_is_a_comparison_the_sentence_must_make(read):
+    """10668712 says which form of vascular cognitive impairment was the most prevalent; asked
+    whether it was the most severe, the same sentence holds every name but not the
+    comparison, and answers nothing."""
+    ev = _evidence("10668712")
+    finding = next(s for s in split_sentences(ev.text) if "the most prevalent form" in s)
+    asked = "Is vascular cognitive impairment without dementia the most {} form of vascular cognitive impairment?"
+    for q in _wordings(asked.format("prevalent")):
+        r = read(q, _ranked(ev))
+        assert r.sufficient and r.first_line == "Yes." and r.support[0].text == finding, (q, r.text)
+    for q in _wordings(asked.format("severe")):
+        r = read(q, _ranked(ev))
+        assert not r.sufficient and r.first_line == "The evidence does not say.", (q, r.text)
 
 
 def _fracture_records() -> dict[str, Evidence]:
@@ -285,3 +313,17 @@ def test_a_sentence_that_states_leads_one_that_says_it_is_unknown(read):
         r = read(q, _ranked(ev))
         assert r.kind == "how" and r.sufficient, (q, r.reason)
         assert "remains unknown" not in r.first_line, (q, r.first_line)
+
+
+def test_a_negation_the_claim_makes_is_not_a_denial():
+    """"without dementia" in the question names a condition; the same words in the sentence do
+    not deny the claim. Any other negation still does."""
+    from biorag.loop.sentence_cues import claimed_negations, negated
+    from biorag.understanding.intent import normalise
+
+    claimed = claimed_negations(normalise("Is cognitive impairment without dementia the most prevalent form?"))
+    assert claimed == ("without dementia",)
+    finding = "Vascular cognitive impairment without dementia was the most prevalent form."
+    assert negated(finding) and not negated(finding, claimed)
+    assert negated("Cognitive impairment without dementia was not the most prevalent form.", claimed)
+    assert negated("Treatment without dementia care did not help.", claimed)
