@@ -175,7 +175,9 @@ def _load(name: str, device: str, precision: str | None = None) -> _Encoder:
     return _load_on(name, dev, dtype)
 
 
-@lru_cache(maxsize=4)
+# Larger than `_load`'s cache, which keeps what this returned: were a model evicted here while
+# `_load` still held it, the next miss would load a second copy, and one model would have two.
+@lru_cache(maxsize=16)
 def _load_on(name: str, dev: str, half: str | None) -> _Encoder:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
