@@ -152,7 +152,9 @@ class IndexSettings(_Section):
     uri: str = Field("", description="Milvus URI; empty = Milvus Lite file under data_dir")
     token: SecretStr | None = None
     collection: str = Field("pubmed", description="alias the retriever reads")
-    embedder: str = Field("all-MiniLM-L6-v2", description="bundled model name or local path")
+    embedder: str = Field("all-MiniLM-L6-v2", description="bundled model name (all-MiniLM-L6-v2, or "
+                          "all-MiniLM-L6-v2-bioasq: with the bundled BioASQ LoRA adapter), a local model folder or "
+                          "a LoRA adapter folder")
     query_embedder: str | None = Field(None, description="separate query encoder (MedCPT-style)")
     device: str = Field("auto", description="auto | cpu | cuda | cuda:N | mps")
     batch_size: int = Field(64, ge=1)
