@@ -163,7 +163,7 @@ def train_embedder(
         else:
             log("evaluating the base model ...")
             metrics["before"] = _evaluate(SentenceTransformer(base_path, device=device), prepared, cfg, progress) \
-                if ckpts and not with_lora else _evaluate(model, prepared, cfg, progress)
+                if ckpts else _evaluate(model, prepared, cfg, progress)  # resumed: `model` is no longer the base
             (out / "metrics_before.json").write_text(json.dumps(metrics["before"], indent=2))
 
     epoch_batches = [pmid_unique_batches(pairs, cfg.batch_size, cfg.seed + e) for e in range(cfg.epochs)]

@@ -100,6 +100,9 @@ def prepare_cmd(
                f"{e['pairs_train_by_kind']}; MeSH examples {e['mesh_train']} training / {e['mesh_heldout']} held-out "
                f"({e['mesh_distinct_labels']} descriptors; {e['labels_unresolved']} unresolvable labels dropped); "
                f"PubMedQA items {e['pubmedqa_items']}; fingerprint {manifest.data_fingerprint}")
+    if e.get("bioasq"):
+        typer.echo(f"BioASQ: {e['bioasq_questions']} questions of {len(e['bioasq_files'])} golden file(s) -> {e['bioasq_pairs']} "
+                   f"pairs; {e['bioasq_pairs_dropped_test_documents']} left out (their document is gold for a 12B question)")
 
 
 @app.command("embedder")

@@ -111,3 +111,14 @@ def test_bad_training_options_are_one_clear_line(prepared_dir, tmp_path, args, f
     assert r.exit_code != 0
     assert fragment in r.output and "Traceback" not in r.output
     assert not (tmp_path / "e" / "biorag_manifest.json").exists()
+
+
+def test_prepare_from_bioasq_says_what_it_took_and_what_it_left_out(tmp_path):
+    from pathlib import Path
+
+    bioasq = Path(__file__).resolve().parents[1] / "data" / "training" / "bioasq"
+    r = CliRunner().invoke(app, ["train", "prepare", "--bioasq", str(bioasq), "-o", str(tmp_path / "d"), "-q"], env=WIDE)
+    assert r.exit_code == 0, r.output
+    assert "BioASQ: 4 questions of 1 golden file(s)" in r.output and "left out (their document is gold for a 12B question)" in r.output
+    r = CliRunner().invoke(app, ["train", "prepare", "-o", str(tmp_path / "e")], env=WIDE)
+    assert r.exit_code != 0 and "--bioasq" in r.output and "Traceback" not in r.output
