@@ -51,9 +51,13 @@ def set_hf_model(model, inner) -> None:
 
 def merge_adapter(model, adapter: str | Path) -> None:
     """Apply the adapter to the loaded base `model` and fold it into its weights."""
+    import warnings
+
     from peft import PeftModel
 
     try:
-        set_hf_model(model, PeftModel.from_pretrained(hf_model(model), str(adapter)).merge_and_unload())
+        with warnings.catch_warnings():  # peft asks transformers a deprecated question: not the user's concern
+            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+            set_hf_model(model, PeftModel.from_pretrained(hf_model(model), str(adapter)).merge_and_unload())
     except Exception as e:  # wrong base, damaged files
         raise ConfigError(f"cannot apply the embedder adapter {adapter} to its base: {e}") from None
