@@ -66,6 +66,9 @@ _CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
 _QUESTION_OPENING = re.compile(
     r"(?:^|[:;?!]\s+)\s*(?:(?:how|what|which|when|why|where|who)\s+)?"
     r"(?:does|do|did|is|are|was|were|can|could|would|will|should|may|might)\s+", re.I)
+#: a yes/no claim put as a clause ("Could you tell me whether Marfan syndrome is ..."): its
+#: subject starts after the conjunction
+_CLAIM_CLAUSE = re.compile(r"\b(?:whether|if)\s+", re.I)
 
 
 def _disease_spans(text: str) -> list[str]:
@@ -75,7 +78,8 @@ def _disease_spans(text: str) -> list[str]:
     precedes 'gene(s)'."""
     spans: list[str] = []
     leads = sorted([*_DISEASE_LEAD.finditer(text), *_DICTIONARY_LEAD.finditer(text), *_CLAUSE_START.finditer(text),
-                    *_QUESTION_OPENING.finditer(text), *_ASK_LEAD.finditer(text)], key=lambda m: m.start())
+                    *_QUESTION_OPENING.finditer(text), *_ASK_LEAD.finditer(text), *_CLAIM_CLAUSE.finditer(text)],
+                   key=lambda m: m.start())
     for m in leads:
         tail = text[m.end():]
         spans += _punctuated(tail)

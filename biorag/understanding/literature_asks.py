@@ -32,6 +32,7 @@ features.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -97,6 +98,16 @@ def opens_yes_no(text: str) -> bool:
         len(first) > 1 and first[1] in words("request_after_lead"))
 
 
+#: a yes/no claim put as a clause: "whether", or "if" after a request ("tell me if X is ...")
+_CLAIM_CLAUSE = re.compile(r" (?:whether|(?:tell (?:me|us)|know|wonder|wondering|ask|asking|check) if) ")
+
+
+def asks_whether(text: str) -> bool:
+    """A yes/no claim put as a clause ("Could you tell me whether X is the most severe form
+    of Y?", "I wonder if X ..."): what the clause says is asked, whatever request leads to it."""
+    return _CLAIM_CLAUSE.search(normalise(text)) is not None
+
+
 def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
                    sources: Mapping[str, Source] | None) -> LiteratureAsk | None:
     """Why the question (`blanked`: its entity names blanked out) goes to the literature,
@@ -117,7 +128,7 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
     linked = any(e.role == "subject" for e in entities)  # a gene asked about in a disease: the curated link's
     if found and not linked:
         return LiteratureAsk(tuple(dict.fromkeys(g.removesuffix("_weak") for g, _ in found)), tuple(c for _, c in found))
-    if opens_yes_no(blanked) and not linked:
+    if (opens_yes_no(blanked) or asks_whether(blanked)) and not linked:
         return LiteratureAsk(("yes_no",), ())
     weak = detect_intent(blanked, kinds, sources) if sources and kinds and not linked else None
     return _in_context(weak, blanked, kinds, sources) if weak is not None else None

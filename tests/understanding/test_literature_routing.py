@@ -36,10 +36,13 @@ DISEASE_LITERATURE = ["What is the best treatment for {x}?", "Which drugs are us
                       "What is the risk of cancer in {x}?", "What is the life expectancy and survival in {x}?",
                       # a thing asked by name that no record field holds, beside a word that cues one
                       "Which codons are altered by the pathogenic mutation found in {x}?",
-                      "Through which molecule do microglia ingest synapses in {x}?"]
+                      "Through which molecule do microglia ingest synapses in {x}?",
+                      # a yes/no claim put as a clause after a request
+                      "Could you tell me whether {x} is usually fatal in adults?", "I wonder if {x} is usually fatal in adults"]
 FEATURE_RECORD = ["Which genes could explain {x}?", "candidate genes for {x}", "{x}", "what could explain {x}?"]
 FEATURE_LITERATURE = ["What treatments reduce {x}?", "Does {x} affect survival?", "What is the prognosis of {x}?",
-                      "How is {x} managed?", "Which drugs can cause {x}?", "What is the risk of {x} after surgery?"]
+                      "How is {x} managed?", "Which drugs can cause {x}?", "What is the risk of {x} after surgery?",
+                      "I would like to know whether {x} is the first sign in adults."]
 GENE_RECORD = ["Which chromosome is {x} on?", "What is the function of {x}?", "What is the Ensembl ID of {x}?",
                "Which cytogenetic band is {x} on?", "What conditions is {x} linked to?",
                "What is {x}?", "Is {x} protein coding?", "What does {x} do?", "what role does {x} play?"]
