@@ -327,3 +327,15 @@ def test_a_negation_the_claim_makes_is_not_a_denial():
     assert negated(finding) and not negated(finding, claimed)
     assert negated("Cognitive impairment without dementia was not the most prevalent form.", claimed)
     assert negated("Treatment without dementia care did not help.", claimed)
+
+
+def test_presence_or_absence_and_with_or_without_deny_nothing():
+    """"with or without concurrent vascular risk factors" (10809936) and "in the presence or
+    absence of the other" (22397651) name both cases; a real denial beside them still counts."""
+    from biorag.loop.sentence_cues import negated
+
+    sentences = {pmid: s for pmid in ("10809936", "22397651") for s in split_sentences(ROWS[pmid]["abstract"])
+                 if "with or without" in s or "presence or absence of" in s}
+    assert not negated(sentences["10809936"])
+    assert negated(sentences["22397651"])  # "did not differ significantly"
+    assert not negated(sentences["22397651"].replace("did not differ", "differed"))
