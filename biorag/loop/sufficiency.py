@@ -119,7 +119,10 @@ def missing_entities(analysis: Analysis, evidence: list[Evidence],
         named = subject or named
     confident = [e for e in named if e.confident]
     if confident:
-        return list(dict.fromkeys(e.text for e in confident if not mentioned(e)))
+        missing = [e for e in confident if not mentioned(e)]
+        if any(e.kind == "gene" for e in missing):  # a list's genes are named one by one: not again as the list
+            missing = [e for e in missing if e.kind != "gene_list"]
+        return list(dict.fromkeys(e.text for e in missing))
     if named and not any(mentioned(e) for e in named):
         return list(dict.fromkeys(e.text for e in named))
     return []

@@ -198,3 +198,18 @@ def test_a_versioned_id_matches_the_record_without_its_version():
     q = "Which gene is ENSG00000141510.17?"
     a = Analysis(question=q, core=q, entities=[Entity("ensembl", "ENSG00000141510.17")])
     assert missing_entities(a, ev) == []
+
+
+def test_genes_named_one_by_one_are_not_named_again_as_their_list():
+    """"Which is the target of teplizumab: CD3, CD20 or PD-1?" read three genes and their list;
+    evidence naming none of them is missing each gene once, not also "CD20 CD3 PD-1"."""
+    from biorag.understanding.typed_entities import Member
+
+    genes = [Entity("gene", name) for name in ("CD3", "CD20", "PD-1")]
+    listed = Entity("gene_list", "CD20 CD3 PD-1", members=tuple(Member(g.text) for g in genes))
+    q = "Which is the target of teplizumab: CD3, CD20 or PD-1?"
+    a = Analysis(question=q, core=q, entities=[*genes, listed])
+    ev = [Evidence(source="pubmed", id="2", text="Unrelated text about kinases.")]
+    assert missing_entities(a, ev) == ["CD3", "CD20", "PD-1"]
+    only_list = Analysis(question=q, core=q, entities=[listed])
+    assert missing_entities(only_list, ev) == ["CD20 CD3 PD-1"]  # a list alone is still named
