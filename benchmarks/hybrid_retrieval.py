@@ -67,20 +67,14 @@ def load_split(bioasq: Path, train_batches: tuple[str, ...] = ()):
     """Questions per split (`indexing.bioasq_golden`: 12B is the test, a question also asked
     there is never tuning data) and the gold documents of every batch; `train_batches`
     ("11B", ...) keeps only those batches' questions for tuning."""
-    from evaluation.retrieval import load_bioasq
+    from evaluation.retrieval import from_golden, load_bioasq
     from indexing.bioasq_golden import golden_files, read_golden, split_files, unseen
 
     _, docs = load_bioasq(golden_files(bioasq))
     train_files, test_files = split_files(bioasq, train_batches)
     test, _ = read_golden(test_files)
     train, _ = read_golden(train_files)
-    return [to_question(q) for q in unseen(train, test)], [to_question(q) for q in test], docs
-
-
-def to_question(q):
-    from evaluation.retrieval import Question
-
-    return Question(q.qid, q.body, list(q.gold))
+    return [from_golden(q) for q in unseen(train, test)], [from_golden(q) for q in test], docs
 
 
 def corpus(gold_docs: list[dict], distractors: list[Path]) -> tuple[list[str], list[str], list[str]]:

@@ -80,7 +80,12 @@ def load_bioasq(paths: list[Path]) -> tuple[list[Question], list[dict]]:
     from indexing.bioasq_golden import read_golden
 
     qs, docs = read_golden(paths)
-    return [Question(q.qid, q.body, list(q.gold)) for q in qs], docs
+    return [from_golden(q) for q in qs], docs
+
+
+def from_golden(q) -> Question:
+    """A BioASQ golden question (`indexing.bioasq_golden.GoldenQuestion`) as this benchmark's."""
+    return Question(q.qid, q.body, list(q.gold))
 
 
 def gold_filter(q: Question, depth_of) -> list[str]:

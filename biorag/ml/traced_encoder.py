@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from biorag.ml.embedder_adapter import hf_model
+
 log = logging.getLogger("biorag.ml.embedder")
 
 #: the least cosine between a traced and an eager query vector for the trace to be used
@@ -68,7 +70,7 @@ def trace_query_encoder(model: Any, prepare: Any, name: str) -> TracedQueryEncod
         import torch
 
         first = list(model)[0]
-        inner = first.auto_model if hasattr(first, "auto_model") else first.model
+        inner = hf_model(model)
         output = getattr(first, "module_output_name", "token_embeddings")
         features = prepare(TRACE_PROBES)
         inputs = [k for k, v in features.items() if isinstance(v, torch.Tensor)]
