@@ -25,7 +25,7 @@ from biorag.contracts.models import Evidence
 from biorag.contracts.sources import Reading, Source
 from biorag.loop.links import gene_disease_link
 from biorag.understanding.analysis import RSID, Analysis, Hop
-from biorag.understanding.options import choose, option_line
+from biorag.understanding.options import choose, choose_by_value, option_line
 
 
 @dataclass
@@ -171,6 +171,8 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
     `readings`: the hops' readings of this evidence when the caller has them (`hop_readings`)."""
     if analysis.intent is None or not evidence:
         return None
+    if analysis.subject_options is not None:
+        return _option_by_record(analysis, evidence, sources)
     if readings is None:
         readings = hop_readings(analysis, evidence, sources)
     for reading in readings:  # an ambiguous name stops the chain where it occurs
@@ -195,6 +197,24 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
         answer.used += [e for e in link.used if e not in answer.used]
         answer.explanation = "; ".join(filter(None, [answer.explanation, "gene–disease links of the disease's records"]))
     return answer
+
+
+def _option_by_record(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source]) -> StructuredAnswer | None:
+    """The one option whose record's field states what the stem wants (`SubjectOptions`),
+    once every option's record has been read; then a line with that option's value."""
+    hop, wanted = analysis.intent.hops[0], analysis.subject_options.wanted
+    read = {o: _read(hop, evidence, sources, [o.names[0]]) for o in analysis.options}
+    if any(r is None or not r.answer or r.ambiguous for r in read.values()):
+        return None  # an option not read yet may state it too
+    chosen = choose_by_value(wanted, {o: r.answer for o, r in read.items()})
+    if chosen is None:
+        return None
+    reading = read[chosen]
+    because = f"; {hop.field.description}: {wanted}" if wanted else ""
+    name = chosen.names[0]
+    value = reading.answer if reading.answer.startswith(f"{name}: ") else f"{name}: {reading.answer}"
+    return StructuredAnswer(f"{option_line(chosen)}\n{value}", reading.used,
+                            f"{reading.explanation}; the one option whose record states it{because}")
 
 
 # ---- claim verification -------------------------------------------------------------

@@ -46,7 +46,8 @@ from biorag.understanding.intent import (
     plan,
 )
 from biorag.understanding.literature_asks import literature_ask
-from biorag.understanding.options import split_options
+from biorag.understanding.option_subjects import subject_options
+from biorag.understanding.options import Option, split_options
 from biorag.understanding.phenotype_questions import read_feature_list
 from biorag.understanding.program_requests import unwrap_program_request
 from biorag.understanding.question_model import Analysis, Entity, Hop, Intent
@@ -99,12 +100,21 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
     options are split off first: the stem is what is understood. A request for a program
     that answers a question is read as that question."""
     stem, options = split_options(clean_question(unwrap_program_request(question)))
-    if options:
-        options = [replace(o, names=tuple(n for e in find_entities(o.text, lexicon) if e.confident
-                                          for n in e.canonical)) for o in options]
+    options = [_linked(o, lexicon) for o in options]
     analysis = _analyse(question, stem, sources, lexicon, has_options=bool(options))
     analysis.options = options
+    if options and analysis.intent is None and (read := subject_options(stem, options, analysis.entities, sources)):
+        # "Which of these genes is on chromosome 12? A) TP53 B) KRAS": the options are the genes asked about
+        analysis.intent, genes, analysis.subject_options = read
+        analysis.entities = [*analysis.entities, *genes]
     return analysis
+
+
+def _linked(option: Option, lexicon: Lexicon | None) -> Option:
+    """The option with what its words name (official symbols, disease names) and their kinds."""
+    named = [e for e in find_entities(option.text, lexicon) if e.confident]
+    return replace(option, names=tuple(n for e in named for n in e.canonical),
+                   kinds=tuple(dict.fromkeys(e.kind for e in named)))
 
 
 def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lexicon: Lexicon | None,

@@ -24,6 +24,18 @@ class Option:
     text: str
     #: what the option's words name (official symbols, disease names), beside its text
     names: tuple[str, ...] = ()
+    #: the kinds of entity those names are ("gene", "disease")
+    kinds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SubjectOptions:
+    """The options are what the stem asks about ("Which of these genes is on chromosome 12?
+    A) TP53 B) KRAS"): each option's record is read for the asked field, and the chosen
+    option is the one whose value states `wanted`, the stem's words beyond the field's own
+    ("chromosome 12"; empty for a yes/no field such as "is protein coding")."""
+
+    wanted: str
 
 
 def _style(label: str) -> str:
@@ -69,11 +81,65 @@ def _key(text: str) -> str:
 
 def choose(options: list[Option], values: list[str]) -> Option | None:
     """The one option that the values read from evidence name (its text or a name it was
-    linked to, case and punctuation ignored); None when none or several do."""
-    keys = {_key(v) for v in values if v}
+    linked to, case and punctuation ignored; a value listing names, "PSMB10, LMP10, MECL1",
+    or glossing one, "TP53 (tumor protein p53)", names each); None when none or several do."""
+    keys = {_key(part) for v in values if v for part in (v, *re.split(r"\s*[,;(]\s*", v))}
     named = [o for o in options if keys.intersection(_key(n) for n in (o.text, *o.names))]
     return named[0] if len(named) == 1 else None
 
 
 def option_line(option: Option) -> str:
     return f"{option.text} (option {option.label})"
+
+
+_BAND = re.compile(r"\b((?:[1-9]|1\d|2[0-2]|X|Y)[pq]\d{0,2}(?:\.\d{1,3})?)(?![\d.])", re.I)
+_CHROMOSOME = re.compile(r"\b(?:(?:chromosome|chr)\s*([1-9]|1\d|2[0-2]|X|Y)|([1-9]|1\d|2[0-2]|X|Y)\s+chromosome)\b", re.I)
+_VALUE_CHROMOSOME = re.compile(r"^\s*(?:chr)?([1-9]|1\d|2[0-2]|X|Y)(?![\d])", re.I)
+
+
+def wanted_band(text: str) -> str | None:
+    """A cytogenetic band the text names ("17q21.31", "12p"), or None."""
+    m = _BAND.search(text)
+    return m.group(1) if m else None
+
+
+def wanted_place(text: str) -> str | None:
+    """The band ("17q21.31") or else the chromosome ("chromosome 12") the text names, or None."""
+    if band := wanted_band(text):
+        return band
+    m = _CHROMOSOME.search(text)
+    return f"chromosome {(m.group(1) or m.group(2)).upper()}" if m else None
+
+
+#: words that ask for the option whose value does not state the rest ("is not protein coding")
+_NEGATIONS = frozenset({"not", "isn", "isnt", "doesn", "doesnt", "non"})
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def states(wanted: str, value: str) -> bool:
+    """Whether an option's field value states what the stem wants: the band it names (the
+    value's band is it or lies inside it: "17q21" holds "17q21.31"), else the chromosome
+    it names, else every one of its words (plurals folded); nothing wanted: a "Yes". A
+    negation ("not") asks for the value that does not state the rest ("No" when nothing is left)."""
+    if band := wanted_band(wanted):
+        v = value.strip().lower()
+        b = band.lower()
+        return v == b or (v.startswith(b) and not v[len(b)].isdigit())
+    if m := _CHROMOSOME.search(wanted):
+        found = _VALUE_CHROMOSOME.match(value)
+        return found is not None and found.group(1).upper() == (m.group(1) or m.group(2)).upper()
+    words = {_stem(w) for w in _key(wanted).split()}
+    if negated := bool(words & _NEGATIONS):
+        words -= _NEGATIONS
+    if not words:
+        return value.strip().lower() == ("no" if negated else "yes")
+    return negated != (words <= {_stem(w) for w in _key(value).split()})
+
+
+def choose_by_value(wanted: str, values: dict[Option, str]) -> Option | None:
+    """The one option whose value `states` what is wanted; None when none or several do."""
+    stating = [o for o, v in values.items() if states(wanted, v)]
+    return stating[0] if len(stating) == 1 else None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from biorag.contracts.sources import AnswerField, EntityKind
-from biorag.understanding.options import Option
+from biorag.understanding.options import Option, SubjectOptions
 from biorag.understanding.typed_entities import Member
 
 if TYPE_CHECKING:
@@ -75,6 +75,8 @@ class Analysis:
     intent: Intent | None = None
     #: multiple-choice options (biorag.understanding.options): the answer is one of them or insufficient
     options: list[Option] = field(default_factory=list)
+    #: set when the options are what the stem asks about (biorag.understanding.option_subjects)
+    subject_options: SubjectOptions | None = None
     #: the question asks the literature, not a database: a relation between the genes it
     #: names ("Does TP53 bind MDM2?")
     free_text: bool = False
