@@ -169,7 +169,12 @@ def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quot
 
 
 def _no_sentence(q: LiteratureQuestion) -> str:
-    names = ", ".join(n for n, _ in q.entities)
+    # a name read as two kinds ("alzheimer disease" as a feature and as a disease) is named
+    # once, in the spelling with capitals where one has them
+    spellings: dict[str, list[str]] = {}
+    for name, _ in q.entities:
+        spellings.setdefault(name.lower(), []).append(name)
+    names = ", ".join(max(group, key=lambda n: sum(c.isupper() for c in n)) for group in spellings.values())
     about = f" mentions {names} and" if names else ""
     return f"no cited sentence{about} speaks to what the question asks"
 

@@ -339,3 +339,20 @@ def test_presence_or_absence_and_with_or_without_deny_nothing():
     assert not negated(sentences["10809936"])
     assert negated(sentences["22397651"])  # "did not differ significantly"
     assert not negated(sentences["22397651"].replace("did not differ", "differed"))
+
+
+def test_a_name_read_as_two_kinds_is_named_once_in_the_reason(agent):
+    """With the HPO store loaded, "Alzheimer disease" is read both as a feature and as a
+    disease (the entities below are that analysis's): the reason names it once."""
+    from dataclasses import replace
+
+    from biorag.understanding.question_model import Entity
+
+    question = "How does BIN1 affect tau pathology in Alzheimer disease?"
+    analysis = analyse(question, agent.retrievers, agent.lexicon)
+    analysis = replace(analysis, entities=[Entity("gene", "BIN1", True, ("BIN1",), "symbol"),
+                                           Entity("phenotype", "alzheimer disease", True, ("Alzheimer disease",)),
+                                           Entity("disease", "Alzheimer disease", True, ("Alzheimer disease",))])
+    r = read_literature(analysis, _ranked(_evidence("10697060")), lexicon=agent.lexicon)
+    assert not r.sufficient
+    assert r.reason.lower().count("alzheimer disease") == 1 and "Alzheimer disease" in r.reason, r.reason
