@@ -50,6 +50,15 @@ _SIGN_OFF = re.compile(r"[\s,;.!\-]*\b(?:thanks|thank you|thx|ty|cheers|please|p
                        r"(?:\s+(?:a lot|so much|very much|in advance))?[\s.!]*$", re.I)
 
 
+#: a closing sentence that only says how to format the answer ("Answer yes or no.", "List every
+#: answer, separated by commas.", "Give up to 5 candidate answers, most likely first."): it
+#: asks nothing, and its words would only blur what is searched
+_FORMAT_REQUEST = re.compile(
+    r"(?:(?<=[?.!:])|(?<=\n))\s*(?:please\s+)?(?:answer|reply|respond|give|list|provide|return|write)\b"
+    r"[^?\n]*?\b(?:yes,? or no|yes, no,? or maybe|separated by|comma-separated|commas?|in one word|one word|"
+    r"candidate answers?|the letter|most likely first|bullet(?:ed)? list)\b[^?\n]*$", re.I)
+
+
 #: an opening clause ended by punctuation ("Quick question. ", "please, ", "Could you tell me: ")
 _LEAD = re.compile(r"^\s*([A-Za-z' ]+?)\s*(?:[.,:;!]+|\s[-\u2013\u2014])\s+(?=\S)")
 _POLITE_LEADS = words("polite_leads")
@@ -58,11 +67,13 @@ _POLITE_LEADS = words("polite_leads")
 def clean_question(question: str) -> str:
     """The question with typographic quotes read as plain ones, without the "Let's
     decompose the question" boilerplate, without an opening clause that asks nothing
-    ("Quick question.", "please,": `polite_leads`) and without a sign-off ("thanks!")."""
+    ("Quick question.", "please,": `polite_leads`), without a sign-off ("thanks!") and
+    without a closing request on the answer's format ("Answer yes or no.")."""
     text = _BOILERPLATE.sub("", question.translate(_QUOTES)).strip()
     if (lead := _LEAD.match(text)) and all(w in _POLITE_LEADS for w in lead.group(1).lower().replace("'", " ").split()):
         text = text[lead.end():]
-    return _SIGN_OFF.sub("", text).strip() or text
+    text = _SIGN_OFF.sub("", text).strip() or text
+    return _FORMAT_REQUEST.sub("", text).strip() or text
 
 
 def name_tokens(text: str) -> list[tuple[str, int]]:

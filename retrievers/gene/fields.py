@@ -75,8 +75,10 @@ PROTEIN_CODING = AnswerField(
     GENE_IDS)
 GENE_TYPE = AnswerField(
     "gene_type", "type of a gene",
-    ("gene type", "type of gene", "type of the gene", "kind of gene", "biotype", "what type",
-     "which type", "what kind", "gene class", "locus type"),
+    # "what type" alone is no cue: "What type of tumours does a PMS2 mutation cause?" asks a
+    # type of something else; the type asked must be the gene's
+    ("gene type", "type of gene", "type of the gene", "kind of gene", "class of gene", "biotype",
+     "gene class", "locus type"),
     GENE_IDS)
 SUMMARY = AnswerField(
     "summary", "function of a gene",

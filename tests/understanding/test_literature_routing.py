@@ -38,11 +38,14 @@ DISEASE_LITERATURE = ["What is the best treatment for {x}?", "Which drugs are us
                       "Which codons are altered by the pathogenic mutation found in {x}?",
                       "Through which molecule do microglia ingest synapses in {x}?",
                       # a yes/no claim put as a clause after a request
-                      "Could you tell me whether {x} is usually fatal in adults?", "I wonder if {x} is usually fatal in adults"]
+                      "Could you tell me whether {x} is usually fatal in adults?", "I wonder if {x} is usually fatal in adults",
+                      # a verbless fragment whose only ask is a superlative of frequency
+                      "{x} - the most prevalent form in the elderly? thanks"]
 FEATURE_RECORD = ["Which genes could explain {x}?", "candidate genes for {x}", "{x}", "what could explain {x}?"]
 FEATURE_LITERATURE = ["What treatments reduce {x}?", "Does {x} affect survival?", "What is the prognosis of {x}?",
                       "How is {x} managed?", "Which drugs can cause {x}?", "What is the risk of {x} after surgery?",
-                      "I would like to know whether {x} is the first sign in adults."]
+                      "I would like to know whether {x} is the first sign in adults.",
+                      "{x} - most prevalent in older men?"]
 GENE_RECORD = ["Which chromosome is {x} on?", "What is the function of {x}?", "What is the Ensembl ID of {x}?",
                "Which cytogenetic band is {x} on?", "What conditions is {x} linked to?",
                "What is {x}?", "Is {x} protein coding?", "What does {x} do?", "what role does {x} play?"]
@@ -57,11 +60,17 @@ GENE_LITERATURE = ["Which drugs target {x}?", "What is the effect of {x} knockdo
                    "Which codons of {x} are altered by pathogenic mutations?", "Which enzyme cleaves {x}?"]
 
 
+#: requests on the answer's form, as benchmark harnesses (evaluation/benchmarks.py) and people add them
+FORMAT_REQUESTS = ["Answer yes or no.", "List every answer, separated by commas.",
+                   "Give up to 5 candidate answers, most likely first, separated by commas."]
+
+
 def _wordings(question: str) -> list[str]:
-    """The question as people type it: as is, lower case, in a polite wrapper, without '?'."""
+    """The question as people type it: as is, lower case, in a polite wrapper, without '?',
+    followed by a request on the answer's form."""
     bare = question.rstrip("?")
     return [question, question.lower(), f"Could you tell me: {bare[0].lower() + bare[1:]}?", f"{bare}, thanks",
-            bare]
+            bare, f"{question}\n{FORMAT_REQUESTS[len(question) % len(FORMAT_REQUESTS)]}"]
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +187,14 @@ def test_one_ask_put_two_ways_with_or_is_not_split(agent):
                   f"is {g.symbol} still its official symbol or what's it called today?"):
             ans = agent.answer(q)
             assert ans.sufficient and ans.answer.splitlines()[0] == g.symbol, (q, ans.answer)
+
+
+def test_a_type_asked_of_something_else_is_not_the_genes_type(agent):
+    """"What type of DMD can golodirsen be used for?" asks a type of the disease's forms, not
+    DMD's gene type; "What type of gene is DMD?" does ask it."""
+    for symbol in GENE_SYMBOLS[:12]:
+        for q in (f"What type of {symbol} mutations are found in patients?", f"What kind of {symbol} variant is it?"):
+            a, _ = _route(agent, q)
+            assert a.intent is None or a.intent.kind != "gene_type", q
+        a, got = _route(agent, f"What type of gene is {symbol}?")
+        assert got == "record" and a.intent.kind == "gene_type", symbol
