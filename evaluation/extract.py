@@ -93,6 +93,7 @@ def _first_upper(pattern: str, text: str) -> str | None:
 
 
 _YNM = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
+_BEFORE_WORD = re.compile(r"[ \t]+[A-Za-z]")
 
 
 def extract_yes_no(text: str, allow_maybe: bool = False) -> str | None:
@@ -101,11 +102,18 @@ def extract_yes_no(text: str, allow_maybe: bool = False) -> str | None:
     Rule: the first of these words (whole word, any case) in the citation-free text
     decides, so "No, it is not..." -> no and "Yes. ... no evidence of ..." -> yes.
     Negated forms are not interpreted ("not yes" still reads yes). When maybe is not
-    allowed, a leading "maybe" is skipped and the next yes/no decides.
+    allowed, a leading "maybe" is skipped and the next yes/no decides. A "no" inside the
+    text followed by a word is a determiner, not an answer ("there is no evidence", "the
+    evidence does not say: no cited sentence ..." of a declined answer); opening the text
+    it is one ("No evidence supports it").
     """
-    for m in _YNM.finditer(strip_citations(text)):
+    text = strip_citations(text)
+    opening = len(text) - len(text.lstrip(" \t\n\"'*"))
+    for m in _YNM.finditer(text):
         word = m.group(1).lower()
         if word == "maybe" and not allow_maybe:
+            continue
+        if word == "no" and m.start() > opening and _BEFORE_WORD.match(text, m.end()):
             continue
         return word
     return None

@@ -58,6 +58,12 @@ def test_extract_choice_by_unique_option_text():
     ("The study says nothing.", False, None),
     ("Nobody knows; yes", False, "yes"),       # 'Nobody' is not 'no'
     ("[pubmed:1] yes", False, "yes"),
+    ("The answer is no.", False, "no"),
+    ("No evidence supports it.", False, "no"),
+    ("There is no evidence that it does; yes in mice.", False, "yes"),  # a determiner is no answer
+    # a declined answer states neither
+    ("Insufficient evidence after 1 round(s): the evidence does not say: no cited sentence mentions "
+     "measles and states what the question asks.", False, None),
 ])
 def test_extract_yes_no(text, maybe, expected):
     assert extract_yes_no(text, allow_maybe=maybe) == expected
