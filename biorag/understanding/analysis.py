@@ -45,7 +45,7 @@ from biorag.understanding.intent import (
     own_record,
     plan,
 )
-from biorag.understanding.literature_asks import literature_ask
+from biorag.understanding.literature_asks import LiteratureAsk, asked_kind_of, literature_ask
 from biorag.understanding.option_subjects import subject_options
 from biorag.understanding.options import Option, split_options
 from biorag.understanding.phenotype_questions import read_feature_list
@@ -156,6 +156,10 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
         # symptoms and nothing else ("child with aniridia"): the phenotypes' default field
         intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
     asks = literature_ask(blanked, entities, kinds, sources) if sources and not has_options else None
+    if asks is None and sources and not has_options and _no_genes_cued(intent, blanked, kinds, sources) \
+            and (thing := asked_kind_of(core, entities)):
+        # "What cancers are associated with HPV?": cancers are asked for, not the genes of "cancer"
+        asks = LiteratureAsk(("asked_thing",), thing)
     if asks is not None:
         # what is asked decides: a relation, an effect, a claim... is the literature's
         intent, free_text = None, True
@@ -164,6 +168,14 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     unknown = unknown_genes(_unknown_names(core, entities, sources), lexicon) if lexicon is not None else {}
     return Analysis(question=question, core=core, entities=entities, intent=intent, free_text=free_text,
                     unknown=unknown, asks=asks)
+
+
+def _no_genes_cued(intent: Intent | None, blanked: str, kinds: set[str], sources: Mapping[str, Source]) -> bool:
+    """No field is read, or one that yields genes though no strong cue asks for it (a weak
+    "associated", "cause", or the default field of features)."""
+    if intent is None:
+        return True
+    return intent.hops[-1].field.yields == "gene" and detect_intent(blanked, kinds, sources, strong_only=True) is None
 
 
 def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[str]:

@@ -159,6 +159,44 @@ def asked_thing(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
     return tuple(phrase)
 
 
+#: words between "which"/"what" and the kind of thing asked ("what type of tumours")
+_KIND_OF = re.compile(r"^(?:(?:types?|kinds?|sorts?|forms?|classes?) of )?")
+#: things asked for that are no gene, where the question names no disease or feature for
+#: them ("which symptoms could indicate depression?")
+_NOT_GENE_THINGS = frozenset({"symptom", "symptoms", "signs", "manifestations", "complications", "subtypes"})
+#: words by which a question asks for genes whatever else it names
+_GENE_WORDS = frozenset({"gene", "genes", "genetic", "loci", "locus"})
+
+
+def asked_kind_of(core: str, entities: list[Entity]) -> tuple[str, ...]:
+    """The thing a which/what question asks for, when it is a kind of disease or feature the
+    question names ("What cancers are associated with HPV?", "What type of extracolonic
+    tumours does a PMS2 mutation cause?": within two words after "what type of") or a word
+    for such things ("which symptoms"), and the question asks for no genes: diseases or
+    features are the answer, never the genes of "cancer". Empty otherwise."""
+    norm = normalise(core)
+    m = re.search(r" (?:which|what) ", norm)
+    if m is None or _GENE_WORDS.intersection(norm.split()):
+        return ()
+    after = norm[m.end():]
+    rest = _KIND_OF.sub("", after)
+    words_after = rest.split()
+    if words_after[:1] and words_after[0] in _NOT_GENE_THINGS:
+        return (words_after[0],)
+    # words before the name only after "type of": "what type of extracolonic tumours", never
+    # "what could explain seizures"
+    before = 2 if len(rest) < len(after) else 0
+    for e in entities:
+        if e.confident and e.kind in ("disease", "phenotype"):
+            # a list of features is written as its names joined ("cancers, papilloma")
+            for name in dict.fromkeys(filter(None, (e.span, e.text, *e.text.split(", ")))):
+                key = normalise(name).strip()
+                at = f" {rest}".find(f" {key} ")
+                if key and 0 <= at and len(rest[:at].split()) <= before:
+                    return (name,)
+    return ()
+
+
 def _in_context(field, blanked: str, kinds: set[str], sources: Mapping[str, Source] | None) -> LiteratureAsk | None:
     """A field stated only in general (`AnswerField.general_only`), asked with words of a
     context the question adds (a cell, a tissue, a process, a disease state): the literature's.

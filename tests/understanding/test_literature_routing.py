@@ -45,7 +45,9 @@ FEATURE_RECORD = ["Which genes could explain {x}?", "candidate genes for {x}", "
 FEATURE_LITERATURE = ["What treatments reduce {x}?", "Does {x} affect survival?", "What is the prognosis of {x}?",
                       "How is {x} managed?", "Which drugs can cause {x}?", "What is the risk of {x} after surgery?",
                       "I would like to know whether {x} is the first sign in adults.",
-                      "{x} - most prevalent in older men?"]
+                      "{x} - most prevalent in older men?",
+                      # things of a kind that are no genes
+                      "What type of {x} occurs in older adults?"]
 GENE_RECORD = ["Which chromosome is {x} on?", "What is the function of {x}?", "What is the Ensembl ID of {x}?",
                "Which cytogenetic band is {x} on?", "What conditions is {x} linked to?",
                "What is {x}?", "Is {x} protein coding?", "What does {x} do?", "what role does {x} play?"]
@@ -57,7 +59,9 @@ GENE_LITERATURE = ["Which drugs target {x}?", "What is the effect of {x} knockdo
                    # yet seen: biorag.understanding.literature_asks reads every source's cue words as no context)
                    "What does {x} do in the developing heart?", "What is the role of {x} in zebrafish embryos?",
                    "What is the function of {x} at the synapse?",
-                   "Which codons of {x} are altered by pathogenic mutations?", "Which enzyme cleaves {x}?"]
+                   "Which codons of {x} are altered by pathogenic mutations?", "Which enzyme cleaves {x}?",
+                   # a kind of feature asked for, which the gene's mutations cause: not the feature's genes
+                   "What type of extracolonic tumours do {x} germline mutations cause?"]
 
 
 #: requests on the answer's form, as benchmark harnesses (evaluation/benchmarks.py) and people add them
@@ -198,3 +202,19 @@ def test_a_type_asked_of_something_else_is_not_the_genes_type(agent):
             assert a.intent is None or a.intent.kind != "gene_type", q
         a, got = _route(agent, f"What type of gene is {symbol}?")
         assert got == "record" and a.intent.kind == "gene_type", symbol
+
+
+def test_things_that_are_no_genes_are_not_answered_with_genes(agent):
+    """Real BioASQ-style questions that ask for symptoms, cancers or tumour types: a gene list
+    (the genes of "depression", of "Neoplasm") answers none of them."""
+    for q in ("Which symptoms could indicate depression in young children?",
+              "What cancers are associated with human papilloma virus?",
+              "What type of extracolonic tumors does the PMS2 germline mutation cause?",
+              "what symptoms can be expected in women suffering from endometriosis"):
+        for wording in _wordings(q):
+            a, got = _route(agent, wording)
+            assert got == "literature", (wording, got, a.intent and a.intent.kind)
+    # a bare list of the same features, or one asked what explains it, still ranks genes
+    for q in ("depression, endometriosis", "what could explain depression and endometriosis?"):
+        a, got = _route(agent, q)
+        assert got == "record" and a.intent.kind == "phenotype_genes", q
