@@ -111,8 +111,11 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
 
 
 def _linked(option: Option, lexicon: Lexicon | None) -> Option:
-    """The option with what its words name (official symbols, disease names) and their kinds."""
-    named = [e for e in find_entities(option.text, lexicon) if e.confident]
+    """The option with what its words name (official symbols, disease names) and their kinds.
+    An option that is one symbol in capitals names that gene even where the symbol is also
+    a word ("APP"): standing alone among options, it is written as a symbol."""
+    named = [e for e in find_entities(option.text, lexicon)
+             if e.confident or (e.kind == "gene" and e.canonical == (option.text,) and option.text.isupper())]
     return replace(option, names=tuple(n for e in named for n in e.canonical),
                    kinds=tuple(dict.fromkeys(e.kind for e in named)))
 
@@ -172,10 +175,12 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
 
 def _no_genes_cued(intent: Intent | None, blanked: str, kinds: set[str], sources: Mapping[str, Source]) -> bool:
     """No field is read, or one that yields genes though no strong cue asks for it (a weak
-    "associated", "cause", or the default field of features)."""
+    "associated", "cause", or the default field of features) or the question names its gene
+    itself ("What cancers are linked to BRCA2 mutations?")."""
     if intent is None:
         return True
-    return intent.hops[-1].field.yields == "gene" and detect_intent(blanked, kinds, sources, strong_only=True) is None
+    return intent.hops[-1].field.yields == "gene" and (
+        "gene" in kinds or detect_intent(blanked, kinds, sources, strong_only=True) is None)
 
 
 def _unknown_names(core: str, entities: list[Entity], sources: Mapping[str, Source] | None) -> list[str]:

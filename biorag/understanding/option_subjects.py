@@ -53,7 +53,7 @@ def subject_options(stem: str, options: list[Option], entities: list[Entity],
         intent = _on_field(intent, _BAND_FIELD, sources)
     hop = intent.hops[0]
     wanted = _wanted(stem, hop.field.cues + hop.field.weak_cues)
-    if hop.field.name in _YES_NO_FIELDS and wanted.replace("not", "").strip():
+    if hop.field.name in _YES_NO_FIELDS and set(wanted.split()) - {"not"}:
         intent = _on_field(intent, _FUNCTION_FIELD, sources)
     genes = [Entity("gene", o.names[0], True, (o.names[0],), "symbol") for o in options]
     return intent, genes, SubjectOptions(wanted)

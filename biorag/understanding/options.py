@@ -92,7 +92,8 @@ def option_line(option: Option) -> str:
     return f"{option.text} (option {option.label})"
 
 
-_BAND = re.compile(r"\b((?:[1-9]|1\d|2[0-2]|X|Y)[pq]\d{0,2}(?:\.\d{1,3})?)(?![\d.])", re.I)
+#: a band, never the start of a word ("XPA") nor cut before its decimals ("17q21" of "17q21.31")
+_BAND = re.compile(r"\b((?:[1-9]|1\d|2[0-2]|X|Y)[pq]\d{0,2}(?:\.\d{1,3})?)(?!\w|\.\d)", re.I)
 _CHROMOSOME = re.compile(r"\b(?:(?:chromosome|chr)\s*([1-9]|1\d|2[0-2]|X|Y)|([1-9]|1\d|2[0-2]|X|Y)\s+chromosome)\b", re.I)
 _VALUE_CHROMOSOME = re.compile(r"^\s*(?:chr)?([1-9]|1\d|2[0-2]|X|Y)(?![\d])", re.I)
 

@@ -210,7 +210,9 @@ def test_things_that_are_no_genes_are_not_answered_with_genes(agent):
     for q in ("Which symptoms could indicate depression in young children?",
               "What cancers are associated with human papilloma virus?",
               "What type of extracolonic tumors does the PMS2 germline mutation cause?",
-              "what symptoms can be expected in women suffering from endometriosis"):
+              "what symptoms can be expected in women suffering from endometriosis",
+              # a gene named with them is what the cancers are linked to, not what is asked
+              "What cancers are linked to BRCA2 mutations?"):
         for wording in _wordings(q):
             a, got = _route(agent, wording)
             assert got == "literature", (wording, got, a.intent and a.intent.kind)

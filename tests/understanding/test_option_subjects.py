@@ -2,8 +2,8 @@
 The stem names no gene; each option does, and the stem asks a field of a gene. Questions are
 generated from real records of the gene store (a gene and three distractors whose records
 differ from it in the asked field); the same question in another option order, letter style,
-case or polite wrapping must choose the same option, at least 0.9 of them rightly, and a stem
-whose value two options share must choose none."""
+case, polite wrapping or without "genes" must choose the same option, at least 0.9 of them
+rightly, and a stem whose value two options share must choose none."""
 
 from __future__ import annotations
 
@@ -94,7 +94,8 @@ def test_the_option_whose_record_states_the_stem_is_chosen_however_written(agent
     right = asked = 0
     for stem, symbols in questions[kind]:
         first = _ask(agent, stem, symbols, [0, 1, 2, 3], STYLES[0])
-        for wording in (stem, stem.lower(), f"hi, quick question: {stem[0].lower()}{stem[1:]} thanks"):
+        bare = re.sub(r" genes?\b", "", stem)  # "Which of these is on chromosome 12?"
+        for wording in (stem, stem.lower(), f"hi, quick question: {stem[0].lower()}{stem[1:]} thanks", bare):
             order = list(range(4))
             rng.shuffle(order)
             chosen = _ask(agent, wording, symbols, order, rng.choice(STYLES))
@@ -151,3 +152,23 @@ def test_a_listed_or_glossed_value_names_each_of_its_names():
     assert choose(options, ["PSMB10, LMP10, MECL1"]).label == "B"
     assert choose(options, ["TAP1 (transporter 1, ATP binding cassette subfamily B member)"]).label == "C"
     assert choose(options, ["PSMB8, LMP7; TAP1"]) is None  # two options named: none chosen
+
+
+def test_an_option_that_is_a_symbol_and_a_word_is_the_gene(agent):
+    """"APP" is also a word; among options, in capitals, it is the gene."""
+    for q, want in (("Which of these genes lies on chromosome 21? A) APOE B) APP C) PSEN1 D) MAPT", "APP (option B)"),
+                    ("which one is on chr 19: (a) PSEN2 (b) APP (c) APOE", "APOE (option c)")):
+        answer = agent.answer(q)
+        assert answer.sufficient and answer.answer.splitlines()[0] == want, (q, answer.answer)
+
+
+@pytest.mark.parametrize(("text", "band"), [
+    ("Which gene is located at 17q21.31?", "17q21.31"),
+    ("Which gene is located at 17q21.", "17q21"),  # a sentence's full stop is no decimal
+    ("Which one maps to Xq28", "Xq28"),
+    ("Which of these is XPA?", None),  # a symbol that opens like a band is none
+])
+def test_a_band_is_read_whole_and_only_as_a_band(text, band):
+    from biorag.understanding.options import wanted_band
+
+    assert wanted_band(text) == band
