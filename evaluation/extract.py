@@ -93,7 +93,9 @@ def _first_upper(pattern: str, text: str) -> str | None:
 
 
 _YNM = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
-_BEFORE_WORD = re.compile(r"[ \t]+[A-Za-z]")
+#: a word after "no" that makes it a determiner ("no evidence"); a conjunction does not
+#: ("the answer is no because ...")
+_BEFORE_WORD = re.compile(r"[ \t]+(?!(?:because|since|as|but|and|given|according|based|so)\b)[A-Za-z]", re.I)
 
 
 def extract_yes_no(text: str, allow_maybe: bool = False) -> str | None:

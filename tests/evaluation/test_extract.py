@@ -61,6 +61,7 @@ def test_extract_choice_by_unique_option_text():
     ("The answer is no.", False, "no"),
     ("No evidence supports it.", False, "no"),
     ("There is no evidence that it does; yes in mice.", False, "yes"),  # a determiner is no answer
+    ("The answer is no because the trial failed.", False, "no"),
     # a declined answer states neither
     ("Insufficient evidence after 1 round(s): the evidence does not say: no cited sentence mentions "
      "measles and states what the question asks.", False, None),
