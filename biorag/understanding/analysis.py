@@ -159,8 +159,8 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
         # symptoms and nothing else ("child with aniridia"): the phenotypes' default field
         intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
     asks = literature_ask(blanked, entities, kinds, sources) if sources and not has_options else None
-    if asks is None and sources and not has_options and _no_genes_cued(intent, blanked, kinds, sources) \
-            and (thing := asked_kind_of(core, entities)):
+    if asks is None and sources and not has_options and (thing := asked_kind_of(core, entities)) \
+            and _no_genes_cued(intent, blanked, kinds, sources):
         # "What cancers are associated with HPV?": cancers are asked for, not the genes of "cancer"
         asks = LiteratureAsk(("asked_thing",), thing)
     if asks is not None:

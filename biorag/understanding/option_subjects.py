@@ -11,10 +11,9 @@ option's value must state (`options.choose_by_value`). A stem that names its own
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 from biorag.contracts.sources import Source, declared_fields
-from biorag.understanding.intent import detect_intent, normalise
+from biorag.understanding.intent import detect_intent, normalise, plan
 from biorag.understanding.options import Option, SubjectOptions, wanted_band, wanted_place
 from biorag.understanding.question_model import Entity, Intent
 from biorag.understanding.question_words import FILLER
@@ -60,12 +59,9 @@ def subject_options(stem: str, options: list[Option], entities: list[Entity],
 
 
 def _on_field(intent: Intent, name: str, sources: Mapping[str, Source]) -> Intent:
-    """The intent with its one hop reading the field `name` of the same source (when it has one)."""
-    hop = intent.hops[0]
-    other = next((f for s, f in declared_fields(sources) if s == hop.source and f.name == name), None)
-    if other is None:
-        return intent
-    return replace(intent, kind=other.name, hops=(replace(hop, field=other),), description=other.description)
+    """The intent reading the field `name` of the same source instead (when it has one)."""
+    source = intent.hops[0].source
+    return plan(name, {"gene"}, [(s, f) for s, f in declared_fields(sources) if s == source]) or intent
 
 
 def _wanted(stem: str, cues: tuple[str, ...]) -> str:
