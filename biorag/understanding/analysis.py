@@ -34,6 +34,7 @@ from biorag.understanding.entity_patterns import (
     ENTREZ,
     RSID,
     clean_question,
+    requests_yes_no,
 )
 from biorag.understanding.intent import (
     PLACEHOLDER,
@@ -101,7 +102,8 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
     that answers a question is read as that question."""
     stem, options = split_options(clean_question(unwrap_program_request(question)))
     options = [_linked(o, lexicon) for o in options]
-    analysis = _analyse(question, stem, sources, lexicon, has_options=bool(options))
+    analysis = _analyse(question, stem, sources, lexicon, has_options=bool(options),
+                        yes_no=requests_yes_no(question))
     analysis.options = options
     if options and analysis.intent is None and (read := subject_options(stem, options, analysis.entities, sources)):
         # "Which of these genes is on chromosome 12? A) TP53 B) KRAS": the options are the genes asked about
@@ -121,7 +123,7 @@ def _linked(option: Option, lexicon: Lexicon | None) -> Option:
 
 
 def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lexicon: Lexicon | None,
-             has_options: bool = False) -> Analysis:
+             has_options: bool = False, yes_no: bool = False) -> Analysis:
     core = stem
     entities = _field_words_not_genes(core, find_entities(stem, lexicon), sources)
     entities = _subject_not_field_words(entities, sources)
@@ -158,7 +160,7 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     if intent is None and sources and kinds - {"organism"} == {"phenotype"}:
         # symptoms and nothing else ("child with aniridia"): the phenotypes' default field
         intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
-    asks = literature_ask(blanked, entities, kinds, sources) if sources and not has_options else None
+    asks = literature_ask(blanked, entities, kinds, sources, yes_no) if sources and not has_options else None
     if asks is None and sources and not has_options and (thing := asked_kind_of(core, entities)) \
             and _no_genes_cued(intent, blanked, kinds, sources):
         # "What cancers are associated with HPV?": cancers are asked for, not the genes of "cancer"
@@ -170,7 +172,7 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
         intent = replace(intent, checks=context_checks(entities, intent, sources))
     unknown = unknown_genes(_unknown_names(core, entities, sources), lexicon) if lexicon is not None else {}
     return Analysis(question=question, core=core, entities=entities, intent=intent, free_text=free_text,
-                    unknown=unknown, asks=asks)
+                    unknown=unknown, asks=asks, yes_no_requested=yes_no)
 
 
 def _no_genes_cued(intent: Intent | None, blanked: str, kinds: set[str], sources: Mapping[str, Source]) -> bool:

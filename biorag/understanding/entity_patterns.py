@@ -59,6 +59,24 @@ _FORMAT_REQUEST = re.compile(
     r"candidate answers?|the letter|most likely first|bullet(?:ed)? list)\b[^?\n]*$", re.I)
 
 
+#: words by which a question asks for something other than yes or no
+_OTHER_ASKS = frozenset({"what", "whats", "which", "where", "when", "who", "whom", "whose", "why", "how", "list",
+                         "name", "give", "tell", "show", "find"})
+
+
+def requests_yes_no(question: str) -> bool:
+    """A closing format request asks for yes or no ("Answer yes, no or maybe.") of a question
+    put as a claim ("Chronic functional somatic symptoms: a single syndrome?"): it ends in a
+    question mark and asks nothing else ("which", "what", "list"...). A format request never
+    turns a record question ("Which genes are linked to X?", a bare name) into a claim."""
+    m = _FORMAT_REQUEST.search(question)
+    if m is None or re.search(r"\byes\b", m.group(0), re.I) is None:
+        return False
+    asked = question[:m.start()].strip()
+    words = set(re.findall(r"[a-z]+", asked.lower().replace("'", "")))
+    return asked.endswith("?") and not words & _OTHER_ASKS
+
+
 #: an opening clause ended by punctuation ("Quick question. ", "please, ", "Could you tell me: ")
 _LEAD = re.compile(r"^\s*([A-Za-z' ]+?)\s*(?:[.,:;!]+|\s[-\u2013\u2014])\s+(?=\S)")
 _POLITE_LEADS = words("polite_leads")

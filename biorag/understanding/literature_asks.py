@@ -47,7 +47,7 @@ from biorag.understanding.intent import (
 )
 from biorag.understanding.question_model import Entity
 from biorag.understanding.question_words import FILLER, NOT_GENES, filler, word_map, words
-from biorag.understanding.unknown_names import POLITE
+from biorag.understanding.unknown_names import POLITE, symbol_like
 
 #: the asks that may stand beside a curated list and leave it one ("which genes increase the risk
 #: of D": the genes of a disease)
@@ -108,11 +108,48 @@ def asks_whether(text: str) -> bool:
     return _CLAIM_CLAUSE.search(normalise(text)) is not None
 
 
+#: where a title or a statement ends and the question's asking clause begins ("Double balloon
+#: enteroscopy: is it safe?", "Amblyopia - is visual loss permanent?"); a full stop is not
+#: one: "A child with seizures. Is it genetic?" describes a patient first
+_TITLE_END = re.compile(r"\s*[:;]\s+|\s+[-\u2013\u2014]+\s+|(?<=\w)--+(?=\w)")
+#: a last sentence that asks about what the one before named ("Cold knife conization vs.
+#: LEEP. Are they the same procedure?")
+_ASKS_BACK = re.compile(r"[.!]\s+(?:is|are|does|do|can|could|should|was|were)\s+(?:it|they|these|this)\b[^.!?]*\?\s*$",
+                        re.I)
+#: words by which a clause asks something other than yes or no
+_WH = frozenset({"what", "whats", "which", "where", "when", "who", "whom", "whose", "why", "how"})
+
+
+def claims_yes_no(text: str, vocabulary: frozenset[str] | set[str] = frozenset()) -> bool:
+    """The question asks whether a claim holds: it opens like a yes/no question, puts the
+    claim as a clause ("tell me whether ..."), or its asking clause after a title does
+    ("Therapeutic anticoagulation in the trauma patient: is it safe?"), verbless or not ("The
+    nurse cystoscopist: a feasible option?"), or its last sentence asks it of what the one
+    before names. `vocabulary`: words that ask a record field ("Marfan syndrome: genes?" asks
+    for one)."""
+    if opens_yes_no(text) or asks_whether(text) or _ASKS_BACK.search(text):
+        return True
+    parts = _TITLE_END.split(text.strip())
+    if len(parts) < 2:
+        return False
+    last = parts[-1].strip()
+    if opens_yes_no(last):
+        return True
+    # verbless, after a colon or a dash: a claim when it holds words of its own, not names
+    # alone (a feature list "Patient: seizures, hypotonia?" blanked to "∎: ∎, ∎?") nor
+    # words that ask a field
+    words = [w for w in normalise(last).split() if w.isalpha() and len(w) > 2]
+    own = [w for w in words if w not in NOT_GENES and w not in FILLER and w not in vocabulary
+           and w.removesuffix("s") not in vocabulary]
+    return last.endswith("?") and ";" not in text and bool(own) and not _WH.intersection(words)
+
+
 def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
-                   sources: Mapping[str, Source] | None) -> LiteratureAsk | None:
+                   sources: Mapping[str, Source] | None, yes_no: bool = False) -> LiteratureAsk | None:
     """Why the question (`blanked`: its entity names blanked out) goes to the literature,
     or None when a record answers it. `kinds`: the confident entity kinds the question's
-    field is read for (a disease framing a gene is left out)."""
+    field is read for (a disease framing a gene is left out). `yes_no`: the asker requested
+    a yes/no answer ("Answer yes, no or maybe."), whatever the question's wording."""
     found = ask_words_in(blanked)
     strong = [(g, c) for g, c in found if not g.endswith("_weak")]
     field = detect_intent(blanked, kinds, sources, strong_only=True) if sources and kinds else None
@@ -123,12 +160,17 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
     thing = asked_thing(blanked, sources) if sources else None
     if thing:
         return LiteratureAsk(("asked_thing",), thing)
+    # a gene asked about in a disease: the curated link's; a subject that only looks like a
+    # name ("between sublingual varices") links nothing
+    linked = any(e.role == "subject" and (e.confident or symbol_like(e.text)) for e in entities)
+    claim = yes_no or claims_yes_no(blanked, field_vocabulary(sources) if sources else frozenset())
     if field is not None:
+        if claim and not linked and _claim_about_condition(field, entities):
+            return LiteratureAsk(("yes_no",), ())
         return _in_context(field, blanked, kinds, sources)  # a record field is asked, and maybe a context
-    linked = any(e.role == "subject" for e in entities)  # a gene asked about in a disease: the curated link's
     if found and not linked:
         return LiteratureAsk(tuple(dict.fromkeys(g.removesuffix("_weak") for g, _ in found)), tuple(c for _, c in found))
-    if (opens_yes_no(blanked) or asks_whether(blanked)) and not linked:
+    if claim and not linked:
         return LiteratureAsk(("yes_no",), ())
     weak = detect_intent(blanked, kinds, sources) if sources and kinds and not linked else None
     return _in_context(weak, blanked, kinds, sources) if weak is not None else None
@@ -214,6 +256,20 @@ def _in_context(field, blanked: str, kinds: set[str], sources: Mapping[str, Sour
     context = [w for w in (w.removesuffix("'s") for w in normalise(" ".join(asking)).split())
                if len(w) > 3 and w not in allowed and not filler(w) and not w.isdigit() and w != PLACEHOLDER.strip()]
     return LiteratureAsk(("context",), tuple(context)) if context else None
+
+
+def _claim_about_condition(field, entities: list[Entity]) -> bool:
+    """A yes/no claim read for a field that takes only diseases or features (their genes, their
+    features, a summary) while the question names nothing of the kind the field yields: no
+    record states the claim ("Do cytokines have any role in epilepsy?", "Amblyopia: is
+    visual loss permanent?"). "Is seizure a feature of Dravet syndrome?" names both ends of a
+    curated link and stays the record's."""
+    hop = field.hops[0]
+    if not set(hop.takes) <= {"disease", "phenotype"}:
+        return False
+    taken = {normalise(e.text) for e in entities if e.confident and e.kind in hop.takes}
+    yielded = {normalise(e.text) for e in entities if e.confident and e.kind == field.hops[-1].field.yields}
+    return not (yielded - taken)
 
 
 def _curated(field, groups: set[str], blanked: str) -> bool:

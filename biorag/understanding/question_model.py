@@ -86,6 +86,9 @@ class Analysis:
     #: what the literature is asked, when the question goes there because of what it asks
     #: (biorag.understanding.literature_asks: effect, mechanism, yes/no, ...); None otherwise
     asks: LiteratureAsk | None = None
+    #: the asker requested a yes/no answer ("Answer yes, no or maybe."; `requests_yes_no`):
+    #: the request is cut from `core`, its kind is kept here
+    yes_no_requested: bool = False
 
     def first(self, kind: EntityKind) -> Entity | None:
         return next((e for e in self.entities if e.kind == kind), None)

@@ -40,14 +40,21 @@ DISEASE_LITERATURE = ["What is the best treatment for {x}?", "Which drugs are us
                       # a yes/no claim put as a clause after a request
                       "Could you tell me whether {x} is usually fatal in adults?", "I wonder if {x} is usually fatal in adults",
                       # a verbless fragment whose only ask is a superlative of frequency
-                      "{x} - the most prevalent form in the elderly? thanks"]
+                      "{x} - the most prevalent form in the elderly? thanks",
+                      # a yes/no claim beside words that cue a record field ("role", "diagnosis"), or put
+                      # after the title of a study
+                      "Do cytokines have any role in {x}?", "Does the diagnosis of {x} vary by region?",
+                      "{x} in adults: is it underdiagnosed?"]
 FEATURE_RECORD = ["Which genes could explain {x}?", "candidate genes for {x}", "{x}", "what could explain {x}?"]
 FEATURE_LITERATURE = ["What treatments reduce {x}?", "Does {x} affect survival?", "What is the prognosis of {x}?",
                       "How is {x} managed?", "Which drugs can cause {x}?", "What is the risk of {x} after surgery?",
                       "I would like to know whether {x} is the first sign in adults.",
                       "{x} - most prevalent in older men?",
                       # things of a kind that are no genes
-                      "What type of {x} occurs in older adults?"]
+                      "What type of {x} occurs in older adults?",
+                      # a yes/no claim beside words that cue a record field, or after a study's title
+                      "Do oblique views add value in the diagnosis of {x}?", "{x}: is it permanent?",
+                      "Are higher rates of {x} in women accounted for by symptom reporting?"]
 GENE_RECORD = ["Which chromosome is {x} on?", "What is the function of {x}?", "What is the Ensembl ID of {x}?",
                "Which cytogenetic band is {x} on?", "What conditions is {x} linked to?",
                "What is {x}?", "Is {x} protein coding?", "What does {x} do?", "what role does {x} play?"]
