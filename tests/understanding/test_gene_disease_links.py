@@ -24,6 +24,7 @@ import pytest
 
 from biorag.knowledge.catalogues import cited_as
 from biorag.understanding.analysis import analyse
+from biorag.understanding.literature_asks import claims_yes_no
 from retrievers.omim.retriever import GENE_LINKERS
 from tests.agents import newcomer_agent
 
@@ -128,7 +129,13 @@ def test_a_linked_pair_is_said_linked_by_whom_with_the_disease_cited(agent, full
              if symbol in genes}
     assert links, f"{symbol}–{disease} is not linked in the stores: the test's pair is wrong"
     ans = agent.answer(question)
-    assert ans.answer.strip().startswith(f"{symbol}:"), ans.answer  # the first line stays the gene
+    lines = ans.answer.strip().splitlines()
+    if claims_yes_no(question):
+        # asked whether they are linked: a Yes, then the line that says by whom, then the gene
+        assert lines[0] == "Yes." and lines[1].startswith(f"{symbol} is linked to "), ans.answer
+        assert lines[2].startswith(f"{symbol}:"), ans.answer
+    else:
+        assert lines[0].startswith(f"{symbol}:"), ans.answer  # the first line stays the gene
     line = _link_line(ans.answer, symbol)
     assert line.startswith(f"{symbol} is linked to "), line
     cited = set(re.findall(r"\[([a-z]+:[^\]\s]+)\]", line))
@@ -148,6 +155,7 @@ def test_an_unlinked_pair_is_said_unlinked_in_these_catalogues_only(agent, full_
     assert links and not any(symbol in genes for genes in links.values()), \
         f"{symbol}–{disease}: the stores link them (or know no genes of it): the test's pair is wrong"
     ans = agent.answer(question)
+    # asked yes or no, an absence from these catalogues is no "No": the gene's card leads
     assert ans.answer.strip().startswith(f"{symbol}:"), ans.answer
     line = _link_line(ans.answer, symbol, "no link between")
     assert line.startswith(f"no link between {symbol} and "), line
