@@ -17,6 +17,8 @@ from biorag.knowledge.initialisms import (
     written_initialisms,
 )
 from biorag.knowledge.mesh import vocabulary
+from biorag.loop.claim_words import claim_subject, compared_word, same_root
+from biorag.loop.findings import claims_sameness
 from biorag.loop.qualifiers import Qualified, other_patients, population, question_qualified
 from biorag.loop.sentence_cues import (
     abbreviations,
@@ -29,7 +31,7 @@ from biorag.loop.sentence_cues import (
     stem,
 )
 from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise
-from biorag.understanding.literature_asks import ask_words_in, opens_yes_no
+from biorag.understanding.literature_asks import ask_words_in, claims_yes_no
 from biorag.understanding.question_words import word_map, words
 
 if TYPE_CHECKING:
@@ -87,6 +89,8 @@ class LiteratureQuestion:
     population: frozenset[str] = frozenset()  # stems of its described conditions (`qualifiers.population`)
     initials: tuple[tuple[str, tuple[str, ...]], ...] = ()  # ("AB", ("amyloid", "beta")): `initialisms`
     negations: tuple[str, ...] = ()  # negations the claim makes ("impairment [without dementia]")
+    sameness: bool = False  # the claim is that two things are alike ("as effective as": `findings`)
+    asked: str = ""  # the question, normalised (`intent.normalise`)
 
 
 def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
@@ -116,7 +120,8 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
              and not w.isdigit()]
     topic = list(dict.fromkeys(stem(w) for w in topic))
     norm = normalise(core)
-    yes_no = opens_yes_no(core) or has_phrase(norm, "whether") or bool(analysis.asks is not None and analysis.asks.yes_no)
+    yes_no = claims_yes_no(core) or has_phrase(norm, "whether") or analysis.yes_no_requested \
+        or bool(analysis.asks is not None and analysis.asks.yes_no)
     asked_kinds = () if yes_no else _asked_kinds(norm)
     asked_type = asked_kinds[0] if asked_kinds else None
     kind = "yes_no" if yes_no else "list" if asked_type else "how"
@@ -127,42 +132,15 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     groups = set(analysis.asks.groups) if analysis.asks is not None else set()
     mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
     tokens = blanked.split()
-    subject = _claim_subject(tokens, stop) if yes_no else ()
-    compared = _compared(tokens, stop) if yes_no else ""
+    subject = claim_subject(tokens, stop, _function_words()) if yes_no else ()
+    compared = compared_word(tokens, stop) if yes_no else ""
     numbers = tuple(dict.fromkeys(w for w in tokens if w.isdigit() and len(w) <= 3))
     qualified = question_qualified(blanked_text, tuple(topic), _function_words())
     return LiteratureQuestion(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
                               "effect" in groups, mechanism, subject, compared, numbers, qualified,
                               frozenset(stem(w) for w in norm.split()), population(qualified),
-                              _initials(tokens, stop), claimed_negations(norm) if yes_no else ())
-
-
-def _claim_subject(tokens: list[str], stop: frozenset[str]) -> tuple[str, ...]:
-    """The roots (`_word_root`) of the words a yes/no question makes its claim about,
-    read from the blanked question (`tokens`): after the opening verb, "whether" or "that" ("Is there evidence that
-    ..."), past function words, the first word and at most one more, up to a function word,
-    ask cue, participle or entity ("Does [a healthy diet] in midlife lower ...": healthy,
-    diet; "Is [surgery] better than ..."; "Are [statins] associated ..."). A cited sentence
-    must hold one of them. Empty when the subject is an entity: the entity is
-    required anyway. Numbers are left to `numbers`."""
-    leads = words("yes_no_leads")
-    start = next((i + 1 for i, w in enumerate(tokens) if w in leads or w == "whether"), None)
-    if start is None:
-        return ()
-    if "that" in tokens[start:start + 5]:
-        start += tokens[start:start + 5].index("that") + 1
-    function = _function_words()
-    run: list[str] = []
-    for w in tokens[start:]:
-        if w == PLACEHOLDER.strip():
-            # "Does [losing BIN1] ...", "Is [serum IL-6] ...": the entity is the subject
-            return ()
-        if (not run and w in function) or w.isdigit() or len(w) <= 2:
-            continue  # numbers are `numbers`; "p" of "p-tau181" names nothing
-        if run and (w in stop or w.endswith("ed") or len(run) == 2):
-            break  # a verb's participle ("associated") or a third word is past the head
-        run.append(w)
-    return tuple(dict.fromkeys(_word_root(w) for w in run))
+                              _initials(tokens, stop), claimed_negations(norm) if yes_no else (),
+                              yes_no and claims_sameness(norm), norm)
 
 
 def _initials(tokens: list[str], stop: frozenset[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -179,58 +157,6 @@ def _initials(tokens: list[str], stop: frozenset[str]) -> tuple[tuple[str, tuple
         for short, spelled in phrase_initials(run).items():
             found.setdefault(short, spelled)
     return tuple(found.items())
-
-
-def _word_root(word: str) -> str:
-    """A word without its ending ("statins": statin; "smoking", "smokers": smok;
-    "supplementation": supplement; "vertebral": vertebr), so that two forms of one word meet
-    (`same_root`) and two words that only begin alike do not ("kyphoplasty", "kyphosis")."""
-    for suffix in _ENDINGS:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[:-len(suffix)]
-    return word
-
-
-#: endings `_word_root` takes off, the longest first
-_ENDINGS = ("ations", "ation", "ings", "ical", "osis", "ing", "ers", "ary", "ic", "al", "er", "es", "ed", "s", "e", "y")
-
-
-def same_root(word: str, root: str) -> bool:
-    """`word` is a form of the word whose root is `root`: their roots differ by at most two
-    letters at the end ("smok", "smoker"; not "vertebr", "vertebroplasty")."""
-    mine = _word_root(word)
-    short, long = sorted((mine, root), key=len)
-    return short == long or (len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 2)
-
-
-def _compared(tokens: list[str], stop: frozenset[str]) -> str:
-    """The stem of what a comparison asks about: the topic word between a comparative and
-    "than" ("Is amyloid-beta 43 [more neurotoxic] than ...", "bind copper with [higher
-    affinity] than") or inside "as ... as" ("as [good] as"); "" when there is none ("better
-    than"). A superlative ("the [most prevalent] form") keeps its "most" or "least": the
-    sentence must say the same superlative, not just the word ("underestimates the
-    prevalence")."""
-    for i in range(len(tokens) - 2):
-        if tokens[i] == "as" and tokens[i + 2] == "as" and tokens[i + 1] != PLACEHOLDER.strip():
-            return stem(tokens[i + 1])
-        if tokens[i] == "the" and tokens[i + 1] in ("most", "least") and _is_topic_word(tokens[i + 2], stop):
-            return f"{tokens[i + 1]} {stem(tokens[i + 2])}"
-    if "than" not in tokens:
-        return ""
-    at = tokens.index("than")
-    marks = [j for j in range(max(0, at - 3), at) if tokens[j] in _COMPARATIVES or tokens[j].endswith("er")]
-    if not marks:
-        return ""
-    between = [w for w in tokens[marks[0] + 1:at] if _is_topic_word(w, stop)]
-    return stem(between[-1]) if between else ""
-
-
-def _is_topic_word(w: str, stop: frozenset[str]) -> bool:
-    return w not in stop and w != PLACEHOLDER.strip() and len(w) > 2 and not w.isdigit()
-
-
-#: words that make a comparison with "than" (besides "-er" adjectives: "higher", "greater")
-_COMPARATIVES = frozenset({"more", "less", "fewer", "better", "worse"})
 
 
 @cache
@@ -329,22 +255,37 @@ def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bo
     condition count as the sentence's: a claim is read about its record's patients."""
     if not all(entity_in(text, patterns, ev) for _name, patterns in q.entities):
         return False
-    if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
-        return False
     if q.subject and not _holds_subject(text, q, ev):
         return False
+    stems = _specifics(text, q, ev)
+    return stems is not None and (not q.topic or _topic_held(stems, q) >= q.need)
+
+
+def holds_specifics(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:
+    """The sentence keeps to what the question specifies (`mentions`, less the entities,
+    subject and topic words): every number it gives, what a comparison compares, and no
+    other cause of a condition it qualifies. A finding read for its record's claim
+    (`record_about`) must still say it of the same thing."""
+    return _specifics(text, q, ev) is not None
+
+
+def _specifics(text: str, q: LiteratureQuestion, ev: Evidence | None) -> set[str] | None:
+    """The sentence's stems (with its record title's condition words, asked yes or no), or
+    None when it breaks what the question specifies (`holds_specifics`)."""
+    if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
+        return None
     stems = _stems_of(text, ev, q)
     if q.compared and not _compares(text, stems, q.compared):
-        return False
+        return None
     if other_patients(text, stems, q.qualified, q.stems, _function_words()):
-        return False
+        return None
     if q.qualified and ev is not None and ev.title:
         others, title = _title_reading(ev.title, q.qualified, q.stems)
         if others:
-            return False  # the record's title gives the condition another cause: its patients are others
+            return None  # the record's title gives the condition another cause: its patients are others
         if q.kind == "yes_no":  # a claim about patients; a how question's condition is its outcome
             stems |= title & q.population
-    return not q.topic or _topic_held(stems, q) >= q.need
+    return stems
 
 
 def _compares(text: str, stems: set[str], compared: str) -> bool:
@@ -367,3 +308,17 @@ def names_entities(s: ScoredSentence, q: LiteratureQuestion) -> bool:
     """The sentence names every entity of the question, whatever its topic words."""
     return all(entity_in(s.text, patterns, s.evidence) for _name, patterns in q.entities)
 
+
+
+def record_about(ev: Evidence, q: LiteratureQuestion) -> bool:
+    """The record as a whole is about the question: its title and abstract name every entity
+    and hold enough of the topic words, though maybe no one sentence does (a question put as
+    the study's title, read against its findings: `findings`)."""
+    text = f"{ev.title}\n{ev.text}"
+    if not all(entity_in(text, patterns, ev) for _name, patterns in q.entities):
+        return False
+    if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
+        return False
+    if q.subject and not _holds_subject(text, q, ev):
+        return False
+    return not q.topic or _topic_held(_stems_of(text, ev, q), q) >= q.need
