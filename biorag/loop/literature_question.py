@@ -311,12 +311,17 @@ def names_entities(s: ScoredSentence, q: LiteratureQuestion) -> bool:
 
 
 def record_about(ev: Evidence, q: LiteratureQuestion) -> bool:
-    """The record as a whole is about the question: its title and abstract name every entity
-    and hold enough of the topic words, though maybe no one sentence does (a question put as
-    the study's title, read against its findings: `findings`)."""
+    """The record as a whole is about the question: its title and abstract name every entity,
+    the claim's subject and enough of the topic words, though maybe no one sentence does (a
+    question put as the study's title, read against its findings: `findings`); a title, where
+    the record has one, names the subject or an entity."""
     text = f"{ev.title}\n{ev.text}"
     if not all(entity_in(text, patterns, ev) for _name, patterns in q.entities):
         return False
+    if ev.title.strip() and (q.subject or q.entities) and not (
+            (q.subject and _holds_subject(ev.title, q, ev))
+            or any(entity_in(ev.title, patterns, ev) for _name, patterns in q.entities)):
+        return False  # a record is about what its title names: a flossing trial's "mismatched video" is no MMN study
     if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
         return False
     if q.subject and not _holds_subject(text, q, ev):

@@ -207,8 +207,6 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: lis
         if q.direction and not said:
             continue  # asked whether it goes up or down: a sentence that says neither states nothing
         no = negated(text, q.negations) or bool(q.direction and said and not (said & q.direction))
-        if not no and not _states_claim(text, q, r.sentence.evidence):
-            continue  # about the claim's subject, but says nothing of what is claimed
         stating.append(("No" if no else "Yes", r.sentence))
     if not stating and (found := _from_findings(q, findings, limit)) is not None:
         return found
@@ -224,14 +222,6 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: lis
                                  "the cited sentences disagree")
     said = votes.pop()
     return LiteratureReading("yes_no", f"{said}.", [s for v, s in stating if v == said][:limit], True)
-
-
-def _states_claim(text: str, q: LiteratureQuestion, ev) -> bool:
-    """A sentence about the claim that denies nothing confirms it only when it states an
-    effect (`finding_polarity`) or restates every topic word of the claim ("O-GlcNAc
-    modification hinders tau oligomerization"); one that describes the subject ("The short
-    stay ward accounted for 10.3% of admissions") says nothing of whether it is safe."""
-    return finding_polarity(text, q) == "Yes" or coverage(text, q, ev) >= len(q.topic)
 
 
 def _from_findings(q: LiteratureQuestion, reads: list[_Read], limit: int) -> LiteratureReading | None:
