@@ -72,7 +72,7 @@ def requests_yes_no(question: str) -> bool:
     m = _FORMAT_REQUEST.search(question)
     if m is None or re.search(r"\byes\b", m.group(0), re.I) is None:
         return False
-    asked = question[:m.start()].strip()
+    asked = _SIGN_OFF.sub("", question[:m.start()].strip()).strip()
     words = set(re.findall(r"[a-z]+", asked.lower().replace("'", "")))
     return asked.endswith("?") and not words & _OTHER_ASKS
 

@@ -116,32 +116,20 @@ _TITLE_END = re.compile(r"\s*[:;]\s+|\s+[-\u2013\u2014]+\s+|(?<=\w)--+(?=\w)")
 #: LEEP. Are they the same procedure?")
 _ASKS_BACK = re.compile(r"[.!]\s+(?:is|are|does|do|can|could|should|was|were)\s+(?:it|they|these|this)\b[^.!?]*\?\s*$",
                         re.I)
-#: words by which a clause asks something other than yes or no
-_WH = frozenset({"what", "whats", "which", "where", "when", "who", "whom", "whose", "why", "how"})
 
 
-def claims_yes_no(text: str, vocabulary: frozenset[str] | set[str] = frozenset()) -> bool:
+def claims_yes_no(text: str) -> bool:
     """The question asks whether a claim holds: it opens like a yes/no question, puts the
     claim as a clause ("tell me whether ..."), or its asking clause after a title does
-    ("Therapeutic anticoagulation in the trauma patient: is it safe?"), verbless or not ("The
-    nurse cystoscopist: a feasible option?"), or its last sentence asks it of what the one
-    before names. `vocabulary`: words that ask a record field ("Marfan syndrome: genes?" asks
-    for one)."""
+    ("Therapeutic anticoagulation in the trauma patient: is it safe?"), or its last sentence
+    asks it of what the one before names. A verbless clause ("The nurse cystoscopist: a
+    feasible option?") is a claim only when the asker requests yes or no
+    (`entity_patterns.requests_yes_no`): alone it may ask anything ("A child has seizures
+    and ataxia: any idea?" asks for the genes)."""
     if opens_yes_no(text) or asks_whether(text) or _ASKS_BACK.search(text):
         return True
     parts = _TITLE_END.split(text.strip())
-    if len(parts) < 2:
-        return False
-    last = parts[-1].strip()
-    if opens_yes_no(last):
-        return True
-    # verbless, after a colon or a dash: a claim when it holds words of its own, not names
-    # alone (a feature list "Patient: seizures, hypotonia?" blanked to "∎: ∎, ∎?") nor
-    # words that ask a field
-    words = [w for w in normalise(last).split() if w.isalpha() and len(w) > 2]
-    own = [w for w in words if w not in NOT_GENES and w not in FILLER and w not in vocabulary
-           and w.removesuffix("s") not in vocabulary]
-    return last.endswith("?") and ";" not in text and bool(own) and not _WH.intersection(words)
+    return len(parts) > 1 and opens_yes_no(parts[-1].strip())
 
 
 def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
@@ -163,7 +151,7 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
     # a gene asked about in a disease: the curated link's; a subject that only looks like a
     # name ("between sublingual varices") links nothing
     linked = any(e.role == "subject" and (e.confident or symbol_like(e.text)) for e in entities)
-    claim = yes_no or claims_yes_no(blanked, field_vocabulary(sources) if sources else frozenset())
+    claim = yes_no or claims_yes_no(blanked)
     if field is not None:
         if claim and not linked and _claim_about_condition(field, entities):
             return LiteratureAsk(("yes_no",), ())
@@ -262,11 +250,15 @@ def _claim_about_condition(field, entities: list[Entity]) -> bool:
     """A yes/no claim read for a field that takes only diseases or features (their genes, their
     features, a summary) while the question names nothing of the kind the field yields: no
     record states the claim ("Do cytokines have any role in epilepsy?", "Amblyopia: is
-    visual loss permanent?"). "Is seizure a feature of Dravet syndrome?" names both ends of a
-    curated link and stays the record's."""
+    visual loss permanent?"). "Is seizure a feature of Dravet syndrome?", "Does Marfan syndrome
+    present with arachnodactyly?" name both ends of a curated link and stay the record's."""
     hop = field.hops[0]
     if not set(hop.takes) <= {"disease", "phenotype"}:
         return False
+    named = {kind: {normalise(e.text) for e in entities if e.confident and e.kind == kind}
+             for kind in ("disease", "phenotype")}
+    if named["disease"] and named["phenotype"] - named["disease"]:
+        return False  # a disease and a feature of it: the curated annotations state whether it has it
     taken = {normalise(e.text) for e in entities if e.confident and e.kind in hop.takes}
     yielded = {normalise(e.text) for e in entities if e.confident and e.kind == field.hops[-1].field.yields}
     return not (yielded - taken)

@@ -76,10 +76,14 @@ def test_a_yes_or_no_rests_only_on_findings(read):
     assert answered >= 40, answered  # the claims these abstracts answer are read, not declined
 
 
+#: the request PubMedQA's harness adds (evaluation/benchmarks.py); people add it too
+REQUEST = "Answer yes, no or maybe."
+
+
 def _wordings(question: str) -> list[str]:
     bare = question.rstrip("?")
-    return [question, f"{question}\nAnswer yes, no or maybe.", f"Quick question: {bare[0].lower() + bare[1:]}?",
-            f"{bare}? thanks"]
+    return [f"{question}\n{REQUEST}", f"Quick question: {bare[0].lower() + bare[1:]}?\n{REQUEST}",
+            f"{bare}? thanks\n{REQUEST}", f"{question} {REQUEST}"]
 
 
 def test_every_wording_of_a_claim_reads_the_same(read):
@@ -92,15 +96,24 @@ def test_every_wording_of_a_claim_reads_the_same(read):
 
 
 @pytest.mark.parametrize("question", [
+    "Therapeutic anticoagulation in the trauma patient: is it safe?",
+    "Cold knife conization vs. LEEP. Are they the same procedure?",
+    "Amblyopia - is visual loss permanent?",
+])
+def test_a_question_put_after_a_title_is_a_claim(agent, question):
+    for q in (question, f"{question}\n{REQUEST}"):
+        assert read_question(analyse(q, agent.retrievers, agent.lexicon)).kind == "yes_no", q
+
+
+@pytest.mark.parametrize("question", [
     "The nurse cystoscopist: a feasible option?",
     "Stage I non-small cell lung carcinoma: really an early stage?",
     "Lloyd-Davies position with Trendelenburg--a disaster waiting to happen?",
-    "Therapeutic anticoagulation in the trauma patient: is it safe?",
-    "Cold knife conization vs. LEEP. Are they the same procedure?",
 ])
-def test_a_question_put_as_a_title_is_a_claim(agent, question):
-    for q in (question, f"{question}\nAnswer yes, no or maybe."):
-        assert read_question(analyse(q, agent.retrievers, agent.lexicon)).kind == "yes_no", q
+def test_a_verbless_title_question_is_a_claim_when_yes_or_no_is_requested(agent, question):
+    # alone, a verbless question may ask anything ("A child has seizures and ataxia: any
+    # idea?" asks for genes: tests/geneset/test_search_request.py)
+    assert read_question(analyse(f"{question}\n{REQUEST}", agent.retrievers, agent.lexicon)).kind == "yes_no"
 
 
 def test_a_null_finding_denies_an_effect_and_confirms_sameness(agent):
