@@ -255,13 +255,22 @@ def _claim_about_condition(field, entities: list[Entity]) -> bool:
     hop = field.hops[0]
     if not set(hop.takes) <= {"disease", "phenotype"}:
         return False
-    named = {kind: {normalise(e.text) for e in entities if e.confident and e.kind == kind}
-             for kind in ("disease", "phenotype")}
-    if named["disease"] and named["phenotype"] - named["disease"]:
+    if _named_apart(entities):
         return False  # a disease and a feature of it: the curated annotations state whether it has it
     taken = {normalise(e.text) for e in entities if e.confident and e.kind in hop.takes}
     yielded = {normalise(e.text) for e in entities if e.confident and e.kind == field.hops[-1].field.yields}
     return not (yielded - taken)
+
+
+def _named_apart(entities: list[Entity]) -> bool:
+    """The question names a disease and, outside the disease's name, a feature ("Does Marfan
+    syndrome present with arachnodactyly?"); not one name read as both, nor a feature inside
+    a disease's name ("Neurodevelopmental disorder with seizures ...")."""
+    diseases = [normalise(e.span or e.text) for e in entities if e.confident and e.kind == "disease"]
+    # a feature list is one entity, its names joined ("seizures, hyperkinetic movements")
+    features = [normalise(part) for e in entities if e.confident and e.kind == "phenotype"
+                for part in e.text.split(", ")]
+    return bool(diseases) and any(all(f.strip() not in d and d.strip() not in f for d in diseases) for f in features)
 
 
 def _curated(field, groups: set[str], blanked: str) -> bool:
