@@ -5,8 +5,11 @@ evidence sentences, first line first.
   when a cited sentence states it: it mentions the question's entities and its topic, is no
   guess (hedges: "may", "remains unclear", "whether") and, when the question asks for a
   direction ("increase", "prevent"), says one. A negation ("did not", "no association") or
-  the opposite direction ("reduced" for "does X increase") makes it a No. Otherwise "The
-  evidence does not say", and the answer is not sufficient.
+  the opposite direction ("reduced" for "does X increase") makes it a No. A sentence under a
+  background, aims or methods label states nothing. When no one sentence names the whole
+  claim, the findings of a structured abstract about it decide (`findings`, `_from_findings`:
+  a question put as the study's title, read against its results). Otherwise "The evidence
+  does not say", and the answer is not sufficient.
 - list/factoid ("Which drugs ...", "what genes ..."): the named things of the asked type in
   the sentences about the question's entities, most supported first: genes through the gene
   dictionary (official symbols), chemicals and drugs (MeSH tree D) and diseases (tree C)
