@@ -25,7 +25,7 @@ from biorag.contracts.models import Evidence
 from biorag.contracts.sources import Reading, Source
 from biorag.loop.links import gene_disease_link
 from biorag.understanding.analysis import RSID, Analysis, Hop
-from biorag.understanding.literature_asks import claims_yes_no
+from biorag.understanding.literature_asks import wants_yes_no
 from biorag.understanding.options import choose, choose_by_value, option_line
 
 
@@ -196,7 +196,7 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
         # whether the records link the gene to the disease it was asked about in. Asked
         # whether they are linked ("Is UGT1A1 implicated in Crigler-Najjar syndrome?"), a
         # curated link is a Yes, said first; no link in these catalogues is no No
-        if link.linked and (analysis.yes_no_requested or claims_yes_no(analysis.core)):
+        if link.linked and wants_yes_no(analysis):
             answer.text = f"Yes.\n{link.text}\n{answer.text}"
         else:
             answer.text += "\n" + link.text

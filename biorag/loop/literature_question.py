@@ -31,7 +31,7 @@ from biorag.loop.sentence_cues import (
     stem,
 )
 from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise
-from biorag.understanding.literature_asks import ask_words_in, claims_yes_no
+from biorag.understanding.literature_asks import ask_words_in, wants_yes_no
 from biorag.understanding.question_words import word_map, words
 
 if TYPE_CHECKING:
@@ -120,8 +120,7 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
              and not w.isdigit()]
     topic = list(dict.fromkeys(stem(w) for w in topic))
     norm = normalise(core)
-    yes_no = claims_yes_no(core) or has_phrase(norm, "whether") or analysis.yes_no_requested \
-        or bool(analysis.asks is not None and analysis.asks.yes_no)
+    yes_no = wants_yes_no(analysis) or has_phrase(norm, "whether")
     asked_kinds = () if yes_no else _asked_kinds(norm)
     asked_type = asked_kinds[0] if asked_kinds else None
     kind = "yes_no" if yes_no else "list" if asked_type else "how"

@@ -45,7 +45,7 @@ from biorag.understanding.intent import (
     field_vocabulary,
     normalise,
 )
-from biorag.understanding.question_model import Entity
+from biorag.understanding.question_model import Analysis, Entity
 from biorag.understanding.question_words import FILLER, NOT_GENES, filler, word_map, words
 from biorag.understanding.unknown_names import POLITE, symbol_like
 
@@ -281,3 +281,10 @@ def _curated(field, groups: set[str], blanked: str) -> bool:
             and any(f" {normalise(c).strip()} " in norm for c in hop.field.cues):
         return True  # the genes of a disease or of features, asked for by name with a risk word
     return bool(_CURATED_KINDS.intersection(hop.takes))
+
+
+def wants_yes_no(analysis: Analysis) -> bool:
+    """A yes or no is wanted: requested ("Answer yes or no."), asked of the literature as a
+    claim, or put as one ("Is UGT1A1 implicated in Crigler-Najjar syndrome?")."""
+    return analysis.yes_no_requested or bool(analysis.asks is not None and analysis.asks.yes_no) \
+        or claims_yes_no(analysis.core)
