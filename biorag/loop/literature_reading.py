@@ -62,6 +62,8 @@ from biorag.loop.sentence_cues import (
     reading_words,
     states_change,
 )
+from biorag.loop.verdict import load_model as load_verdict_model
+from biorag.loop.verdict import record_findings
 from biorag.understanding.intent import normalise
 from biorag.understanding.name_extraction import named_genes
 
@@ -229,11 +231,14 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: lis
 
 def _from_findings(q: LiteratureQuestion, reads: list[_Read], limit: int) -> LiteratureReading | None:
     """Yes or No from the findings of the records about the claim (`findings`), when no one
-    sentence names all of the question: the finding that states something and holds most of
-    the question's topic words (the closest in meaning among equals) decides; the findings
-    that agree with it are quoted. None when no finding states anything. (Measured on
-    PubMedQA's labelled questions outside its test split: one deciding finding read the
-    polarity better than a vote of the closest two, three or five.)"""
+    sentence names all of the question. The finding that states something and holds most of
+    the question's topic words (the closest in meaning among equals) chooses the record; the
+    verdict model (`verdict`) reads that record's findings as a whole, and its label is
+    stated when findings of the record state it too (they are quoted), else "the evidence
+    does not say". None when no finding states anything. (Measured on PubMedQA's labelled
+    questions outside its test split: the model choosing among the findings read the
+    polarity better than the one deciding finding, which read it better than a vote of the
+    closest two, three or five.)"""
     about: dict[str, bool] = {}
     votes: list[tuple[str, ScoredSentence, int]] = []
     for r in reads:
@@ -249,8 +254,16 @@ def _from_findings(q: LiteratureQuestion, reads: list[_Read], limit: int) -> Lit
     if not votes:
         return None
     votes.sort(key=lambda v: (-v[2], -v[1].similarity))
-    said = votes[0][0]
-    return LiteratureReading("yes_no", f"{said}.", [s for v, s, _w in votes if v == said][:limit], True)
+    record = votes[0][1].evidence
+    verdict = load_verdict_model().read(q.asked, record_findings(record))
+    said = verdict.label.capitalize()
+    agreeing = [s for v, s, _w in votes if v == said and s.evidence.key == record.key]
+    if not agreeing:
+        # "maybe", or a way the findings point that no one of them states: not an answer
+        return LiteratureReading("yes_no", "The evidence does not say.", [s for _v, s, _w in votes][:limit], False,
+                                 f"the evidence does not say: the findings of {record.cited} read as "
+                                 f"{verdict.label!r}, and no cited finding states that")
+    return LiteratureReading("yes_no", f"{said}.", agreeing[:limit], True)
 
 
 def finding_polarity(text: str, q: LiteratureQuestion) -> str | None:

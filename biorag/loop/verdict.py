@@ -1,0 +1,121 @@
+"""A learned reading of a structured abstract's findings for a yes/no claim.
+
+`findings.finding_polarity` reads one sentence at a time with word lists; an abstract's
+results often hold several findings that point different ways ("did not differ overall ...
+was significantly lower in the subgroup ..."), and the word lists cannot weigh them. This
+model reads the record's findings as a whole, with the claim, and says which way they
+point: "yes", "no" or "maybe".
+
+It never answers by itself. `literature_reading._from_findings` states its label only when
+a cited finding of the same record states it too (a sentence whose word-list polarity
+agrees), and says "the evidence does not say" for "maybe" or when no finding agrees: a
+yes/no answer stays quoted from a sentence, the model only chooses among them.
+
+The model is a multinomial logistic regression over fifteen word-list cues (`cue_features`):
+how many findings are null, negated, state an effect or guess, among all of them, among
+those closest to the claim and in the last one. Word and word-pair features of the findings
+and the question were tried and left out: in cross-validation they gained nothing (0.48
+against 0.47 right over all questions), and that model read a literature-dev abstract whose
+results and conclusions say "not significantly associated" as "yes" (PubMedQA's training
+abstracts have no conclusions; their words are not its words). It is trained by
+`python -m training.yes_no_verdict` on PubMedQA's labelled questions outside its test split
+(never the test split) and shipped as resources/yes_no_verdict.json; the training command,
+split, seed and cross-validated figures are in that file's "about".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from biorag.contracts.models import Evidence
+from biorag.loop.extractive import split_sentences
+from biorag.loop.findings import null_finding, reports_finding, states_effect
+from biorag.loop.sentence_cues import hedged, negated, stem
+from biorag.ml.lexical_index import stopwords
+from biorag.understanding.intent import normalise
+
+RESOURCE = Path(__file__).parents[1] / "resources" / "yes_no_verdict.json"
+LABELS = ("yes", "no", "maybe")
+
+
+def record_findings(ev: Evidence) -> list[str]:
+    """The sentences of `ev` that stand in its results or conclusions (`findings.reports_finding`)."""
+    return [s for s in split_sentences(ev.text or "") if reports_finding(ev, s)]
+
+
+def _topic_stems(text: str) -> set[str]:
+    stop = stopwords()
+    return {stem(w) for w in normalise(text).split() if w not in stop and len(w) > 2}
+
+
+def cue_features(question: str, findings: list[str]) -> dict[str, float]:
+    """The word-list cues over all findings and over those sharing most topic words with the
+    question (the finding about what is asked, as against a side finding)."""
+    n = max(len(findings), 1)
+    topic = _topic_stems(question)
+    overlap = [len(topic & _topic_stems(s)) for s in findings]
+    best = max(overlap, default=0)
+    top = [s for s, o in zip(findings, overlap, strict=True) if o == best and best > 0]
+    tn = max(len(top), 1)
+    asked = f" {normalise(question)} "
+    last = findings[-1] if findings else ""
+    return {
+        "cue:null": sum(map(null_finding, findings)) / n,
+        "cue:negated": sum(negated(s) for s in findings) / n,
+        "cue:effect": sum(map(states_effect, findings)) / n,
+        "cue:hedged": sum(map(hedged, findings)) / n,
+        "cue:any_null": float(any(map(null_finding, findings))),
+        "cue:any_negated": float(any(negated(s) for s in findings)),
+        "cue:top_null": sum(map(null_finding, top)) / tn,
+        "cue:top_negated": sum(negated(s) for s in top) / tn,
+        "cue:top_effect": sum(map(states_effect, top)) / tn,
+        "cue:top_overlap": best / max(len(topic), 1),
+        "cue:last_null": float(bool(last) and null_finding(last)),
+        "cue:last_negated": float(bool(last) and negated(last)),
+        "cue:last_effect": float(bool(last) and states_effect(last)),
+        "cue:question_negates": float(" not " in asked or " no " in asked),
+        "cue:findings": math.log1p(len(findings)),
+    }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    label: str  # "yes", "no" or "maybe"
+    probability: float
+
+
+@dataclass(frozen=True)
+class VerdictModel:
+    weights: dict[str, tuple[float, ...]]  # feature -> one weight per label
+    intercept: tuple[float, ...]
+    labels: tuple[str, ...] = LABELS
+
+    def read(self, question: str, findings: list[str]) -> Verdict:
+        """Which way the findings point for the claim `question`, and how surely."""
+        scores = list(self.intercept)
+        for name, value in cue_features(question, findings).items():
+            for i, w in enumerate(self.weights.get(name, ())):
+                scores[i] += w * value
+        top = max(scores)
+        exp = [math.exp(s - top) for s in scores]
+        best = max(range(len(exp)), key=exp.__getitem__)
+        return Verdict(self.labels[best], exp[best] / sum(exp))
+
+    def to_json(self, about: dict) -> dict:
+        return {"about": about, "labels": list(self.labels), "intercept": list(self.intercept),
+                "weights": {k: list(v) for k, v in self.weights.items()}}
+
+
+def save_model(model: VerdictModel, about: dict, path: Path = RESOURCE) -> None:
+    path.write_text(json.dumps(model.to_json(about), indent=1) + "\n")
+
+
+@lru_cache(maxsize=2)
+def load_model(path: Path = RESOURCE) -> VerdictModel:
+    data = json.loads(path.read_text())
+    return VerdictModel({k: tuple(v) for k, v in data["weights"].items()},
+                        tuple(data["intercept"]), tuple(data["labels"]))
