@@ -8,8 +8,10 @@ evidence sentences, first line first.
   the opposite direction ("reduced" for "does X increase") makes it a No. A sentence under a
   background, aims or methods label states nothing. When no one sentence names the whole
   claim, the findings of a structured abstract about it decide (`findings`, `_from_findings`:
-  a question put as the study's title, read against its results). Otherwise "The evidence
-  does not say", and the answer is not sufficient.
+  a question put as the study's title, read against its results). Where findings, or
+  equally close sentences, point both ways, the verdict model (`verdict`) reading the
+  record's findings chooses one of the answers they state. Otherwise "The evidence does not
+  say" (or "mixed"), and the answer is not sufficient.
 - list/factoid ("Which drugs ...", "what genes ..."): the named things of the asked type in
   the sentences about the question's entities, most supported first: genes through the gene
   dictionary (official symbols), chemicals and drugs (MeSH tree D) and diseases (tree C)
@@ -220,6 +222,8 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: lis
                                  "the evidence does not say: " + _no_sentence(q).replace("speaks to", "states"))
     best = coverage(stating[0][1].text, q, stating[0][1].evidence)
     votes = {v for v, s in stating if coverage(s.text, q, s.evidence) == best}
+    if len(votes) > 1 and (chosen := _chosen_by_verdict(q, stating[0][1].evidence, votes)) is not None:
+        votes = {chosen}
     if len(votes) > 1:
         yes = sum(1 for v, _ in stating if v == "Yes")
         return LiteratureReading("yes_no", f"The evidence is mixed: {yes} cited sentence(s) say yes, "
@@ -227,6 +231,15 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: lis
                                  "the cited sentences disagree")
     said = votes.pop()
     return LiteratureReading("yes_no", f"{said}.", [s for v, s in stating if v == said][:limit], True)
+
+
+def _chosen_by_verdict(q: LiteratureQuestion, record: Evidence, said: set[str]) -> str | None:
+    """Of the answers that equally close sentences give (`said`: "Yes", "No"), the one the
+    verdict model reads in the findings of the closest sentence's structured record; None
+    when the record has no labelled findings or the model reads another answer."""
+    findings = record_findings(record)
+    label = load_verdict_model().read(q.asked, findings).label.capitalize() if findings else None
+    return label if label in said else None
 
 
 def _from_findings(q: LiteratureQuestion, reads: list[_Read], limit: int) -> LiteratureReading | None:

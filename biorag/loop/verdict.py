@@ -8,8 +8,10 @@ point: "yes", "no" or "maybe".
 
 It never answers by itself. `literature_reading._from_findings` states its label only when
 a cited finding of the same record states it too (a sentence whose word-list polarity
-agrees), and says "the evidence does not say" for "maybe" or when no finding agrees: a
-yes/no answer stays quoted from a sentence, the model only chooses among them.
+agrees), and says "the evidence does not say" for "maybe" or when no finding agrees; where
+sentences naming the whole claim disagree, `literature_reading._chosen_by_verdict` takes
+the answer the model reads in the closest one's record, if one of them states it. A yes/no
+answer stays quoted from a sentence: the model only chooses among them.
 
 The model is a multinomial logistic regression over fifteen word-list cues (`cue_features`):
 how many findings are null, negated, state an effect or guess, among all of them, among
