@@ -57,13 +57,13 @@ def _open(path: Path):
 
 def load_pubmedqa(path: Path) -> tuple[list[Question], list[dict]]:
     from biorag.knowledge.mesh import vocabulary
+    from indexing.pubmedqa_items import abstract_text
 
     vocab = vocabulary()
     data = json.loads(_open(path).read())
     qs, docs = [], []
     for pmid, item in data.items():
-        labels = item.get("LABELS") or [""] * len(item["CONTEXTS"])
-        text = "\n".join(f"{lab}: {c}" if lab else c for lab, c in zip(labels, item["CONTEXTS"], strict=False))
+        text = abstract_text(item)
         mesh = []
         for name in item.get("MESHES") or []:
             d = vocab.get(name)

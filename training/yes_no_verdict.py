@@ -31,6 +31,7 @@ from biorag.loop.verdict import (
     record_findings,
     save_model,
 )
+from indexing.pubmedqa_items import abstract_text
 
 SEED = 13
 C = 0.3  # inverse regularisation: 0.3 read better than 3 in cross-validation (0.472 against 0.458 right)
@@ -43,10 +44,7 @@ def items(folder: Path) -> list[tuple[str, str, list[str], str]]:
     for pmid, item in json.loads((folder / "ori_pqal.json").read_text()).items():
         if pmid in test:
             continue
-        # the abstract as `biorag eval pubmedqa --with-context` indexes it (evaluation.retrieval)
-        labels = item.get("LABELS") or [""] * len(item["CONTEXTS"])
-        text = "\n".join(f"{lab}: {c}" if lab else c for lab, c in zip(labels, item["CONTEXTS"], strict=False))
-        ev = Evidence(source="pubmed", id=pmid, title="", text=text)
+        ev = Evidence(source="pubmed", id=pmid, title="", text=abstract_text(item))
         out.append((pmid, item["QUESTION"], record_findings(ev), item["final_decision"]))
     return out
 
