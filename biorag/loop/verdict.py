@@ -54,31 +54,38 @@ def _topic_stems(text: str) -> set[str]:
     return {stem(w) for w in normalise(text).split() if w not in stop and len(w) > 2}
 
 
+def _cues(sentence: str) -> tuple[bool, bool, bool]:
+    """(null, negated, states an effect) of one finding."""
+    return null_finding(sentence), negated(sentence), states_effect(sentence)
+
+
 def cue_features(question: str, findings: list[str]) -> dict[str, float]:
     """The word-list cues over all findings and over those sharing most topic words with the
     question (the finding about what is asked, as against a side finding)."""
     n = max(len(findings), 1)
+    cues = [_cues(s) for s in findings]
     topic = _topic_stems(question)
     overlap = [len(topic & _topic_stems(s)) for s in findings]
     best = max(overlap, default=0)
-    top = [s for s, o in zip(findings, overlap, strict=True) if o == best and best > 0]
+    top = [c for c, o in zip(cues, overlap, strict=True) if o == best and best > 0]
     tn = max(len(top), 1)
+    last = cues[-1] if cues else (False, False, False)
     asked = f" {normalise(question)} "
-    last = findings[-1] if findings else ""
+    null, neg, effect = (sum(c[i] for c in cues) for i in range(3))
     return {
-        "cue:null": sum(map(null_finding, findings)) / n,
-        "cue:negated": sum(negated(s) for s in findings) / n,
-        "cue:effect": sum(map(states_effect, findings)) / n,
+        "cue:null": null / n,
+        "cue:negated": neg / n,
+        "cue:effect": effect / n,
         "cue:hedged": sum(map(hedged, findings)) / n,
-        "cue:any_null": float(any(map(null_finding, findings))),
-        "cue:any_negated": float(any(negated(s) for s in findings)),
-        "cue:top_null": sum(map(null_finding, top)) / tn,
-        "cue:top_negated": sum(negated(s) for s in top) / tn,
-        "cue:top_effect": sum(map(states_effect, top)) / tn,
+        "cue:any_null": float(null > 0),
+        "cue:any_negated": float(neg > 0),
+        "cue:top_null": sum(c[0] for c in top) / tn,
+        "cue:top_negated": sum(c[1] for c in top) / tn,
+        "cue:top_effect": sum(c[2] for c in top) / tn,
         "cue:top_overlap": best / max(len(topic), 1),
-        "cue:last_null": float(bool(last) and null_finding(last)),
-        "cue:last_negated": float(bool(last) and negated(last)),
-        "cue:last_effect": float(bool(last) and states_effect(last)),
+        "cue:last_null": float(last[0]),
+        "cue:last_negated": float(last[1]),
+        "cue:last_effect": float(last[2]),
         "cue:question_negates": float(" not " in asked or " no " in asked),
         "cue:findings": math.log1p(len(findings)),
     }
