@@ -16,13 +16,9 @@ tests pin how a claim is read, not a score (`biorag eval pubmedqa --with-context
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from biorag.contracts.models import Evidence
-from biorag.loop.extractive import ScoredSentence, split_sentences
+from biorag.loop.extractive import split_sentences
 from biorag.loop.findings import (
     null_finding,
     reports_finding,
@@ -31,41 +27,25 @@ from biorag.loop.findings import (
     without_harms,
 )
 from biorag.loop.literature_question import read_question
-from biorag.loop.literature_reading import finding_polarity, read_literature
+from biorag.loop.literature_reading import finding_polarity
 from biorag.understanding.analysis import analyse
 from biorag.understanding.intent import normalise
-
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "training" / "pubmedqa_sample.json"
-ITEMS = json.loads(SAMPLE.read_text())
-
-
-def _evidence(pmid: str, labelled: bool = True) -> Evidence:
-    item = ITEMS[pmid]
-    lines = [f"{label}: {text}" if labelled else text for label, text in zip(item["LABELS"], item["CONTEXTS"], strict=True)]
-    return Evidence(source="pubmed", id=pmid, title="", text="\n".join(lines),
-                    year=int(item["YEAR"]) if item.get("YEAR") else None)
-
-
-def _ranked(ev: Evidence) -> list[ScoredSentence]:
-    """Every sentence of the abstract in its order, as a retrieval would hand them over."""
-    return [ScoredSentence(s, ev, round(0.6 - 0.01 * i, 4)) for i, s in enumerate(split_sentences(ev.text))]
+from tests.understanding.pubmedqa_sample import ITEMS, evidence, reader
 
 
 @pytest.fixture(scope="module")
 def read(agent):
-    def _read(question: str, ev: Evidence):
-        return read_literature(analyse(question, agent.retrievers, agent.lexicon), _ranked(ev), lexicon=agent.lexicon)
-    return _read
+    return reader(agent)
 
 
 def _sentence(pmid: str, start: str) -> str:
-    return next(s for s in split_sentences(_evidence(pmid).text) if s.startswith(start))
+    return next(s for s in split_sentences(evidence(pmid).text) if s.startswith(start))
 
 
 def test_a_yes_or_no_rests_only_on_findings(read):
     answered = 0
     for pmid, item in ITEMS.items():
-        ev = _evidence(pmid)
+        ev = evidence(pmid)
         r = read(item["QUESTION"], ev)
         if r.first_line not in ("Yes.", "No."):
             continue
@@ -89,7 +69,7 @@ def _wordings(question: str) -> list[str]:
 def test_every_wording_of_a_claim_reads_the_same(read):
     differ = []
     for pmid, item in ITEMS.items():
-        ev = _evidence(pmid)
+        ev = evidence(pmid)
         first, *others = [read(q, ev).first_line for q in _wordings(item["QUESTION"])]
         differ += [(item["QUESTION"], first, other) for other in others if other != first]
     assert not differ, differ[:5]
@@ -142,11 +122,11 @@ def test_no_harm_confirms_safety_unless_the_harm_is_asked():
 
 
 def test_only_results_and_conclusions_are_findings():
-    ev = _evidence("10593212")
+    ev = evidence("10593212")
     for s in split_sentences(ev.text):
         label = section_of(ev, s)
         assert label, s
         assert reports_finding(ev, s) == (label == "RESULTS"), (label, s)
     # without its labels, the same abstract gives no finding to read this way
-    bare = _evidence("10593212", labelled=False)
+    bare = evidence("10593212", labelled=False)
     assert not any(reports_finding(bare, s) for s in split_sentences(bare.text))

@@ -20,27 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from biorag.contracts.models import Evidence
-from biorag.loop.extractive import ScoredSentence, split_sentences
 from biorag.loop.literature_question import read_question
-from biorag.loop.literature_reading import finding_polarity, read_literature
+from biorag.loop.literature_reading import finding_polarity
 from biorag.loop.verdict import VerdictModel, load_model, record_findings
 from biorag.understanding.analysis import analyse
+from tests.understanding.pubmedqa_sample import DATA, ITEMS, evidence, reader
 from training import yes_no_verdict
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "training"
-ITEMS = json.loads((DATA / "pubmedqa_sample.json").read_text())
 TEST_SPLIT = json.loads((DATA / "pubmedqa_sample_test_split.json").read_text())
-
-
-def _evidence(pmid: str) -> Evidence:
-    item = ITEMS[pmid]
-    text = "\n".join(f"{label}: {c}" for label, c in zip(item["LABELS"], item["CONTEXTS"], strict=True))
-    return Evidence(source="pubmed", id=pmid, title="", text=text)
-
-
-def _ranked(ev: Evidence) -> list[ScoredSentence]:
-    return [ScoredSentence(s, ev, round(0.6 - 0.01 * i, 4)) for i, s in enumerate(split_sentences(ev.text))]
 
 
 def _always(label: str) -> VerdictModel:
@@ -75,13 +62,11 @@ def test_training_says_which_file_is_missing(tmp_path: Path, capsys):
 
 @pytest.fixture(scope="module")
 def read(agent):
-    def _read(question: str, ev: Evidence):
-        return read_literature(analyse(question, agent.retrievers, agent.lexicon), _ranked(ev), lexicon=agent.lexicon)
-    return _read
+    return reader(agent)
 
 
 def _answers(read) -> dict[str, str]:
-    return {pmid: read(item["QUESTION"], _evidence(pmid)).first_line for pmid, item in ITEMS.items()}
+    return {pmid: read(item["QUESTION"], evidence(pmid)).first_line for pmid, item in ITEMS.items()}
 
 
 def test_a_label_no_finding_states_is_not_an_answer(read, agent, monkeypatch):
@@ -95,7 +80,7 @@ def test_a_label_no_finding_states_is_not_an_answer(read, agent, monkeypatch):
     for label in ("yes", "no"):
         monkeypatch.setattr("biorag.loop.literature_reading.load_verdict_model", lambda label=label: _always(label))
         for pmid in changed:
-            ev = _evidence(pmid)
+            ev = evidence(pmid)
             r = read(ITEMS[pmid]["QUESTION"], ev)
             assert r.first_line in (f"{label.capitalize()}.", "The evidence does not say."), (pmid, r.first_line)
             if r.sufficient:
@@ -105,7 +90,7 @@ def test_a_label_no_finding_states_is_not_an_answer(read, agent, monkeypatch):
 
 def test_the_shipped_model_reads_held_out_records_better_than_always_yes():
     model = load_model()
-    right = sum(model.read(ITEMS[p]["QUESTION"], record_findings(_evidence(p))).label == gold for p, gold in TEST_SPLIT.items())
+    right = sum(model.read(ITEMS[p]["QUESTION"], record_findings(evidence(p))).label == gold for p, gold in TEST_SPLIT.items())
     always_yes = sum(gold == "yes" for gold in TEST_SPLIT.values())
     assert right > always_yes, (right, always_yes, len(TEST_SPLIT))
 
@@ -113,11 +98,11 @@ def test_the_shipped_model_reads_held_out_records_better_than_always_yes():
 def test_sentences_that_disagree_are_settled_by_their_record_only_as_stated(read, monkeypatch):
     target = "biorag.loop.literature_reading.load_verdict_model"
     monkeypatch.setattr(target, lambda: _always("maybe"))
-    mixed = {p for p, item in ITEMS.items() if read(item["QUESTION"], _evidence(p)).first_line.startswith("The evidence is mixed")}
+    mixed = {p for p, item in ITEMS.items() if read(item["QUESTION"], evidence(p)).first_line.startswith("The evidence is mixed")}
     assert len(mixed) >= 3, mixed  # "maybe" settles nothing
     for label in ("yes", "no"):
         monkeypatch.setattr(target, lambda label=label: _always(label))
         for pmid in mixed:
-            r = read(ITEMS[pmid]["QUESTION"], _evidence(pmid))
+            r = read(ITEMS[pmid]["QUESTION"], evidence(pmid))
             assert r.first_line == f"{label.capitalize()}." and r.sufficient, (pmid, r.text)
             assert all(s.evidence.id == pmid for s in r.support)
