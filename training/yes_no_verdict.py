@@ -77,12 +77,12 @@ def cross_validate(rows: list[tuple[str, str, list[str], str]], folds: int = 5) 
         model = fit([rows[i] for i in train])
         for i in held:
             _p, q, f, g = rows[i]
-            v = model.read(q, f)
-            right += v.label == g
+            label = model.read(q, f)
+            right += label == g
             says = {"no" if null_finding(s) or negated(s) else "yes" if states_effect(s) else "" for s in f}
-            if v.label in says:
+            if label in says:
                 answered += 1
-                right_answered += v.label == g
+                right_answered += label == g
     n = len(rows)
     return {"folds": folds, "accuracy_all_answered": round(right / n, 3),
             "answered_where_a_finding_agrees": answered, "right_of_those": right_answered,

@@ -238,7 +238,7 @@ def _chosen_by_verdict(q: LiteratureQuestion, record: Evidence, said: set[str]) 
     verdict model reads in the findings of the closest sentence's structured record; None
     when the record has no labelled findings or the model reads another answer."""
     findings = record_findings(record)
-    label = load_verdict_model().read(q.asked, findings).label.capitalize() if findings else None
+    label = load_verdict_model().read(q.asked, findings).capitalize() if findings else None
     return label if label in said else None
 
 
@@ -269,13 +269,13 @@ def _from_findings(q: LiteratureQuestion, reads: list[_Read], limit: int) -> Lit
     votes.sort(key=lambda v: (-v[2], -v[1].similarity))
     record = votes[0][1].evidence
     verdict = load_verdict_model().read(q.asked, record_findings(record))
-    said = verdict.label.capitalize()
+    said = verdict.capitalize()
     agreeing = [s for v, s, _w in votes if v == said and s.evidence.key == record.key]
     if not agreeing:
         # "maybe", or a way the findings point that no one of them states: not an answer
         return LiteratureReading("yes_no", "The evidence does not say.", [s for _v, s, _w in votes][:limit], False,
                                  f"the evidence does not say: the findings of {record.cited} read as "
-                                 f"{verdict.label!r}, and no cited finding states that")
+                                 f"{verdict!r}, and no cited finding states that")
     return LiteratureReading("yes_no", f"{said}.", agreeing[:limit], True)
 
 

@@ -92,27 +92,19 @@ def cue_features(question: str, findings: list[str]) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    label: str  # "yes", "no" or "maybe"
-    probability: float
-
-
-@dataclass(frozen=True)
 class VerdictModel:
     weights: dict[str, tuple[float, ...]]  # feature -> one weight per label
     intercept: tuple[float, ...]
     labels: tuple[str, ...] = LABELS
 
-    def read(self, question: str, findings: list[str]) -> Verdict:
-        """Which way the findings point for the claim `question`, and how surely."""
+    def read(self, question: str, findings: list[str]) -> str:
+        """Which way the findings point for the claim `question`: the label of the highest
+        score (the most probable label: softmax keeps the order)."""
         scores = list(self.intercept)
         for name, value in cue_features(question, findings).items():
             for i, w in enumerate(self.weights.get(name, ())):
                 scores[i] += w * value
-        top = max(scores)
-        exp = [math.exp(s - top) for s in scores]
-        best = max(range(len(exp)), key=exp.__getitem__)
-        return Verdict(self.labels[best], exp[best] / sum(exp))
+        return self.labels[max(range(len(scores)), key=scores.__getitem__)]
 
     def to_json(self, about: dict) -> dict:
         return {"about": about, "labels": list(self.labels), "intercept": list(self.intercept),
