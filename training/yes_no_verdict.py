@@ -23,12 +23,12 @@ from collections import Counter
 from pathlib import Path
 
 from biorag.contracts.models import Evidence
+from biorag.loop.findings import record_findings
 from biorag.loop.verdict import (
     LABELS,
     RESOURCE,
     VerdictModel,
     cue_features,
-    record_findings,
     save_model,
 )
 from indexing.pubmedqa_items import abstract_text

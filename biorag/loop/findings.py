@@ -26,6 +26,7 @@ import re
 from functools import lru_cache
 
 from biorag.contracts.models import Evidence
+from biorag.loop.extractive import split_sentences
 from biorag.loop.sentence_cues import has_phrase, holds_any, reading_words
 from biorag.understanding.intent import normalise
 
@@ -71,6 +72,11 @@ def reports_finding(ev: Evidence, sentence: str) -> bool:
     label = section_of(ev, sentence)
     return bool(label) and _any_word(label, reading_words("finding_sections")) \
         and not _any_word(label, reading_words("background_sections"))
+
+
+def record_findings(ev: Evidence) -> list[str]:
+    """The sentences of `ev` that stand in its results or conclusions (`reports_finding`)."""
+    return [s for s in split_sentences(ev.text or "") if reports_finding(ev, s)]
 
 
 def outside_findings(ev: Evidence, sentence: str) -> bool:

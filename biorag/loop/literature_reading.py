@@ -42,6 +42,7 @@ from biorag.loop.findings import (
     null_finding,
     outside_brackets,
     outside_findings,
+    record_findings,
     reports_finding,
     states_effect,
     without_harms,
@@ -65,7 +66,6 @@ from biorag.loop.sentence_cues import (
     states_change,
 )
 from biorag.loop.verdict import load_model as load_verdict_model
-from biorag.loop.verdict import record_findings
 from biorag.understanding.intent import normalise
 from biorag.understanding.name_extraction import named_genes
 

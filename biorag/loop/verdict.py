@@ -6,9 +6,9 @@ was significantly lower in the subgroup ..."), and the word lists cannot weigh t
 model reads the record's findings as a whole, with the claim, and says which way they
 point: "yes", "no" or "maybe".
 
-It never answers by itself. `literature_reading._from_findings` states its label only when
-a cited finding of the same record states it too (a sentence whose word-list polarity
-agrees), and says "the evidence does not say" for "maybe" or when no finding agrees; where
+It never answers by itself. `literature_reading._from_findings` gives it a record's
+findings (`findings.record_findings`) and states its label only when a cited finding of the
+same record states it too (a sentence whose word-list polarity agrees), and says "the evidence does not say" for "maybe" or when no finding agrees; where
 sentences naming the whole claim disagree, `literature_reading._chosen_by_verdict` takes
 the answer the model reads in the closest one's record, if one of them states it. A yes/no
 answer stays quoted from a sentence: the model only chooses among them.
@@ -33,20 +33,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from biorag.contracts.models import Evidence
-from biorag.loop.extractive import split_sentences
-from biorag.loop.findings import null_finding, reports_finding, states_effect
+from biorag.loop.findings import null_finding, states_effect
 from biorag.loop.sentence_cues import hedged, negated, stem
 from biorag.ml.lexical_index import stopwords
 from biorag.understanding.intent import normalise
 
 RESOURCE = Path(__file__).parents[1] / "resources" / "yes_no_verdict.json"
 LABELS = ("yes", "no", "maybe")
-
-
-def record_findings(ev: Evidence) -> list[str]:
-    """The sentences of `ev` that stand in its results or conclusions (`findings.reports_finding`)."""
-    return [s for s in split_sentences(ev.text or "") if reports_finding(ev, s)]
 
 
 def _topic_stems(text: str) -> set[str]:

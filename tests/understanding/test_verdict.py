@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from biorag.loop.findings import record_findings
 from biorag.loop.literature_question import read_question
 from biorag.loop.literature_reading import finding_polarity
-from biorag.loop.verdict import VerdictModel, load_model, record_findings
+from biorag.loop.verdict import VerdictModel, load_model
 from biorag.understanding.analysis import analyse
 from tests.understanding.pubmedqa_sample import DATA, ITEMS, evidence, reader
 from training import yes_no_verdict
