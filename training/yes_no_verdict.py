@@ -10,7 +10,7 @@ finding agrees, as the reader uses it) before fitting on all 500 and writing the
     python -m training.yes_no_verdict --pubmedqa ../shared/data/pubmedqa
 
 writes biorag/resources/yes_no_verdict.json (with the command, split, seed and figures
-in its "about"). Takes about a minute on 2 cores; needs scikit-learn (a dependency of
+in its "about"). Takes about ten seconds on 2 cores; needs scikit-learn (a dependency of
 sentence-transformers).
 """
 
@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pubmedqa", type=Path, required=True,
                    help="folder with ori_pqal.json and test_ground_truth.json (../shared/data/pubmedqa)")
     p.add_argument("--out", type=Path, default=RESOURCE, help=f"model file to write (default {RESOURCE})")
-    p.add_argument("--no-cv", action="store_true", help="skip the five-fold cross-validation (saves half the time)")
+    p.add_argument("--no-cv", action="store_true", help="skip the five-fold cross-validation (most of the time); the written model's "
+                        "\"about\" then holds no figures, so keep it off when writing the shipped model")
     a = p.parse_args(argv)
     for name in ("ori_pqal.json", "test_ground_truth.json"):
         if not (a.pubmedqa / name).is_file():
