@@ -152,16 +152,23 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
     # name ("between sublingual varices") links nothing
     linked = any(e.role == "subject" and (e.confident or symbol_like(e.text)) for e in entities)
     claim = yes_no or claims_yes_no(blanked)
+    weak = LiteratureAsk(tuple(dict.fromkeys(g.removesuffix("_weak") for g, _ in found)), tuple(c for _, c in found))
     if field is not None:
         if claim and not linked and _claim_about_condition(field, entities):
             return LiteratureAsk(("yes_no",), ())
+        if found and _names_its_answer(field, entities):
+            return weak  # "How does a BRCA1 mutation cause breast cancer?": the gene is named, how is asked
         return _in_context(field, blanked, kinds, sources)  # a record field is asked, and maybe a context
-    if found and not linked:
-        return LiteratureAsk(tuple(dict.fromkeys(g.removesuffix("_weak") for g, _ in found)), tuple(c for _, c in found))
+    if found and not (linked and claim):
+        # "How does PINK1 activate Parkin in Parkinson's disease?": no curated link says how
+        return weak
     if claim and not linked:
         return LiteratureAsk(("yes_no",), ())
-    weak = detect_intent(blanked, kinds, sources) if sources and kinds and not linked else None
-    return _in_context(weak, blanked, kinds, sources) if weak is not None else None
+    if linked and not claim and sources and (context := _context_words(blanked, kinds, sources)):
+        # "Tell me about SNCA aggregation in Parkinson's disease": the link is not what is asked
+        return LiteratureAsk(("context",), context)
+    cued = detect_intent(blanked, kinds, sources) if sources and kinds and not linked else None
+    return _in_context(cued, blanked, kinds, sources) if cued is not None else None
 
 
 def asked_thing(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
@@ -236,6 +243,13 @@ def _in_context(field, blanked: str, kinds: set[str], sources: Mapping[str, Sour
     one-liner for my thesis.") sets no context."""
     if not field.hops[0].field.general_only or not sources:
         return None
+    context = _context_words(blanked, kinds, sources)
+    return LiteratureAsk(("context",), context) if context else None
+
+
+def _context_words(blanked: str, kinds: set[str], sources: Mapping[str, Source]) -> tuple[str, ...]:
+    """The words of the asking sentence that neither name an entity nor ask a field: what
+    the question sets its ask in (see `_in_context`)."""
     parts = [p for p in NEXT_QUESTION.split(blanked) if p and p.strip()]
     asking = [p for p in parts if detect_intent(p, kinds, sources) is not None] or parts
     allowed = field_vocabulary(sources) | NOT_GENES | FILLER | POLITE
@@ -243,7 +257,7 @@ def _in_context(field, blanked: str, kinds: set[str], sources: Mapping[str, Sour
     # ("wat is the function of TP53?"), few a context ("gut")
     context = [w for w in (w.removesuffix("'s") for w in normalise(" ".join(asking)).split())
                if len(w) > 3 and w not in allowed and not filler(w) and not w.isdigit() and w != PLACEHOLDER.strip()]
-    return LiteratureAsk(("context",), tuple(context)) if context else None
+    return tuple(context)
 
 
 def _claim_about_condition(field, entities: list[Entity]) -> bool:
@@ -260,6 +274,17 @@ def _claim_about_condition(field, entities: list[Entity]) -> bool:
     taken = {normalise(e.text) for e in entities if e.confident and e.kind in hop.takes}
     yielded = {normalise(e.text) for e in entities if e.confident and e.kind == field.hops[-1].field.yields}
     return not (yielded - taken)
+
+
+def _names_its_answer(field, entities: list[Entity]) -> bool:
+    """The question already names, confidently, a thing of the kind the cued field yields
+    (a gene, for a disease's genes; a disease, for a gene's diseases): the field's value
+    cannot be what a "how" or "why" asks. "How does Marfan syndrome present?" names no
+    feature and asks for its features."""
+    hop = field.hops[0]
+    yields = field.hops[-1].field.yields or field.hops[-1].field.lists
+    taken = {normalise(e.text) for e in entities if e.confident and e.kind in hop.takes}
+    return any(e.confident and e.kind == yields and normalise(e.text) not in taken for e in entities)
 
 
 def _named_apart(entities: list[Entity]) -> bool:

@@ -3,7 +3,8 @@
 
 1. A gene or its protein named inside a disease question ("What does huntingtin do in
    Huntington disease?", "role of APOE in Alzheimer disease", "is tau involved in ...")
-   is what the question is about: the plan takes the gene, and the answer centres on it
+   is what the question is about (asked how or why it acts there, it is the literature's:
+   tests/understanding/test_literature_routing.py): the plan takes the gene, and the answer centres on it
    (its record first, cited), never on the disease's other genes. A subject that names no
    gene ("amyloid beta") is not answered with the disease's genes either.
 2. An open request about a disease ("tell me about D", "what is D?", "explain D", "D?")
@@ -27,7 +28,7 @@ from tests.agents import newcomer_agent
 GENE_IN_DISEASE = [
     ("What does huntingtin do in Huntington disease?", "HTT", "3064"),
     ("role of APOE in Alzheimer disease", "APOE", "348"),
-    ("How does FBN1 contribute to Marfan syndrome?", "FBN1", "2200"),
+    ("Does FBN1 contribute to Marfan syndrome?", "FBN1", "2200"),
     ("is tau involved in Alzheimer disease?", "MAPT", "4137"),
     ("dystrophin and Duchenne muscular dystrophy", "DMD", "1756"),
     ("What is the role of CFTR in cystic fibrosis?", "CFTR", "1080"),
@@ -35,7 +36,7 @@ GENE_IN_DISEASE = [
     ("The function of menin in multiple endocrine neoplasia type 1", "MEN1", "4221"),
     ("what does presenilin 1 do in Alzheimer's disease", "PSEN1", "5663"),
     ("Is emerin implicated in Emery-Dreifuss muscular dystrophy?", "EMD", "2010"),
-    ("how is MECP2 linked to Rett syndrome", "MECP2", "4204"),
+    ("is MECP2 linked to Rett syndrome", "MECP2", "4204"),
     ("FGFR3 and achondroplasia", "FGFR3", "2261"),
 ]
 
