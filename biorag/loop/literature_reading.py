@@ -168,7 +168,19 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     support = [r.sentence for r in about[:limit]]
     if q.mechanism and (how := _mechanism_sentence(lead, ranked, support, q.own)) is not None:
         support.insert(1, how)  # quoted beside the lead whatever its similarity: it is the lead's record
+    elif q.mechanism and not q.effect and not any(_says_how(s.text) for s in support):
+        # asked how or why, a sentence that only names the question's entities together ("Early-onset
+        # Parkinson's disease caused by mutations in PINK1" for how PINK1 activates Parkin) says not how
+        return LiteratureReading("how", cited_line(lead), support[:limit],
+                                 reason=_no_sentence(q, "says how or by what mechanism"))
     return LiteratureReading("how", cited_line(lead), support[:limit], True)
+
+
+def _says_how(sentence: str) -> bool:
+    """The sentence says how or why, not only that two things go together: it holds a
+    mechanism word ("mediated by", "required for") or states a change ("reduced the effect
+    of ...")."""
+    return holds_any(normalise(sentence), reading_words("mechanism_markers")) or states_change(sentence)
 
 
 def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quoted: list[ScoredSentence],
@@ -190,7 +202,7 @@ def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quot
 
 
 
-def _no_sentence(q: LiteratureQuestion) -> str:
+def _no_sentence(q: LiteratureQuestion, lacking: str = "speaks to what the question asks") -> str:
     # a name read as two kinds ("alzheimer disease" as a feature and as a disease) is named
     # once, in the spelling with capitals where one has them
     spellings: dict[str, list[str]] = {}
@@ -198,7 +210,7 @@ def _no_sentence(q: LiteratureQuestion) -> str:
         spellings.setdefault(name.lower(), []).append(name)
     names = ", ".join(max(group, key=lambda n: sum(c.isupper() for c in n)) for group in spellings.values())
     about = f" mentions {names} and" if names else ""
-    return f"no cited sentence{about} speaks to what the question asks"
+    return f"no cited sentence{about} {lacking}"
 
 
 def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: list[_Read]) -> LiteratureReading:

@@ -304,6 +304,28 @@ def test_a_how_question_gets_the_mechanism_sentence_of_the_leading_record(read):
         assert "downstream effector pathway of calpains" in second, (q, r.text)
 
 
+@pytest.mark.parametrize("question, pmid", [
+    ("How does APP locus duplication cause Alzheimer disease?", "16369530"),
+    ("Why is acetylated tau a signature of Alzheimer's disease?", "22366796"),
+])
+def test_a_name_line_is_no_answer_to_how(read, question, pmid):
+    """A real title that names the question's entities together says that they are linked,
+    not how: asked how or why, it is quoted but the answer is not sufficient. A title that
+    says through what ("Dendritic function of tau mediates amyloid-beta toxicity") is one."""
+    for q in _wordings(question):
+        r = read(q, _ranked(_title_only(pmid)))
+        assert r.kind == "how" and not r.sufficient, (q, r.text)
+        assert "says how" in r.reason and pmid in r.text, (q, r.reason, r.text)
+    r = read("How does tau cause amyloid-beta toxicity in Alzheimer's disease?", _ranked(_title_only("20655099")))
+    assert r.sufficient, r.reason
+
+
+def _title_only(pmid: str) -> Evidence:
+    row = ROWS[pmid]
+    return Evidence(source="pubmed", id=pmid, title=row["title"], text=row["title"], year=row["year"],
+                    metadata={"pmid": pmid, "year": row["year"]})
+
+
 def test_a_sentence_that_states_leads_one_that_says_it_is_unknown(read):
     """The abstract's first sentence ends "the neurobiologic basis of this protective effect
     remains unknown": closest to the question, it must not lead while the abstract states a
