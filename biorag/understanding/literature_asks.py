@@ -158,6 +158,8 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
             return LiteratureAsk(("yes_no",), ())
         if found and _names_its_answer(field, entities):
             return weak  # "How does a BRCA1 mutation cause breast cancer?": the gene is named, how is asked
+        if (gene := _named_gene_asked_about(field, entities, blanked)) is not None:
+            return LiteratureAsk(("named_gene",), (gene,))
         return _in_context(field, blanked, kinds, sources)  # a record field is asked, and maybe a context
     if found and not (linked and claim):
         # "How does PINK1 activate Parkin in Parkinson's disease?": no curated link says how
@@ -285,6 +287,20 @@ def _names_its_answer(field, entities: list[Entity]) -> bool:
     yields = field.hops[-1].field.yields or field.hops[-1].field.lists
     taken = {normalise(e.text) for e in entities if e.confident and e.kind in hop.takes}
     return any(e.confident and e.kind == yields and normalise(e.text) not in taken for e in entities)
+
+
+def _named_gene_asked_about(field, entities: list[Entity], blanked: str) -> str | None:
+    """The gene a question names while the field cued lists a disease's or features' genes and
+    no gene word asks for genes ("Which TREM2 variants are associated with Alzheimer's
+    disease?", "What is known about TREM2 variants in ...?"): the named gene is what is asked
+    about, and the disease's gene list answers nothing. "Which genes besides APOE are linked
+    to ...?" asks for genes and stays the record's."""
+    hop = field.hops[0]
+    if field.hops[-1].field.yields != "gene" or not set(hop.takes) <= {"disease", "phenotype"}:
+        return None
+    if _GENE_WORDS.intersection(normalise(blanked).split()):
+        return None
+    return next((e.text for e in entities if e.confident and e.kind == "gene"), None)
 
 
 def _named_apart(entities: list[Entity]) -> bool:

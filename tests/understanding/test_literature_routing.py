@@ -170,27 +170,30 @@ def test_a_relation_a_curated_record_states_stays_with_the_record(agent):
 
 
 #: how/why asked of a gene in a disease it is linked to: no curated link says how
-HOW_IN_DISEASE = ["How does {g} cause {d}?", "How do {g} mutations lead to {d}?", "Why do {g} variants cause {d}?",
-                  "How does {g} contribute to {d}?", "In what way is {g} involved in {d}?",
-                  "What is the mechanism by which {g} causes {d}?", "how might loss of {g} cause {d}",
-                  "Why does {g} deficiency cause {d}?",
-                  # a context of the question's own, which no curated link states
-                  "Tell me about {g} phosphorylation in {d}", "{g} splicing in {d}"]
+LITERATURE_OF_PAIR = ["How does {g} cause {d}?", "How do {g} mutations lead to {d}?", "Why do {g} variants cause {d}?",
+                      "How does {g} contribute to {d}?", "In what way is {g} involved in {d}?",
+                      "What is the mechanism by which {g} causes {d}?", "how might loss of {g} cause {d}",
+                      "Why does {g} deficiency cause {d}?",
+                      # a context of the question's own, which no curated link states
+                      "Tell me about {g} phosphorylation in {d}", "{g} splicing in {d}",
+                      # the gene's own variants asked for: not the disease's genes
+                      "Which {g} variants are associated with {d}?", "What is known about {g} mutations in {d}?"]
 #: the same names, asked what the curated links and the disease's record state
 RECORD_OF_PAIR = ["Is {g} associated with {d}?", "does {g} cause {d}?", "{g} and {d}",
-                  "How does {d} present?"]
+                  "How does {d} present?", "Which genes besides {g} are linked to {d}?"]
 
 
-def test_how_a_linked_gene_acts_in_its_disease_is_the_literatures(agent):
+def test_what_is_asked_of_a_gene_in_its_disease_decides_the_route(agent):
     """A disease's own linked gene (HPO's, from real records) asked how or why it acts in the
-    disease, or about it in a context of the question's own ("{g} splicing in {d}"), goes to
-    the literature with the gene among the search terms; asked whether they are
-    linked, or how the disease presents, the same names stay with the records."""
+    disease, about it in a context of the question's own ("{g} splicing in {d}"), or for its
+    variants in the disease, goes to the literature with the gene among the search terms;
+    asked whether they are linked, how the disease presents, or for the disease's other
+    genes, the same names stay with the records."""
     pairs = [(d.genes[0], d.name) for d in _RNG.sample(DISEASES, 40)]
     wrong, asked = [], 0
     for g, d in pairs:
-        for template in HOW_IN_DISEASE + RECORD_OF_PAIR:
-            want = "literature" if template in HOW_IN_DISEASE else "record"
+        for template in LITERATURE_OF_PAIR + RECORD_OF_PAIR:
+            want = "literature" if template in LITERATURE_OF_PAIR else "record"
             for q in _wordings(template.format(g=g, d=d)):
                 asked += 1
                 a, got = _route(agent, q)
@@ -198,7 +201,7 @@ def test_how_a_linked_gene_acts_in_its_disease_is_the_literatures(agent):
                     wrong.append((q, want, got, a.intent and a.intent.kind))
                 elif want == "literature" and g.lower() not in _names(a):
                     wrong.append((q, "the gene as a search term", sorted(_names(a))))
-    assert len(pairs) >= 30 and asked >= 30 * len(HOW_IN_DISEASE + RECORD_OF_PAIR)
+    assert len(pairs) >= 30 and asked >= 30 * len(LITERATURE_OF_PAIR + RECORD_OF_PAIR)
     assert len(wrong) <= asked // 100, f"{len(wrong)} of {asked} routed wrong, e.g. {wrong[:8]}"
 
 
