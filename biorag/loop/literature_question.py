@@ -122,11 +122,14 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     norm = normalise(core)
     yes_no = wants_yes_no(analysis) or has_phrase(norm, "whether")
     asked_kinds = () if yes_no else _asked_kinds(norm)
+    own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
+    written = own | {e.span.lower() for e in analysis.entities if e.kind == "gene" and e.span}
+    if asked_kinds and _asks_variants_of(norm, written):
+        asked_kinds = ("variant",)  # "which TREM2 variants ...": the gene's variants, not other genes
     asked_type = asked_kinds[0] if asked_kinds else None
     kind = "yes_no" if yes_no else "list" if asked_type else "how"
     asked = ask_words_in(core)
     direction = frozenset(directions(" ".join(c for _g, c in asked) + " " + norm)) if yes_no else frozenset()
-    own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
     need = max(1, round(len(topic) * 0.5)) if topic else 0
     groups = set(analysis.asks.groups) if analysis.asks is not None else set()
     mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
@@ -179,6 +182,19 @@ def _asked_kinds(norm: str) -> tuple[str, ...]:
             if kinds:
                 return kinds
     return ()
+
+
+def _asks_variants_of(norm: str, own: frozenset[str]) -> bool:
+    """A list question asks for the variants of a gene it names: a variant word right after
+    the gene ("which TREM2 variants", "what APP mutations") or after "of" it ("which variants
+    of TREM2")."""
+    names = {normalise(n).strip() for n in own} - {""}
+    variant = "|".join(re.escape(w) for w in reading_words("variant_words"))
+    for name in names:
+        if re.search(rf"(?:^| ){re.escape(name)} (?:{variant}) |(?:^| )(?:{variant}) (?:of|in) {re.escape(name)} ",
+                     f"{norm} "):
+            return True
+    return False
 
 
 def entity_in(text: str, patterns: tuple[re.Pattern, ...], ev: Evidence | None) -> bool:
@@ -303,9 +319,12 @@ def _title_reading(title: str, qualified: tuple[Qualified, ...],
     return other_patients(title, stems, qualified, question_stems, _function_words()), frozenset(stems)
 
 
-def names_entities(s: ScoredSentence, q: LiteratureQuestion) -> bool:
-    """The sentence names every entity of the question, whatever its topic words."""
-    return all(entity_in(s.text, patterns, s.evidence) for _name, patterns in q.entities)
+def names_entities(s: ScoredSentence, q: LiteratureQuestion, in_title: bool = False) -> bool:
+    """The sentence names every entity of the question, whatever its topic words; with
+    `in_title`, an entity its record's title names counts as named."""
+    ev = s.evidence
+    return all(entity_in(s.text, patterns, ev) or (in_title and entity_in(ev.title, patterns, ev))
+               for _name, patterns in q.entities)
 
 
 

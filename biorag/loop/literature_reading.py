@@ -68,6 +68,7 @@ from biorag.loop.sentence_cues import (
 from biorag.loop.verdict import load_model as load_verdict_model
 from biorag.understanding.intent import normalise
 from biorag.understanding.name_extraction import named_genes
+from biorag.understanding.protein_changes import protein_changes
 
 if TYPE_CHECKING:
     from biorag.contracts.sources import Lexicon
@@ -152,6 +153,10 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         # question's; a question naming no entity a dictionary knows ("the target of
         # necrostatin-1") has only its topic words to tie a sentence to it
         tied = (lambda r: names_entities(r.sentence, q)) if q.entities else (lambda r: r.about)
+        if q.asked_type == "variant":
+            # a study's variants are given once, in a sentence that names the gene and leaves the
+            # disease to its title ("variants at CLU and CR1 associated with Alzheimer's disease")
+            tied = lambda r: names_entities(r.sentence, q, in_title=True)  # noqa: E731
         if lexicon is not None:
             # the genes the question itself names, however written ("amyloid-beta": APP), are
             # not its answer
@@ -316,7 +321,8 @@ def _listed(q: LiteratureQuestion, reads: list[_Read], lexicon: Lexicon | None, 
         for name in _named_things(r.sentence.text, q, lexicon):
             support.setdefault(name, []).append(r.sentence)
     if not support:
-        kind = {"gene": "genes", "chemical": "chemicals or drugs", "disease": "diseases"}[q.asked_type or "gene"]
+        kind = {"gene": "genes", "chemical": "chemicals or drugs", "disease": "diseases",
+                "variant": "variants (rsIDs or protein changes)"}[q.asked_type or "gene"]
         return LiteratureReading("list", "", reason=f"no cited sentence about the question names {kind}")
     # a thing named in a sentence that holds more of the question's topic words answers it
     # better ("the propeptide of BACE is cleaved by furin" over "BACE and BACE2 form a family")
@@ -335,6 +341,10 @@ def _named_things(text: str, q: LiteratureQuestion, lexicon: Lexicon | None) -> 
     """The things of the asked type a sentence names (not the question's own)."""
     found: list[str] = []
     types = q.asked_kinds
+    if "variant" in types:
+        # as the sentence writes them ("A53T"; "p.R47H" as "R47H"), one per protein change
+        changes = {h: re.sub(r"^p\.|[()]", "", text[start:end]) for start, end, h in protein_changes(text)}
+        return list(dict.fromkeys([*_RSID.findall(text), *changes.values()]))
     if "gene" in types and lexicon is not None:
         found += _named_genes(text, q, lexicon)
     branches = [{"chemical": "D", "disease": "C"}[t] for t in types if t != "gene"]
@@ -347,6 +357,10 @@ def _named_things(text: str, q: LiteratureQuestion, lexicon: Lexicon | None) -> 
             if any(t.startswith(b) and t.count(".") >= 2 for t in d.tree_numbers for b in branches):
                 found.append(d.name)
     return list(dict.fromkeys(found))
+
+
+#: a dbSNP id as a sentence writes it
+_RSID = re.compile(r"\brs\d{3,}\b")
 
 
 def _named_genes(text: str, q: LiteratureQuestion, lexicon: Lexicon) -> list[str]:

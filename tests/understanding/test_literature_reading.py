@@ -233,6 +233,26 @@ def test_a_list_question_names_things_of_the_asked_type_not_its_own(read):
     assert r.first_line.split(", ")[0] == r.named[0]
 
 
+@pytest.mark.parametrize("question, pmid, variants, other", [
+    ("Which alpha-synuclein mutations are associated with Parkinson's disease?", "10781096", ["A53T", "A30P"], "SNCA"),
+    ("Which CLU variants are associated with Alzheimer's disease?", "19734903", ["rs11136000"], "APOE"),
+])
+def test_variants_of_a_named_gene_are_named_not_other_genes(read, question, pmid, variants, other):
+    """Asked for the variants of a gene it names, a list question names the rsIDs and protein
+    changes its sentences give, as written, never genes; asked for the genes that have
+    variants, the same abstract gives genes."""
+    ev = _evidence(pmid)
+    bare = question.rstrip("?")
+    gene_first = bare.split()[1]
+    for q in (*_wordings(question), bare.replace(f"{gene_first} ", "").replace(" are ", f" of {gene_first} are ", 1)):
+        r = read(q, _ranked(ev))
+        assert r.kind == "list" and r.sufficient, (q, r.reason)
+        assert all(v in r.first_line.split(", ") for v in variants), (q, r.first_line)
+        assert other not in r.first_line, (q, r.first_line)
+    r = read("Which genes have variants associated with Alzheimer's disease?", _ranked(_evidence("19734903")))
+    assert {"CLU", "CR1"} <= set(r.first_line.split(", ")), r.first_line
+
+
 def test_an_answer_about_other_entities_is_not_sufficient(read):
     """Real sentences about estrogen in Alzheimer disease do not answer for Parkinson disease."""
     ev = _evidence("10697060")
