@@ -149,6 +149,8 @@ def find_disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozens
         spans = spans[1:]  # a name goes on past the form's phrase: each lead's longest first
     for candidate in spans:  # the form's phrase, then the longest first within each lead
         hits = found.get(candidate.lower())
+        if hits and (framing := _disease_framing(text, candidate, hits, lexicon)) is not None:
+            return framing
         if hits:
             names = {h.canonical.lower(): h.canonical for h in hits}
             if len(names) == 1 and hits[0].how.endswith(_NEAR_NAMES):
@@ -160,6 +162,36 @@ def find_disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozens
         if candidate == span and not any(_extends(span, c) or _continued(span, c) for c in found):
             return _eponym(text, [span], lexicon, symbols) or Entity("disease", span)
     return _eponym(text, spans, lexicon, symbols)
+
+
+#: a feature set in a disease: "seizures in Dravet syndrome", "aortic aneurysm (occurs) in patients with
+#: Marfan syndrome", "seizures are a feature of ..."
+_IN_DISEASE = re.compile(r"^(?:\s+[a-z]+){0,3}?\s+(?:in|of)\s+(?:(?:patients|people|children|adults|individuals)\s+with\s+)?(.+)$",
+                         re.I)
+
+
+def _disease_framing(text: str, candidate: str, hits: list[LexiconHit], lexicon: Lexicon) -> Entity | None:
+    """The disease a feature is set in ("What causes seizures in Dravet syndrome?"): when the
+    phrase found is a feature the dictionary knows and the question goes on "in <disease>",
+    the disease is that one, not the feature (which stays the question's feature)."""
+    if not any(h.kind == "phenotype" for h in hits):
+        return None
+    at = text.lower().find(candidate.lower())
+    m = _IN_DISEASE.match(text[at + len(candidate):]) if at >= 0 else None
+    if m is None:
+        return None
+    words = re.split(r"[?.!,;:]", m.group(1))[0].split()[:10]
+    tails = [" ".join(words[:n]) for n in range(len(words), 0, -1)]
+    by_span: dict[str, list[LexiconHit]] = {}
+    for h in safe_lookup(lexicon, tails, ("disease",)):
+        if h.kind == "disease" and not h.how.endswith(_NEAR_NAMES):
+            by_span.setdefault(h.span.lower(), []).append(h)
+    for tail in tails:
+        if found := by_span.get(tail.lower()):
+            names = {h.canonical.lower(): h.canonical for h in found}
+            return Entity("disease", tail, True, tuple(names.values()), found[0].how,
+                          ident=found[0].ident if len(names) == 1 else "")
+    return None
 
 
 #: how a dictionary says it matched a name the question did not write (retrievers/stores/lexicon.py)

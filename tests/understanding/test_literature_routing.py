@@ -205,6 +205,25 @@ def test_what_is_asked_of_a_gene_in_its_disease_decides_the_route(agent):
     assert len(wrong) <= asked // 100, f"{len(wrong)} of {asked} routed wrong, e.g. {wrong[:8]}"
 
 
+def test_a_feature_set_in_a_disease_reads_the_disease(agent):
+    """"What causes {feature} in {disease}?": real HPO disease names and patients' features,
+    paired by a fixed draw. The disease is the one after "in", the feature stays a feature,
+    and no field that needs a gene is asked of a question that names none."""
+    rng = random.Random(11)
+    wrong, asked = [], 0
+    for d in DISEASE_NAMES:
+        f = rng.choice(FEATURE_NAMES)
+        for q in (f"What causes {f} in {d}?", f"why does {f} occur in patients with {d}"):
+            asked += 1
+            a = analyse(q, agent.retrievers, agent.lexicon)
+            diseases = {n.lower() for e in a.entities if e.confident and e.kind == "disease" for n in (e.text, *e.canonical)}
+            if d.lower() not in diseases:
+                wrong.append((q, sorted(diseases)))
+            elif a.intent is not None and "gene" in a.intent.hops[0].takes:
+                wrong.append((q, a.intent.kind))
+    assert not wrong, f"{len(wrong)} of {asked}, e.g. {wrong[:8]}"
+
+
 def test_a_literature_question_naming_nothing_known_is_never_a_record_card(agent):
     for q in ("Does zorblatin reduce the risk of frobnitis?", "What is the effect of quxamab on survival?"):
         a, got = _route(agent, q)
