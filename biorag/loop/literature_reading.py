@@ -151,12 +151,11 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     if q.kind == "list":
         # a sentence about the question's entities may name the answer in other words than the
         # question's; a question naming no entity a dictionary knows ("the target of
-        # necrostatin-1") has only its topic words to tie a sentence to it
-        tied = (lambda r: names_entities(r.sentence, q)) if q.entities else (lambda r: r.about)
-        if q.asked_type == "variant":
-            # a study's variants are given once, in a sentence that names the gene and leaves the
-            # disease to its title ("variants at CLU and CR1 associated with Alzheimer's disease")
-            tied = lambda r: names_entities(r.sentence, q, in_title=True)  # noqa: E731
+        # necrostatin-1") has only its topic words to tie a sentence to it. A study's variants are
+        # given once, in a sentence that names the gene and leaves the disease to its title
+        # ("variants at CLU and CR1 associated with Alzheimer's disease")
+        in_title = q.asked_type == "variant"
+        tied = (lambda r: names_entities(r.sentence, q, in_title)) if q.entities or in_title else (lambda r: r.about)
         if lexicon is not None:
             # the genes the question itself names, however written ("amyloid-beta": APP), are
             # not its answer
@@ -359,7 +358,8 @@ def _named_things(text: str, q: LiteratureQuestion, lexicon: Lexicon | None) -> 
     return list(dict.fromkeys(found))
 
 
-#: a dbSNP id as a sentence writes it
+#: a dbSNP id as a sentence writes it (narrower than `entity_patterns.RSID`, which reads a
+#: question: lower case, three digits or more)
 _RSID = re.compile(r"\brs\d{3,}\b")
 
 

@@ -157,8 +157,7 @@ def find_disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozens
                 # not the dictionary's name: sources are asked for its name, not the question's words
                 return Entity("disease", hits[0].canonical, True, tuple(names.values()), hits[0].how,
                               span=candidate, ident=hits[0].ident)
-            return Entity("disease", candidate, True, tuple(names.values()), hits[0].how,
-                          ident=hits[0].ident if len(names) == 1 else "")
+            return _disease_entity(candidate, hits)
         if candidate == span and not any(_extends(span, c) or _continued(span, c) for c in found):
             return _eponym(text, [span], lexicon, symbols) or Entity("disease", span)
     return _eponym(text, spans, lexicon, symbols)
@@ -186,12 +185,15 @@ def _disease_framing(text: str, candidate: str, hits: list[LexiconHit], lexicon:
     for h in safe_lookup(lexicon, tails, ("disease",)):
         if h.kind == "disease" and not h.how.endswith(_NEAR_NAMES):
             by_span.setdefault(h.span.lower(), []).append(h)
-    for tail in tails:
-        if found := by_span.get(tail.lower()):
-            names = {h.canonical.lower(): h.canonical for h in found}
-            return Entity("disease", tail, True, tuple(names.values()), found[0].how,
-                          ident=found[0].ident if len(names) == 1 else "")
-    return None
+    return next((_disease_entity(tail, by_span[tail.lower()]) for tail in tails if tail.lower() in by_span), None)
+
+
+def _disease_entity(span: str, hits: list[LexiconHit]) -> Entity:
+    """The disease `span` names, with every current name its hits give (the record's id
+    when they are one disease)."""
+    names = {h.canonical.lower(): h.canonical for h in hits}
+    return Entity("disease", span, True, tuple(names.values()), hits[0].how,
+                  ident=hits[0].ident if len(names) == 1 else "")
 
 
 #: how a dictionary says it matched a name the question did not write (retrievers/stores/lexicon.py)

@@ -273,9 +273,7 @@ def _claim_about_condition(field, entities: list[Entity]) -> bool:
         return False
     if _named_apart(entities):
         return False  # a disease and a feature of it: the curated annotations state whether it has it
-    taken = {normalise(e.text) for e in entities if e.confident and e.kind in hop.takes}
-    yielded = {normalise(e.text) for e in entities if e.confident and e.kind == field.hops[-1].field.yields}
-    return not (yielded - taken)
+    return not _named_of_kind(field, entities, field.hops[-1].field.yields)
 
 
 def _names_its_answer(field, entities: list[Entity]) -> bool:
@@ -283,10 +281,15 @@ def _names_its_answer(field, entities: list[Entity]) -> bool:
     (a gene, for a disease's genes; a disease, for a gene's diseases): the field's value
     cannot be what a "how" or "why" asks. "How does Marfan syndrome present?" names no
     feature and asks for its features."""
-    hop = field.hops[0]
-    yields = field.hops[-1].field.yields or field.hops[-1].field.lists
-    taken = {normalise(e.text) for e in entities if e.confident and e.kind in hop.takes}
-    return any(e.confident and e.kind == yields and normalise(e.text) not in taken for e in entities)
+    last = field.hops[-1].field
+    return bool(_named_of_kind(field, entities, last.yields or last.lists))
+
+
+def _named_of_kind(field, entities: list[Entity], kind: str | None) -> set[str]:
+    """The confident names of `kind` the question gives, less those the field is asked of
+    (a name read as two kinds is taken, not given)."""
+    taken = {normalise(e.text) for e in entities if e.confident and e.kind in field.hops[0].takes}
+    return {normalise(e.text) for e in entities if e.confident and e.kind == kind} - taken
 
 
 def _named_gene_asked_about(field, entities: list[Entity], blanked: str) -> str | None:
