@@ -10,14 +10,18 @@ the patient's features:
   carry stands in, at a discount (``partial``): LR = partial x f x exp(IC(t)); the root
   gives ``partial``: a feature the disease does not explain costs log(partial);
 - every LR is mixed with a noise floor (``noise``): a feature may be unrelated;
-- an excluded term the disease carries with frequency f: LR = 1 - excluded_weight x f;
+- an excluded term the disease carries typically (frequency f >= ``excluded_typical``):
+  LR = 1 - excluded_weight x f; carried less often or at an unknown frequency, it raises the
+  disease by ``excluded_relevance`` x its credit as an observed term (published cases name
+  as absent what the diagnoses they weighed would show; `ScoringParams` gives the figures);
 - a disease with many annotations loses log(n) x ``annotation_size`` (it matches more by chance),
   unless its name names every one of the patient's features (``named_size``,
   `biorag.knowledge.phenotype_naming`): the tie a single feature leaves is broken by the name, not the size;
 - an onset or sex the disease cannot have lowers it (fixed factors, documented below).
 
 A gene is ranked by its best single disease plus a bounded soft maximum of its others
-(`support`), never by summing its diseases. The constants are the fields of
+(`support`), never by summing its diseases, mixed (``gene_profile``) with the score of its
+pooled profile: every feature credited by whichever of its diseases explains it best. The constants are the fields of
 `ScoringParams`; `biorag eval prioritise` chooses them by cross-validation over gene cohorts. `method="resnik"` is the best-match average of Resnik similarity, kept for
 comparison. All arrays are built once per store (numpy); one case takes milliseconds.
 """
@@ -157,8 +161,9 @@ class PhenotypeModel:
         return {q: self._term_values(q, params) for q in observed}
 
     def score_diseases(self, patient: Patient, params: ScoringParams, leave_out: Sequence[str] = (),
-                       values: dict[int, np.ndarray] | None = None) -> np.ndarray:
-        """One score per disease (self.disease_ids order); -inf for diseases left out."""
+                       values: dict[int, np.ndarray] | None = None, context: np.ndarray | None = None) -> np.ndarray:
+        """One score per disease (self.disease_ids order); -inf for diseases left out.
+        `values` (observed_values) and `context` (`_context`) may be given when already known."""
         values = self.observed_values(patient, params) if values is None else values
         total = np.zeros(len(self.disease_ids))
         for v in values.values():
@@ -166,21 +171,44 @@ class PhenotypeModel:
         if params.method == "resnik":
             total /= max(len(values), 1)
         else:
-            for x in dict.fromkeys(self.index[t] for t in patient.excluded if t in self.index):
-                ds, known = self.post_d[x], self.post_known[x]
-                fs = np.where(known < 0, params.excluded_unknown_frequency, known)
-                total[ds] += np.log(np.clip(1 - params.excluded_weight * fs, 1e-3, 1.0))
-            total += self._modifier_penalty(patient, params)
+            total += self._context(patient, params) if context is None else context
             size = params.annotation_size * self._log_size
-            if params.named_size and values and all(q in self.named_by for q in values):
-                named = functools.reduce(np.intersect1d, [self.named_by[q] for q in values])
+            named = self._named_after(values, params)
+            if len(named):
                 size = size.copy()
-                size[named] *= 1 - params.named_size  # the diseases named after every feature
+                size[named] *= 1 - params.named_size
             total -= size
-        for d in leave_out:
-            if d in self.dindex:
-                total[self.dindex[d]] = -np.inf
+        total[self._left_out(leave_out)] = -np.inf
         return total
+
+    def _named_after(self, values: dict[int, np.ndarray], params: ScoringParams) -> np.ndarray:
+        """The diseases whose name names every observed term (their size penalty is waived
+        by named_size)."""
+        if not (params.named_size and values and all(q in self.named_by for q in values)):
+            return np.zeros(0, dtype=np.int64)
+        return functools.reduce(np.intersect1d, [self.named_by[q] for q in values])
+
+    def _left_out(self, leave_out: Sequence[str]) -> list[int]:
+        return [self.dindex[d] for d in leave_out if d in self.dindex]
+
+    def _context(self, patient: Patient, params: ScoringParams) -> np.ndarray:
+        """Per disease: what the excluded terms, the onset and the sex add (log LR)."""
+        return self._excluded_values(patient, params) + self._modifier_penalty(patient, params)
+
+    def _excluded_values(self, patient: Patient, params: ScoringParams) -> np.ndarray:
+        """Per disease: what the patient's excluded terms add (log LR). A term the disease
+        shows typically lowers it; shown less often (or at an unknown frequency), the term's
+        positive credit as an observed term, times excluded_relevance, raises it."""
+        out = np.zeros(len(self.disease_ids))
+        for x in dict.fromkeys(self.index[t] for t in patient.excluded if t in self.index):
+            ds, known = self.post_d[x], self.post_known[x]
+            typical = known >= params.excluded_typical
+            out[ds[typical]] += np.log(np.clip(1 - params.excluded_weight * known[typical], 1e-3, 1.0))
+            if params.excluded_relevance:
+                credit = params.excluded_relevance * np.maximum(self._term_values(x, params), 0.0)
+                credit[ds[typical]] = 0.0
+                out += credit
+        return out
 
     def _modifier_penalty(self, patient: Patient, params: ScoringParams) -> np.ndarray:
         out = np.zeros(len(self.disease_ids))
@@ -212,25 +240,72 @@ class PhenotypeModel:
             self._genes = (ids, flat, starts)
         return self._genes
 
-    def _gene_scores(self, scores: np.ndarray, params: ScoringParams) -> tuple[list[int], np.ndarray]:
-        """Per gene the score of its best disease, plus `params.support` times the log of how
-        many of its diseases come near it (weighted by exp of their distance to the best)."""
+    def _gene_scores(self, patient: Patient, params: ScoringParams, leave_out: Sequence[str] = (),
+                     values: dict[int, np.ndarray] | None = None) -> tuple[list[int], np.ndarray, np.ndarray]:
+        """Gene ids, their scores and the disease scores. A gene's score: its best disease's,
+        plus `params.support` times the log of how many of its diseases come near it
+        (weighted by exp of their distance to the best), mixed with its pooled profile's
+        score by `params.gene_profile`."""
+        values = self.observed_values(patient, params) if values is None else values
+        context = self._context(patient, params) if params.method == "lr" else None
+        scores = self.score_diseases(patient, params, leave_out, values, context)
         ids, flat, starts = self._gene_index()
         per = scores[flat]
         best = np.maximum.reduceat(per, starts)
-        if not params.support:
-            return ids, best
-        counts = np.diff(np.append(starts, len(flat)))
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            near = np.nan_to_num(np.exp(per - np.repeat(best, counts)), nan=0.0)
-            extra = np.log(np.add.reduceat(near, starts))
-        return ids, np.where(np.isfinite(best), best + params.support * np.nan_to_num(extra, neginf=0.0), best)
+        out = best
+        if params.support:
+            counts = np.diff(np.append(starts, len(flat)))
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                near = np.nan_to_num(np.exp(per - np.repeat(best, counts)), nan=0.0)
+                extra = np.log(np.add.reduceat(near, starts))
+            out = np.where(np.isfinite(best), best + params.support * np.nan_to_num(extra, neginf=0.0), best)
+        if params.gene_profile and params.method == "lr":
+            pooled = self._pooled_scores(params, leave_out, values, context)
+            with np.errstate(invalid="ignore"):
+                out = np.where(np.isfinite(out), (1 - params.gene_profile) * out + params.gene_profile * pooled, out)
+        return ids, out, scores
+
+    def _pooled_scores(self, params: ScoringParams, leave_out: Sequence[str], values: dict[int, np.ndarray],
+                       context: np.ndarray) -> np.ndarray:
+        """Per gene, its diseases' annotations scored as one profile: each observed term, the
+        excluded terms and the onset/sex check credited by the disease of the gene that fits
+        best, less annotation_size x log(distinct terms annotated to its diseases), waived as
+        for a disease (named_size) when one of its diseases is named after every feature."""
+        ids, flat, starts = self._gene_index()
+        out_ = self._left_out(leave_out)
+
+        def per_gene_best(v: np.ndarray) -> np.ndarray:
+            v = v.copy()
+            v[out_] = -np.inf
+            return np.maximum.reduceat(v[flat], starts)
+
+        total = sum((per_gene_best(v) for v in values.values()), np.zeros(len(ids)))
+        total += per_gene_best(context)
+        size = params.annotation_size * np.log(self._pooled_sizes(leave_out))
+        named = self._named_after(values, params)
+        if len(named):
+            is_named = np.zeros(len(self.disease_ids))
+            is_named[named] = 1.0
+            size = size * (1 - params.named_size * per_gene_best(is_named).clip(0, 1))
+        return total - size
+
+    def _pooled_sizes(self, leave_out: Sequence[str]) -> np.ndarray:
+        """Per gene (`_gene_index` order): how many distinct terms its diseases are annotated
+        with, the diseases left out not counted."""
+        ids, _, _ = self._gene_index()
+        left = set(self._left_out(leave_out))
+        if not left and hasattr(self, "_pool_size"):
+            return self._pool_size
+        sizes = np.array([max(len({t for d in self.gene_links[g] if d not in left for t, _ in self.annotated[d]}), 1)
+                          for g in ids], dtype=float)
+        if not left:
+            self._pool_size = sizes
+        return sizes
 
     def rank_genes(self, patient: Patient, params: ScoringParams, top_k: int = 10,
                    leave_out: Sequence[str] = ()) -> list[GeneScore]:
         values = self.observed_values(patient, params)
-        scores = self.score_diseases(patient, params, leave_out, values)
-        ids, best_of = self._gene_scores(scores, params)
+        ids, best_of, scores = self._gene_scores(patient, params, leave_out, values)
         out = []
         order = self._gene_order(ids, best_of)[:top_k].tolist()
         for i in order:
@@ -245,7 +320,7 @@ class PhenotypeModel:
     def gene_ranks(self, patient: Patient, params: ScoringParams, leave_out: Sequence[str] = ()) -> dict[str, int]:
         """Symbol -> rank (1-based) over every linked gene, in the order `rank_genes` shows
         (score, then symbol: a tie is not counted in a gene's favour): what evaluation reads."""
-        ids, best_of = self._gene_scores(self.score_diseases(patient, params, leave_out), params)
+        ids, best_of, _ = self._gene_scores(patient, params, leave_out)
         out: dict[str, int] = {}
         for n, i in enumerate(self._gene_order(ids, best_of).tolist(), 1):
             out.setdefault(self.symbols[ids[i]], n)  # a symbol of two gene ids: its first place
@@ -255,7 +330,7 @@ class PhenotypeModel:
                   leave_out: Sequence[str] = ()) -> int | None:
         """The rank `gene_ranks` gives `symbol` (None: not linked or not scored), without
         ordering every gene: what cross-validation reads, many times per case."""
-        ids, best_of = self._gene_scores(self.score_diseases(patient, params, leave_out), params)
+        ids, best_of, _ = self._gene_scores(patient, params, leave_out)
         self._gene_order(ids, best_of[:0])  # builds the symbol order once
         scored = np.round(best_of, 9)
         ranks = [int((scored > scored[i]).sum() + ((scored == scored[i]) & (self._by_symbol < self._by_symbol[i])).sum())
@@ -308,8 +383,13 @@ class PhenotypeModel:
                                      dict(ann).get(best[2]), bool(best[3] == q), round(value, 4)))
         for tid in dict.fromkeys(patient.excluded):
             x = self.index.get(tid)
-            if x is not None and any(x in up for _, _, up in ann_anc):
+            shown = [f for _, f, up in ann_anc if x is not None and x in up]
+            if not shown:
+                continue
+            if max((f for f in shown if f is not None), default=-1.0) >= params.excluded_typical:
                 out.contradicted.append(tid)
+            elif params.excluded_relevance:
+                out.considered.append(tid)
         return out
 
 

@@ -148,7 +148,8 @@ def prioritise(
         typer.echo("constants chosen per fold: " + "; ".join(
             f"{ch['fold']}: partial {ch['params']['partial']}, size {ch['params']['annotation_size']}, "
             f"excluded {ch['params']['excluded_weight']}, support {ch['params']['support']}, "
-            f"named {ch['params']['named_size']}" for ch in cv["chosen"]))
+            f"relevance {ch['params']['excluded_relevance']}, profile {ch['params']['gene_profile']}"
+            for ch in cv["chosen"]))
     typer.echo(f"rank distribution: {figures[next(iter(figures))]['ranks']}")
     typer.echo(f"plot: {plot}; results: {out}/results.jsonl, {out}/summary.json")
 

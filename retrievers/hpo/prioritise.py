@@ -58,6 +58,7 @@ class Prioritised:
                          "log_lr": m.log_lr} for m in b.matched],
             "unexplained": [self._term(t) for t in b.unexplained],
             "contradicted": [self._term(t) for t in b.contradicted],
+            "considered": [self._term(t) for t in b.considered],
             "other_diseases": [{"id": d, "name": n, "score": s} for d, n, s in g.other_diseases],
         }
 
@@ -80,8 +81,12 @@ class Prioritised:
                                    f" ~ {self.names.get(m.disease_term, m.disease_term)}") for m in b.matched)
             unexplained = ", ".join(self.names.get(t, t) for t in b.unexplained) or "none"
             linked = f", linked by {' and '.join(g.linked_by)}" if g.linked_by else ""
+            excluded = "".join(f"; {label}: " + ", ".join(self.names.get(t, t) for t in terms)
+                               for label, terms in (("excluded but typical of it (lowers it)", b.contradicted),
+                                                    ("excluded, seen in it at times (raises it: a sign of the "
+                                                     "differential weighed)", b.considered)) if terms)
             out.append(f"{i}. {g.symbol} (Gene ID {g.gene_id}) score {g.score:.2f} via {b.name} ({b.disease_id}{linked}); "
-                       f"matches: {matched or 'none'}; not explained: {unexplained}")
+                       f"matches: {matched or 'none'}; not explained: {unexplained}{excluded}")
         return out
 
 

@@ -68,15 +68,16 @@ def test_the_answer_fields_are_never_read(hpo_store, path):
 
 
 def test_genes_are_ranked_by_their_best_disease_plus_bounded_support(hpo_store):
-    """A gene's score is its best disease's, plus `support` x log(sum of exp(score - best))
-    over its diseases: support 0 is the best disease alone; a gene's many weak diseases can add
-    at most support x log(n), never a sum of their scores (large genes do not win by size)."""
+    """Without the pooled profile, a gene's score is its best disease's, plus `support` x
+    log(sum of exp(score - best)) over its diseases: support 0 is the best disease alone; a
+    gene's many weak diseases can add at most support x log(n), never a sum of their scores
+    (large genes do not win by size)."""
     model = hpo_store.model()
     case = read_case_file(EXAMPLES[0])
     patient = Patient(case.observed, case.excluded)
     scores = model.score_diseases(patient, ScoringParams())
     for support in (0.0, ScoringParams().support):
-        params = ScoringParams().with_(support=support)
+        params = ScoringParams().with_(support=support, gene_profile=0.0)
         for g in model.rank_genes(patient, params, top_k=30):
             own = np.array([scores[d] for d in model.gene_links[g.gene_id] if np.isfinite(scores[d])])
             best = own.max()
@@ -86,27 +87,93 @@ def test_genes_are_ranked_by_their_best_disease_plus_bounded_support(hpo_store):
             assert best - 1e-3 <= g.score <= best + support * np.log(len(own)) + 1e-3  # scores shown to 4 places
 
 
-def test_an_excluded_feature_lowers_a_disease_annotated_with_it(hpo_store):
+def _split_presentations(model, n):
+    """Genes with two diseases, each annotated with two terms the other lacks (not even as a
+    more specific term), of middling information content (common enough that two of them do
+    not settle the diagnosis): a patient showing those four features is explained by the gene,
+    by neither disease alone."""
+    out = []
+    for gid, ds in sorted(model.gene_links.items()):
+        if len(ds) < 2:
+            continue
+        a, b = ds[:2]
+        closure = {d: {x for t, _ in model.annotated[d] for x in model.anc[t]} for d in (a, b)}
+        own = {d: sorted((t for t, _ in model.annotated[d] if t not in closure[e] and 2 < model.ic[t] < 4),
+                         key=lambda t: -model.ic[t])[:2] for d, e in ((a, b), (b, a))}
+        if all(len(v) == 2 for v in own.values()):
+            out.append((gid, [model.term_ids[t] for t in own[a] + own[b]]))
+        if len(out) == n:
+            return out
+    return out
+
+
+def test_a_gene_explains_features_split_between_its_diseases(hpo_store):
+    """The pooled profile (gene_profile): two features of one disease of a gene and two of
+    another rank that gene higher than its best disease alone would, for most such genes."""
     model = hpo_store.model()
-    case = read_case_file(EXAMPLES[0])
+    cases = _split_presentations(model, 40)
+    assert len(cases) == 40
+    alone, pooled = ScoringParams().with_(gene_profile=0.0), ScoringParams()
+    better = 0
+    for gid, terms in cases:
+        symbol = model.symbols[gid]
+        before = model.gene_rank(Patient(terms), alone, symbol)
+        after = model.gene_rank(Patient(terms), pooled, symbol)
+        assert after <= before
+        better += after < before
+    assert better >= 30
+
+
+def test_an_excluded_feature_the_disease_shows_typically_lowers_it(hpo_store):
+    model = hpo_store.model()
     params = ScoringParams()
-    top = model.rank_diseases(Patient(case.observed), params, top_k=1)[0]
-    di = model.dindex[top.disease_id]
-    # a feature the disease shows often and the patient was not described with
-    shown = sorted(((f or 0.0), model.term_ids[t]) for t, f in model.annotated[di]
-                   if model.term_ids[t] not in case.observed)
-    excluded = shown[-1][1]
+    case, di, excluded = _excluded_pick(model, params, typical=True)
     before = model.score_diseases(Patient(case.observed), params)[di]
     after = model.score_diseases(Patient(case.observed, [excluded]), params)[di]
     assert after < before
-    reranked = model.rank_diseases(Patient(case.observed, [excluded]), params, top_k=50)
-    again = next(d for d in reranked if d.disease_id == top.disease_id)
-    assert excluded in again.contradicted
-    # a disease that does not show it is not moved
-    other = next(i for i in range(len(model.disease_ids))
-                 if model.index[excluded] not in {a for t, _ in model.annotated[i] for a in model.anc[t]})
+    again = next(d for d in model.rank_diseases(Patient(case.observed, [excluded]), params, top_k=50)
+                 if d.disease_id == model.disease_ids[di])
+    assert excluded in again.contradicted and excluded not in again.considered
+    # a disease sharing nothing informative with the feature is not moved
+    x = model.index[excluded]
+    credit = model._term_values(x, params)
+    other = next(i for i in range(len(model.disease_ids)) if credit[i] <= 0
+                 and x not in {a for t, _ in model.annotated[i] for a in model.anc[t]})
     assert model.score_diseases(Patient(case.observed, [excluded]), params)[other] == pytest.approx(
         model.score_diseases(Patient(case.observed), params)[other])
+
+
+def test_an_excluded_feature_the_disease_shows_less_often_raises_it(hpo_store):
+    """Published cases name as absent what the diagnoses they weighed would show: a feature
+    the disease shows occasionally (or at no stated frequency) raises it, by
+    excluded_relevance x its credit as an observed feature; at 0 it does nothing."""
+    model = hpo_store.model()
+    params = ScoringParams()
+    case, di, excluded = _excluded_pick(model, params, typical=False)
+    before = model.score_diseases(Patient(case.observed), params)[di]
+    with_it = Patient(case.observed, [excluded])
+    credit = model._term_values(model.index[excluded], params)[di]
+    assert credit > 0
+    assert model.score_diseases(with_it, params)[di] == pytest.approx(before + params.excluded_relevance * credit)
+    off = params.with_(excluded_relevance=0.0)
+    assert model.score_diseases(with_it, off)[di] == pytest.approx(model.score_diseases(Patient(case.observed), off)[di])
+    again = next(d for d in model.rank_diseases(with_it, params, top_k=50) if d.disease_id == model.disease_ids[di])
+    assert excluded in again.considered and excluded not in again.contradicted
+
+
+def _excluded_pick(model, params, typical):
+    """A real case's best disease and a feature it shows (typically or less often) that the
+    case does not have."""
+    case = read_case_file(EXAMPLES[0])
+    for top in model.rank_diseases(Patient(case.observed), params, top_k=20):
+        di = model.dindex[top.disease_id]
+        for t, _ in sorted(model.annotated[di], key=lambda a: -model.ic[a[0]]):
+            tid = model.term_ids[t]
+            shown = [g for u, g in model.annotated[di] if t in model.anc[u] and g is not None]
+            is_typical = max(shown, default=-1.0) >= params.excluded_typical
+            if tid not in case.observed and is_typical == typical:
+                return case, di, tid
+    raise AssertionError("no such feature among the case's 20 best diseases")
 
 
 @pytest.mark.parametrize("text", ["seizures, ataxia and nystagmus; no hearing loss",
