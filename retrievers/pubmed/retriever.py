@@ -69,6 +69,14 @@ RETRY_EF = 512
 #: Lite: filters matching at most this many rows are scored exactly from rows fetched by PMID;
 #: broader ones up to `exact_filter_rows` take the wide-beam HNSW search (see _run_batch)
 BEAM_MIN_ROWS = 64
+#: ... and that beam is this many times the filtered beam (ef x FILTERED_EF_FACTOR): at
+#: 100k rows the graph walk starves on filters matching 0.1-1% of rows. Quiet 2-core machine,
+#: benchmarks/mesh_filter_latency.py, 100k rows, 200 queries, top-4 (filtered recall@4 /
+#: p95 ratio to unfiltered / this path's p95): x1 0.943 / 1.76 / 86 ms, x2 0.971 / 1.85 /
+#: 86 ms, x3 0.981 / 1.90 / 88 ms, x4 0.983 / 2.04 / 101 ms. Widening every filtered beam
+#: instead (FILTERED_EF_FACTOR x2, x3) gave 0.979 / 1.89 and 0.989 / 2.06: broad filters do
+#: not need it
+SELECTIVE_BEAM_WIDEN = 3
 
 
 def encoder_workers() -> int:
@@ -391,7 +399,7 @@ class PubMedRetriever(Retriever):
                 # handful of rows is still fetched by PMID: cheap, and a beam starves on them
                 for r in group:
                     r.info["exact_by"] = "beam"
-                res = ann(group, expr, max(r.k for r in group), self.ef, True)
+                res = ann(group, expr, max(r.k for r in group), self.ef * SELECTIVE_BEAM_WIDEN, True)
             elif path == "exact":
                 try:
                     res = exact_search_many(client, collection, np.stack([r.vec for r in group]),

@@ -175,6 +175,46 @@ def test_rare_descriptor_searched_exactly_broad_one_by_hnsw(index, embedder):
     r._batcher.close()
 
 
+class BeamClient(CountingClient):
+    """The real client, keeping the search parameters of each call."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.params: list[dict] = []
+
+    def search(self, *a, **kw):
+        self.params.append(kw["search_params"]["params"])
+        return super().search(*a, **kw)
+
+
+def test_a_selective_filter_past_the_pmid_fetch_takes_the_widest_beam(index, embedder, monkeypatch):
+    """Lite: a filter matching more rows than are fetched by PMID but at most
+    exact_filter_rows walks HNSW with a beam SELECTIVE_BEAM_WIDEN times the filtered one
+    (at 100k rows the usual filtered beam starves on such filters), and finds what the exact
+    path finds; a broad filter keeps the usual filtered beam."""
+    import retrievers.pubmed.retriever as pr
+
+    settings, rows, keeper, _ = index
+    mid = _descriptor(rows, lambda c: 3 <= c <= 8)
+    exact = retriever(settings, embedder, keeper, exact_filter_rows=10)
+    by_pmid = exact.search(SearchRequest.of("memory decline", 4, SearchFilters(mesh=[mid])))
+    assert by_pmid.info["exact_by"] == "pmid"
+    exact._batcher.close()
+    monkeypatch.setattr(pr, "BEAM_MIN_ROWS", 2)
+    client = BeamClient(keeper)
+    r = retriever(settings, embedder, client, exact_filter_rows=10)
+    r.exact_by_beam = True
+    beam = r.search(SearchRequest.of("memory decline", 4, SearchFilters(mesh=[mid])))
+    assert beam.info["path"] == "exact" and beam.info["exact_by"] == "beam" and "HNSW with a beam" in beam.info["note"]
+    widest = r.ef * ps.FILTERED_EF_FACTOR * pr.SELECTIVE_BEAM_WIDEN
+    assert client.params[0]["ef"] == widest
+    assert [h.id for h in beam if h.metadata["mesh_match"]] == [h.id for h in by_pmid if h.metadata["mesh_match"]]
+    client.params.clear()
+    broad = r.search(SearchRequest.of("memory decline", 4, SearchFilters(mesh=[AD])))
+    assert broad.info["path"] == "ann" and client.params[0]["ef"] == r.ef * ps.FILTERED_EF_FACTOR < widest
+    r._batcher.close()
+
+
 def test_boost_ranks_matching_records_up_without_excluding_others(index, embedder):
     settings, rows, keeper, _ = index
     rare = _descriptor(rows, lambda c: c == 2)
