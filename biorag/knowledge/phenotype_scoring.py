@@ -20,8 +20,9 @@ the patient's features:
 - an onset or sex the disease cannot have lowers it (fixed factors, documented below).
 
 A gene is ranked by its best single disease plus a bounded soft maximum of its others
-(`support`), never by summing its diseases, mixed (``gene_profile``) with the score of its
-pooled profile: every feature credited by whichever of its diseases explains it best. The constants are the fields of
+(`support`), never by summing its diseases, raised (never lowered) to a mix (``gene_profile``)
+with the score of its pooled profile: every feature credited by whichever of its diseases
+explains it best. The constants are the fields of
 `ScoringParams`; `biorag eval prioritise` chooses them by cross-validation over gene cohorts. `method="resnik"` is the best-match average of Resnik similarity, kept for
 comparison. All arrays are built once per store (numpy); one case takes milliseconds.
 """
@@ -244,8 +245,10 @@ class PhenotypeModel:
                      values: dict[int, np.ndarray] | None = None) -> tuple[list[int], np.ndarray, np.ndarray]:
         """Gene ids, their scores and the disease scores. A gene's score: its best disease's,
         plus `params.support` times the log of how many of its diseases come near it
-        (weighted by exp of their distance to the best), mixed with its pooled profile's
-        score by `params.gene_profile`."""
+        (weighted by exp of their distance to the best); raised to the mix (`params.gene_profile`)
+        with its pooled profile's score where that is higher. A pool that pays for many
+        diseases' annotations never costs a gene its best disease (PAX6 for aniridia,
+        cataract and nystagmus stays first)."""
         values = self.observed_values(patient, params) if values is None else values
         context = self._context(patient, params) if params.method == "lr" else None
         scores = self.score_diseases(patient, params, leave_out, values, context)
@@ -262,7 +265,8 @@ class PhenotypeModel:
         if params.gene_profile and params.method == "lr":
             pooled = self._pooled_scores(params, leave_out, values, context)
             with np.errstate(invalid="ignore"):
-                out = np.where(np.isfinite(out), (1 - params.gene_profile) * out + params.gene_profile * pooled, out)
+                mixed = (1 - params.gene_profile) * out + params.gene_profile * pooled
+                out = np.where(np.isfinite(out), np.maximum(out, mixed), out)  # it raises a gene, never lowers it
         return ids, out, scores
 
     def _pooled_scores(self, params: ScoringParams, leave_out: Sequence[str], values: dict[int, np.ndarray],

@@ -124,6 +124,19 @@ def test_a_gene_explains_features_split_between_its_diseases(hpo_store):
     assert better >= 30
 
 
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_pooled_profile_never_lowers_a_gene(hpo_store, path):
+    """A gene scores at least what its diseases alone give it: a pool paying for many
+    diseases' annotations never costs a gene its best disease."""
+    model = hpo_store.model()
+    case = read_case_file(path)
+    for patient in (Patient(case.observed, case.excluded), Patient(["HP:0000526", "HP:0000518", "HP:0000639"])):
+        alone = {g.symbol: g.score for g in model.rank_genes(patient, ScoringParams().with_(gene_profile=0.0), 200)}
+        pooled = {g.symbol: g.score for g in model.rank_genes(patient, ScoringParams(), 200)}
+        assert all(pooled[s] >= alone[s] - 1e-4 for s in alone.keys() & pooled.keys())
+        assert any(pooled[s] > alone[s] + 1e-4 for s in alone.keys() & pooled.keys())
+
+
 def test_an_excluded_feature_the_disease_shows_typically_lowers_it(hpo_store):
     model = hpo_store.model()
     params = ScoringParams()
