@@ -95,7 +95,7 @@ class HpoRecord(SourceRecord):
 
 
 class RankedGeneRecord(HpoRecord):
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features", "onset"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features", "absent_features", "onset"})
     KIND: ClassVar[str] = "gene"
     kind: Literal["gene"] = "gene"
     symbol: str
@@ -104,6 +104,9 @@ class RankedGeneRecord(HpoRecord):
     query_terms: list[QueryTerm]
     #: listed features no HPO term matched: not ranked, named (written only when there are some)
     unmatched_features: list[str] = []
+    #: features the question says are absent ("no hearing loss"): named, not ranked here
+    #: (`biorag prioritise` weighs them; written only when there are some)
+    absent_features: list[str] = []
     #: the patient's onset the question's words give (an HPO onset term; written only then)
     onset: OnsetTerm | None = None
     #: the gene's diseases, the one that explains the phenotypes best first
@@ -111,7 +114,7 @@ class RankedGeneRecord(HpoRecord):
 
 
 class RankedDiseaseRecord(HpoRecord):
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features", "onset"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"unmatched_features", "absent_features", "onset"})
     KIND: ClassVar[str] = "disease"
     kind: Literal["disease"] = "disease"
     name: str
@@ -120,6 +123,9 @@ class RankedDiseaseRecord(HpoRecord):
     query_terms: list[QueryTerm]
     #: listed features no HPO term matched: not ranked, named (written only when there are some)
     unmatched_features: list[str] = []
+    #: features the question says are absent ("no hearing loss"): named, not ranked here
+    #: (`biorag prioritise` weighs them; written only when there are some)
+    absent_features: list[str] = []
     #: the patient's onset the question's words give (an HPO onset term; written only then)
     onset: OnsetTerm | None = None
     genes: list[str]

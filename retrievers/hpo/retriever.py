@@ -153,10 +153,12 @@ DISEASE_GENES = AnswerField(
 HPO_FIELDS = (DISEASE_GENES, DISEASE_FEATURES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, GENE_DISEASES)
 
 
-def _unmatched(names: Sequence[str], onset: OnsetTerm | None = None) -> dict[str, Any]:
+def _unmatched(names: Sequence[str], onset: OnsetTerm | None = None, absent: Sequence[str] = ()) -> dict[str, Any]:
     """The ranked records' optional keys: ``unmatched_features`` when some feature matched no
-    term, ``onset`` when the question's words give one."""
-    return {**({"unmatched_features": list(names)} if names else {}), **({"onset": onset} if onset else {})}
+    term, ``absent_features`` when the question says some are absent, ``onset`` when its
+    words give one."""
+    return {**({"unmatched_features": list(names)} if names else {}),
+            **({"absent_features": list(absent)} if absent else {}), **({"onset": onset} if onset else {})}
 
 
 def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
@@ -171,6 +173,9 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
         values = [e.title for e in used]
         left = (f"\nNo HPO term matches {'; '.join(repr(f) for f in first.unmatched_features)}: "
                 "not used in the ranking") if first.unmatched_features else ""
+        if first.absent_features:
+            left += (f"\nSaid to be absent, not used in this ranking: {'; '.join(first.absent_features)} "
+                     "(`biorag prioritise --text` weighs absent features)")
         onset = f"; onset: {first.onset.name} ({first.onset.id})" if first.onset else ""
         return Reading(values, used, f"ranked by information content for {terms}{onset} (HPO {first.hpo_release})",
                        links=[e.id for e in used] if field.name == "phenotype_genes" else None,
@@ -278,25 +283,30 @@ class HpoRetriever(Retriever):
     def phenotype_records(self, phenotypes: Sequence[Phenotype], k: int, diseases_first: bool = False) -> list[Evidence]:
         """Genes, then diseases (diseases first when they are asked), ranked for the
         phenotypes entity linking resolved (HP ids). Only observed ones are scored; excluded
-        ones ("no seizures") are left out here."""
+        ones ("no seizures") are left out here and named in the records (`absent_features`):
+        a question's negation is read less surely than a phenopacket's, and an absent feature
+        raises the diseases that show it at times (`ScoringParams.excluded_relevance`), which
+        a one-line answer cannot explain; `biorag prioritise` shows it per gene."""
         # the onset the question's words give (biorag.understanding.feature_qualifiers) is the
         # patient's onset, not a feature
         onset = next((OnsetTerm(id=p.hpo_id, name=p.name) for p in phenotypes if p.hpo_id in ONSET_YEARS), None)
         terms = [self.store._match(t, p.name) for p in phenotypes
                  if not p.excluded and p.hpo_id not in ONSET_YEARS and (t := self.store.term(p.hpo_id)) is not None]
-        # a listed feature no HPO term matched ranks nothing; the records name it
+        # a listed feature no HPO term matched ranks nothing, nor does one said to be absent;
+        # the records name both
         unmatched = [p.name for p in phenotypes if not p.excluded and not p.hpo_id]
+        absent = [p.name for p in phenotypes if p.excluded and p.hpo_id]
         out = []
         if terms:
-            genes = self.ranked_gene_records(terms, k, unmatched, onset)
-            diseases = self.ranked_disease_records(terms, k, unmatched, onset)
+            genes = self.ranked_gene_records(terms, k, unmatched, onset, absent)
+            diseases = self.ranked_disease_records(terms, k, unmatched, onset, absent)
             out = diseases + genes if diseases_first else genes + diseases
         if not out:
             raise NoRecord(SOURCE, f"no gene or disease is annotated with {', '.join(p.name for p in phenotypes)}")
         return out
 
     def ranked_gene_records(self, terms: list[TermMatch], k: int, unmatched: Sequence[str] = (),
-                            onset: OnsetTerm | None = None) -> list[Evidence]:
+                            onset: OnsetTerm | None = None, absent: Sequence[str] = ()) -> list[Evidence]:
         out = []
         observed, excluded = _split(terms)
         for r in self.store.rank_genes(observed, k, excluded, onset=onset.id if onset else None):
@@ -310,11 +320,11 @@ class HpoRetriever(Retriever):
                 url=record_url(SOURCE, r.id), score=r.score, linked_by=other,
                 metadata=RankedGeneRecord(symbol=r.label, gene_id=int(r.id), matched=r.matched,
                                           query_terms=_query_terms(terms), diseases=r.related,
-                                          **_unmatched(unmatched, onset), **_release_note(self.store)).as_metadata()))
+                                          **_unmatched(unmatched, onset, absent), **_release_note(self.store)).as_metadata()))
         return out
 
     def ranked_disease_records(self, terms: list[TermMatch], k: int, unmatched: Sequence[str] = (),
-                               onset: OnsetTerm | None = None) -> list[Evidence]:
+                               onset: OnsetTerm | None = None, absent: Sequence[str] = ()) -> list[Evidence]:
         out = []
         observed, excluded = _split(terms)
         for r in self.store.rank_diseases(observed, k, excluded, onset=onset.id if onset else None):
@@ -325,7 +335,7 @@ class HpoRetriever(Retriever):
                 url=_disease_page(r.id), score=r.score, cite_as=cited_as(r.id),
                 metadata=RankedDiseaseRecord(name=r.label, disease_id=r.id, matched=r.matched,
                                              query_terms=_query_terms(terms), genes=r.related,
-                                             **_unmatched(unmatched, onset), **_release_note(self.store)).as_metadata()))
+                                             **_unmatched(unmatched, onset, absent), **_release_note(self.store)).as_metadata()))
         return out
 
     def disease_records(self, diseases: list[dict[str, str]], with_genes_first: bool = False) -> list[Evidence]:

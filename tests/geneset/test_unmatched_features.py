@@ -67,3 +67,21 @@ def test_an_unmatched_feature_is_named_in_every_phrasing(agent, cases):
             first, *rest = asked.answer.split("\n")
             assert first == plain.answer.split("\n")[0], (t, with_it, asked.answer, plain.answer)
             assert any(invented in line.lower() and "no hpo term matches" in line.lower() for line in rest), asked.answer
+
+
+NEGATIONS = ["{c}, but no {x}", "{c}; no {x}", "{c} without {x}"]
+
+
+def test_a_feature_said_to_be_absent_is_named_not_ranked(agent, cases, hpo_store):
+    """A feature the question says is absent ("but no X", "without X") leaves the ranking as
+    the observed features give it, and is named on a line of its own: the agent's ranking
+    weighs observed features only (`biorag prioritise` weighs absent ones)."""
+    absent = [feats[0] for feats, _, _ in cases[1:]] + [cases[0][0][0]]  # each case gets another's feature
+    for (feats, _, _), x in zip(cases, absent, strict=True):
+        plain = agent.answer(f"Which genes could explain {_comma(feats)}?")
+        for t in NEGATIONS:
+            asked = agent.answer("Which genes could explain " + t.format(c=_comma(feats), x=x.lower()) + "?")
+            first, *rest = asked.answer.split("\n")
+            assert first == plain.answer.split("\n")[0], (t, x, asked.answer, plain.answer)
+            assert any(line.startswith("Said to be absent") and x.lower() in line.lower() for line in rest), \
+                (t, x, asked.answer)
