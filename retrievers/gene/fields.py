@@ -86,7 +86,10 @@ SUMMARY = AnswerField(
      "biological function", "what does it do", "does $", "do $", "molecular function",
      # "what is BRCA2 involved in?", "what does X take part in": the processes it acts in
      "involved in $", "involved with $", "take part in $", "takes part in $", "participate in $",
-     "participates in $", "part of $", "play $", "plays $"),
+     "participates in $", "part of $", "play $", "plays $",
+     # "Which pathways does TP53 regulate?" asks for pathways (the record's Reactome
+     # pathways and GO processes), not the genes a factor regulates (TRRUST's "regulate")
+     "pathway", "pathways", "signaling pathways", "signalling pathways", "biological processes"),
     GENE_IDS,
     weak_cues=("what does", "job"), general_only=True)
 #: the answer to a question that names one gene and asks nothing else ("What is PSEN1?",

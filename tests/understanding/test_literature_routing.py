@@ -140,6 +140,28 @@ def test_gene_names_route_by_what_is_asked(agent):
     _check(agent, GENE_SYMBOLS, GENE_RECORD, GENE_LITERATURE, kind_of=lambda a: "gene" in a.intent.hops[0].takes)
 
 
+#: a gene's pathways asked for, whatever verb asks it: the record's processes and pathways
+PATHWAYS_OF_GENE = ["Which pathways does {x} regulate?", "what pathways is {x} involved in",
+                    "In which pathway does {x} act?", "Which signaling pathways does {x} take part in?"]
+#: the same verb asking for genes: the factor's targets (TRRUST)
+TARGETS_OF_GENE = ["Which genes does {x} regulate?", "Which genes are regulated by {x}?"]
+
+
+def test_a_genes_pathways_are_its_record_not_its_targets(agent):
+    """"Which pathways does X regulate?" asks for pathways (the record's GO processes and
+    Reactome pathways), not the genes X regulates; asked for genes, the same verb reads
+    TRRUST's targets. Both directions, every wording, 40 real genes."""
+    wrong = []
+    for name in GENE_SYMBOLS:
+        for templates, want in ((PATHWAYS_OF_GENE, "summary"), (TARGETS_OF_GENE, "regulation_targets")):
+            for template in templates:
+                for q in _wordings(template.format(x=name)):
+                    a, got = _route(agent, q)
+                    if got != "record" or a.intent.kind != want:
+                        wrong.append((q, want, a.intent.kind if a.intent else got))
+    assert not wrong, f"{len(wrong)} routed wrong, e.g. {wrong[:8]}"
+
+
 def test_a_bare_feature_list_stays_phenotype_ranking_in_any_order(agent):
     """A patient's features, listed, with or without 'genes': the ranked genes, never the literature."""
     rng = random.Random(7)
