@@ -158,6 +158,8 @@ def find_disease(text: str, lexicon: Lexicon | None, symbols: set[str] = frozens
                 return Entity("disease", hits[0].canonical, True, tuple(names.values()), hits[0].how,
                               span=candidate, ident=hits[0].ident)
             return _disease_entity(candidate, hits)
+        if candidate == span and span.lower() in symbols:
+            continue  # "the target genes of TP53": the form's phrase is a gene's symbol, no disease
         if candidate == span and not any(_extends(span, c) or _continued(span, c) for c in found):
             return _eponym(text, [span], lexicon, symbols) or Entity("disease", span)
     return _eponym(text, spans, lexicon, symbols)

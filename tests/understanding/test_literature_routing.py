@@ -144,7 +144,9 @@ def test_gene_names_route_by_what_is_asked(agent):
 PATHWAYS_OF_GENE = ["Which pathways does {x} regulate?", "what pathways is {x} involved in",
                     "In which pathway does {x} act?", "Which signaling pathways does {x} take part in?"]
 #: the same verb asking for genes: the factor's targets (TRRUST)
-TARGETS_OF_GENE = ["Which genes does {x} regulate?", "Which genes are regulated by {x}?"]
+TARGETS_OF_GENE = ["Which genes does {x} regulate?", "Which genes are regulated by {x}?",
+                   # "genes of X" is also a form that puts a disease in X: a gene symbol there is the gene
+                   "What are the target genes of {x}?"]
 
 
 def test_a_genes_pathways_are_its_record_not_its_targets(agent):
