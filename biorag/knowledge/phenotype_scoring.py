@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from biorag.knowledge.gene_pools import pooled_scores
 from biorag.knowledge.phenotype_naming import named_postings
 from biorag.knowledge.phenotype_types import (
     HPO_LINK,
@@ -263,48 +264,11 @@ class PhenotypeModel:
                 extra = np.log(np.add.reduceat(near, starts))
             out = np.where(np.isfinite(best), best + params.support * np.nan_to_num(extra, neginf=0.0), best)
         if params.gene_profile and params.method == "lr":
-            pooled = self._pooled_scores(params, leave_out, values, context)
+            pooled = pooled_scores(self, params, self._left_out(leave_out), values, context)
             with np.errstate(invalid="ignore"):
                 mixed = (1 - params.gene_profile) * out + params.gene_profile * pooled
                 out = np.where(np.isfinite(out), np.maximum(out, mixed), out)  # it raises a gene, never lowers it
         return ids, out, scores
-
-    def _pooled_scores(self, params: ScoringParams, leave_out: Sequence[str], values: dict[int, np.ndarray],
-                       context: np.ndarray) -> np.ndarray:
-        """Per gene, its diseases' annotations scored as one profile: each observed term, the
-        excluded terms and the onset/sex check credited by the disease of the gene that fits
-        best, less annotation_size x log(distinct terms annotated to its diseases), waived as
-        for a disease (named_size) when one of its diseases is named after every feature."""
-        ids, flat, starts = self._gene_index()
-        out_ = self._left_out(leave_out)
-
-        def per_gene_best(v: np.ndarray) -> np.ndarray:
-            v = v.copy()
-            v[out_] = -np.inf
-            return np.maximum.reduceat(v[flat], starts)
-
-        total = sum((per_gene_best(v) for v in values.values()), np.zeros(len(ids)))
-        total += per_gene_best(context)
-        size = params.annotation_size * np.log(self._pooled_sizes(leave_out))
-        named = self._named_after(values, params)
-        if len(named):
-            is_named = np.zeros(len(self.disease_ids))
-            is_named[named] = 1.0
-            size = size * (1 - params.named_size * per_gene_best(is_named).clip(0, 1))
-        return total - size
-
-    def _pooled_sizes(self, leave_out: Sequence[str]) -> np.ndarray:
-        """Per gene (`_gene_index` order): how many distinct terms its diseases are annotated
-        with, the diseases left out not counted."""
-        ids, _, _ = self._gene_index()
-        left = set(self._left_out(leave_out))
-        if not left and hasattr(self, "_pool_size"):
-            return self._pool_size
-        sizes = np.array([max(len({t for d in self.gene_links[g] if d not in left for t, _ in self.annotated[d]}), 1)
-                          for g in ids], dtype=float)
-        if not left:
-            self._pool_size = sizes
-        return sizes
 
     def rank_genes(self, patient: Patient, params: ScoringParams, top_k: int = 10,
                    leave_out: Sequence[str] = ()) -> list[GeneScore]:
