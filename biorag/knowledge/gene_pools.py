@@ -45,11 +45,17 @@ def pooled_sizes(model: PhenotypeModel, left_out: list[int]) -> np.ndarray:
     """Per gene: how many distinct terms its diseases are annotated with, the diseases left
     out not counted (kept on the model when none is)."""
     ids, _, _ = model._gene_index()
+
+    def size(g: int, left: set[int]) -> int:
+        return max(len({t for d in model.gene_links[g] if d not in left for t, _ in model.annotated[d]}), 1)
+
+    if not hasattr(model, "_pool_size"):
+        model._pool_size = np.array([size(g, set()) for g in ids], dtype=float)
     left = set(left_out)
-    if not left and hasattr(model, "_pool_size"):
-        return model._pool_size
-    sizes = np.array([max(len({t for d in model.gene_links[g] if d not in left for t, _ in model.annotated[d]}), 1)
-                      for g in ids], dtype=float)
     if not left:
-        model._pool_size = sizes
+        return model._pool_size
+    sizes = model._pool_size.copy()  # only the genes of a left-out disease change
+    for i, g in enumerate(ids):
+        if left.intersection(model.gene_links[g]):
+            sizes[i] = size(g, left)
     return sizes

@@ -351,10 +351,14 @@ class PhenotypeModel:
                                      dict(ann).get(best[2]), bool(best[3] == q), round(value, 4)))
         for tid in dict.fromkeys(patient.excluded):
             x = self.index.get(tid)
-            shown = [f for _, f, up in ann_anc if x is not None and x in up]
-            if not shown:
+            if x is None:
                 continue
-            if max((f for f in shown if f is not None), default=-1.0) >= params.excluded_typical:
+            # the postings `_excluded_values` scores with: this disease's highest known frequency
+            ds, known = self.post_d[x], self.post_known[x]
+            at = int(np.searchsorted(ds, di))
+            if at == len(ds) or ds[at] != di:
+                continue
+            if known[at] >= params.excluded_typical:
                 out.contradicted.append(tid)
             elif params.excluded_relevance:
                 out.considered.append(tid)
