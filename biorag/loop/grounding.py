@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import Reading, Source
+from biorag.knowledge.gene_classes import asked_class, stating_part
 from biorag.loop.links import gene_disease_link
 from biorag.understanding.analysis import RSID, Analysis, Hop
 from biorag.understanding.literature_asks import wants_yes_no
@@ -212,13 +213,19 @@ def _option_by_record(analysis: Analysis, evidence: list[Evidence], sources: Map
     read = {o: _read(hop, evidence, sources, [o.names[0]]) for o in analysis.options}
     if any(r is None or not r.answer or r.ambiguous for r in read.values()):
         return None  # an option not read yet may state it too
-    chosen = choose_by_value(wanted, {o: r.answer for o, r in read.items()})
+    chosen = choose_by_value(wanted, {o: r.answer for o, r in read.items()}, analysis.subject_options.by_class)
     if chosen is None:
         return None
     reading = read[chosen]
     because = f"; {hop.field.description}: {wanted}" if wanted else ""
     name = chosen.names[0]
-    value = reading.answer if reading.answer.startswith(f"{name}: ") else f"{name}: {reading.answer}"
+    value = reading.answer
+    if analysis.subject_options.by_class and (asked := asked_class(wanted)):
+        # the names that say it, not every class the gene has; asked for the one that is
+        # not, what sets it apart is that no name of its says it
+        value = (f"none of its names states {asked.gene_class.name}; each other option's does" if asked.negated
+                 else stating_part(asked, value))
+    value = value if value.startswith(f"{name}: ") else f"{name}: {value}"
     return StructuredAnswer(f"{option_line(chosen)}\n{value}", reading.used,
                             f"{reading.explanation}; the one option whose record states it{because}")
 

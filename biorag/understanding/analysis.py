@@ -47,7 +47,7 @@ from biorag.understanding.intent import (
     plan,
 )
 from biorag.understanding.literature_asks import LiteratureAsk, asked_kind_of, literature_ask
-from biorag.understanding.option_subjects import subject_options
+from biorag.understanding.option_subjects import names_class, subject_options
 from biorag.understanding.options import Option, split_options
 from biorag.understanding.phenotype_questions import read_feature_list
 from biorag.understanding.program_requests import unwrap_program_request
@@ -105,10 +105,13 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
     analysis = _analyse(question, stem, sources, lexicon, has_options=bool(options),
                         yes_no=requests_yes_no(question))
     analysis.options = options
-    if options and analysis.intent is None and (read := subject_options(stem, options, analysis.entities, sources)):
+    if options and (analysis.intent is None or names_class(stem)) and \
+            (read := subject_options(stem, options, analysis.entities, sources)):
         # "Which of these genes is on chromosome 12? A) TP53 B) KRAS": the options are the genes asked about
         analysis.intent, genes, analysis.subject_options = read
-        analysis.entities = [*analysis.entities, *genes]
+        # a class asked ("a tumor suppressor") is no entity of its own ("tumor" read as a phenotype)
+        kept = [] if analysis.subject_options.by_class else analysis.entities
+        analysis.entities = [*kept, *genes]
     return analysis
 
 

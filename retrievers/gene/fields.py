@@ -19,6 +19,7 @@ from typing import Any
 
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import GENE_IDS, AnswerField, HeldGene, Reading
+from biorag.knowledge.gene_classes import NO_CLASS, class_names, class_value
 from retrievers.gene.evidence import QUERY_PATTERN
 from retrievers.gene.record import Annotation, GeneRecord
 
@@ -117,8 +118,20 @@ FULL_NAME = AnswerField(
      "full form", "long form", "in full", "expansion", "expand", "abbreviation"),
     GENE_IDS)
 
+#: "What kind of protein does BRAF encode?", and "Which of these is a kinase? A) TP53 B) BRAF"
+#: (`biorag.understanding.option_subjects` plans it for a class among options): the class a
+#: gene's names state (`biorag.knowledge.gene_classes`). A class word is no cue of its own:
+#: "Which kinase phosphorylates tau?" asks who does something, not what a gene is
+GENE_CLASS = AnswerField(
+    "gene_class", "class of a gene's product its names state (kinase, receptor, ion channel, "
+    "transcription factor, tumor suppressor, proto-oncogene, enzyme ...)",
+    # only words other fields' cues hold already: a cue's words leave a question's free text
+    # ("enzyme" as a cue word would make "Which enzyme cleaves X?" no literature question)
+    ("kind of protein", "type of protein", "class of protein", "protein class", "protein type"),
+    GENE_IDS)
+
 GENE_FIELDS = (OFFICIAL_SYMBOL, OFFICIAL_NAME, ALIASES, CHROMOSOME, MAP_LOCATION, PROTEIN_CODING, GENE_TYPE,
-               SUMMARY, GENE_CARD, ENSEMBL_ID, ENTREZ_ID, FULL_NAME)
+               SUMMARY, GENE_CARD, ENSEMBL_ID, ENTREZ_ID, FULL_NAME, GENE_CLASS)
 
 
 def is_human(rec: GeneRecord) -> bool:
@@ -213,6 +226,8 @@ def gene_value(field: str, ev: Evidence, rec: GeneRecord) -> str | None:
         return ev.id if ev.id.isdigit() else None
     if field == "full_name":
         return rec.name or None
+    if field == "gene_class":
+        return class_value(class_names(rec.name, rec.designations, symbol)) if symbol else None
     return None
 
 
@@ -319,8 +334,12 @@ def read_gene_field(field: AnswerField, evidence: list[Evidence], about: Sequenc
                        + ". Say which gene you mean (by official symbol or Gene ID).")
     if not values:
         return None
+    # a class no name states is no answer to "what kind of protein" (an option question
+    # still compares it with the other options' classes)
+    refused = ("no name of the gene states what class of product it is"
+               if field.name == "gene_class" and all(v == NO_CLASS for v in values) else "")
     return Reading(list(dict.fromkeys(values)), used, "; ".join(explain),
-                   links=[r.id for r in used])
+                   links=[r.id for r in used], refused=refused)
 
 
 class GeneFields:

@@ -31,7 +31,7 @@ class GeneRecord(SourceRecord):
     retrievers/gene/evidence.py for what each field holds)."""
 
     SOURCE: ClassVar[str] = "gene"
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"hgnc_id", "previous_symbols", "partial_response"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"hgnc_id", "previous_symbols", "partial_response", "designations"})
     symbol: str | None = None
     name: str | None = None
     aliases: list[str] = []
@@ -57,8 +57,11 @@ class GeneRecord(SourceRecord):
     hgnc_id: str | None = None
     previous_symbols: list[str] = []
     partial_response: bool = False
+    #: the product's other names (NCBI gene_info's other designations, E-utilities'
+    #: "otherdesignations"): what they call it states its class ("tumor supressor p53")
+    designations: list[str] = []
 
-    @field_validator("aliases", "mim", "ensembl", "previous_symbols", mode="before")
+    @field_validator("aliases", "mim", "ensembl", "previous_symbols", "designations", mode="before")
     @classmethod
     def _as_list(cls, value: Any) -> Any:
         """One name written bare, or nothing written as "" or None: a list all the same."""

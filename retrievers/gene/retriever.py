@@ -82,6 +82,8 @@ def record_from_esummary(doc: dict[str, Any]) -> GeneRecord:
         summary=doc.get("summary") or None,
         mim=[str(m) for m in doc.get("mim", []) or []],
         status=status,
+        **({"designations": [d for d in doc["otherdesignations"].split("|") if d]}
+           if doc.get("otherdesignations") else {}),
     )
 
 
@@ -235,6 +237,7 @@ def store_evidence(g: dict[str, Any], matched: str) -> Evidence:
         matched=matched,
         hgnc_id=g.get("hgnc_id"),
         previous_symbols=g.get("previous", []),
+        designations=[d for d in (g.get("other_designations") or "").split("|") if d],
         backend="local",
         **{key: g.get(key, []) for key in ("processes", "pathways", "diseases")},
     )

@@ -51,7 +51,7 @@ def test_local_gene_records_round_trip_key_for_key(genes):
     for h in genes:
         rec = GeneRecord.of(h)
         assert json.dumps(rec.as_metadata()) == json.dumps(h.metadata)
-        assert list(h.metadata) == [*GENE_KEYS, "hgnc_id", "previous_symbols"]
+        assert list(h.metadata) == [*GENE_KEYS, "hgnc_id", "previous_symbols", "designations"]
         # a pathway or disease carries no evidence codes, and its dict never had the key
         assert all(set(p) == {"id", "name"} for p in h.metadata["pathways"] + h.metadata["diseases"])
         assert all(set(p) == {"id", "name", "evidence"} for p in h.metadata["processes"])

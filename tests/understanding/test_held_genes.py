@@ -79,7 +79,8 @@ def test_a_record_held_under_its_gene_id_is_held_whatever_it_is_called(lexicon, 
     assert gene.ident == by_symbol[symbol].id
     renamed = by_symbol[symbol].model_copy(update={
         "title": "", "text": "", "metadata": {**by_symbol[symbol].metadata, "symbol": "RENAMED1",
-                                              "aliases": [], "previous_symbols": []}})
+                                              "aliases": [], "previous_symbols": [],
+                                              "designations": []}})
     assert missing_entities(analysis, [renamed], SOURCES) == []
     # the words alone do not hold it: without the source's typed reading it is missing
     assert missing_entities(analysis, [renamed]) == [gene.text]

@@ -88,11 +88,13 @@ def questions(store_path):
     return _kinds(_genes(store_path))
 
 
-@pytest.mark.parametrize("kind", ["chromosome", "band", "coding"])
-def test_the_option_whose_record_states_the_stem_is_chosen_however_written(agent, questions, kind):
-    rng = random.Random(7)
+def right_however_written(agent, questions: list[tuple[str, list[str]]], seed: int) -> float:
+    """The share of right choices over each (stem, options with the gold first) asked five
+    ways: as written, lower case, wrapped politely, without "genes", each in a random option
+    order and letter style. Each way must choose what the first did."""
+    rng = random.Random(seed)
     right = asked = 0
-    for stem, symbols in questions[kind]:
+    for stem, symbols in questions:
         first = _ask(agent, stem, symbols, [0, 1, 2, 3], STYLES[0])
         bare = re.sub(r" genes?\b", "", stem)  # "Which of these is on chromosome 12?"
         for wording in (stem, stem.lower(), f"hi, quick question: {stem[0].lower()}{stem[1:]} thanks", bare):
@@ -102,7 +104,12 @@ def test_the_option_whose_record_states_the_stem_is_chosen_however_written(agent
             assert chosen == first, (wording, symbols, order, chosen, first)
             asked += 1
             right += chosen == 0
-    assert right / asked >= 0.9, (kind, right, asked)
+    return right / asked
+
+
+@pytest.mark.parametrize("kind", ["chromosome", "band", "coding"])
+def test_the_option_whose_record_states_the_stem_is_chosen_however_written(agent, questions, kind):
+    assert right_however_written(agent, questions[kind], 7) >= 0.9, kind
 
 
 def test_two_options_that_both_state_it_choose_none(agent, store_path):
