@@ -373,11 +373,22 @@ def _named_genes(text: str, q: LiteratureQuestion, lexicon: Lexicon) -> list[str
     for written, symbols in named_genes(text, lexicon):
         if not symbols or (len(symbols) > 1 and symbols[0].lower() != written.lower()):
             continue  # an alias of several genes names none of them
+        if symbols[0].lower() != written.lower() and _family_after(written).search(text):
+            continue  # "MAP kinase" is a family, not SGSM3 (whose alias "MAP" is)
         if not re.search(r"[A-Za-z]{2}", written) or (" " in written and not _full_name(written, lexicon)):
             continue
         if symbols[0].lower() not in q.own and written.lower() not in q.own:
             found.append(symbols[0])
     return list(dict.fromkeys(found))
+
+
+def _family_after(written: str) -> re.Pattern[str]:
+    """An alias followed by a word that makes it a family's name ("MAP kinase", "Ras
+    GTPases"): a gene's official symbol so followed is that gene ("BRAF kinase")."""
+    return re.compile(rf"(?<![\w-]){re.escape(written)}[\s-]+(?:{_FAMILY_WORDS})s?\b", re.I)
+
+
+_FAMILY_WORDS = "kinase|phosphatase|receptor|channel|ligase|protease|gtpase|transporter|family|superfamily"
 
 
 def _full_name(written: str, lexicon: Lexicon) -> bool:

@@ -398,3 +398,22 @@ def test_a_name_read_as_two_kinds_is_named_once_in_the_reason(agent):
     r = read_literature(analysis, _ranked(_evidence("10697060")), lexicon=agent.lexicon)
     assert not r.sufficient
     assert r.reason.lower().count("alzheimer disease") == 1 and "Alzheimer disease" in r.reason, r.reason
+
+
+def test_an_alias_before_kinase_names_a_family_not_the_alias_gene(read, agent):
+    """"MAP kinases" is a family; SGSM3, one of whose aliases is "MAP", is not named for it
+    (it was, and a "Which kinase phosphorylates tau?" was answered "SGSM3"). The linker still
+    reads "MAP" as SGSM3's alias; the reader leaves it out for the word after it."""
+    from biorag.loop.literature_question import read_question
+    from biorag.loop.literature_reading import _named_genes
+    from biorag.understanding.name_extraction import named_genes
+
+    sentence = ("Thus, the three MAP kinases and GSK3beta are importantly all strong candidates as tau "
+                "kinases that may be involved in hyperphosphorylation")
+    q = read_question(analyse("Which kinases phosphorylate tau?", agent.retrievers, agent.lexicon))
+    named = _named_genes(sentence, q, agent.lexicon)
+    assert ("MAP", ("SGSM3",)) in named_genes(sentence, agent.lexicon)
+    assert "SGSM3" not in named, named
+    for q_text in _wordings("Which kinases phosphorylate tau?"):
+        r = read(q_text, _ranked(_evidence("10737616")))
+        assert "SGSM3" not in r.named, (q_text, r.named)
