@@ -259,6 +259,16 @@ def class_value(named: list[tuple[str, str]]) -> str:
     return ", ".join(shown) + _SAYS + "; ".join(f"{text} ({where})" for text, where in named)
 
 
+def shortened(value: str, limit: int = 3) -> str:
+    """A gene-class value as shown: its classes and the first `limit` names that say them."""
+    classes, _, named = value.partition(_SAYS)
+    if not named:
+        return value
+    names = [m.group(1) for m in _NAMED.finditer(named)]
+    more = f"; and {len(names) - limit} more" if len(names) > limit else ""
+    return classes + _SAYS + "; ".join(names[:limit]) + more
+
+
 _NAMED = re.compile(r"(?:^|; )((.+?) \((?:full name|other designation|HGNC gene group)\))")
 
 
@@ -267,10 +277,12 @@ def value_states(asked: AskedClass, value: str) -> bool:
     return bool(stating_part(asked, value)) != asked.negated
 
 
-def stating_part(asked: AskedClass, value: str) -> str:
+def stating_part(asked: AskedClass, value: str, limit: int | None = None) -> str:
     """The names of a gene-class value that state the asked class, with where each is from
-    ("" when none does): what an answer quotes."""
+    ("" when none does): what an answer quotes (the first `limit`, and how many more)."""
     if value.endswith(NO_CLASS):
         return ""
-    return "; ".join(m.group(1) for m in _NAMED.finditer(value.split(_SAYS, 1)[-1])
-                     if stating(asked.gene_class, m.group(2), asked.modifiers))
+    said = [m.group(1) for m in _NAMED.finditer(value.split(_SAYS, 1)[-1])
+            if stating(asked.gene_class, m.group(2), asked.modifiers)]
+    more = len(said) - limit if limit is not None and len(said) > limit else 0
+    return "; ".join(said[:limit] if more else said) + (f"; and {more} more" if more else "")

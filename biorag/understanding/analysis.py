@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from biorag.contracts.sources import GENE_IDS, Lexicon, Source, declared_fields
 from biorag.understanding.asked_names import gene_asked_by_name
+from biorag.understanding.class_questions import asks_class_of_gene, in_class, names_class
 from biorag.understanding.cue_names import cue_words_not_genes
 from biorag.understanding.disease_context import context_checks
 from biorag.understanding.entity_linking import find_entities
@@ -46,8 +47,13 @@ from biorag.understanding.intent import (
     own_record,
     plan,
 )
-from biorag.understanding.literature_asks import LiteratureAsk, asked_kind_of, literature_ask
-from biorag.understanding.option_subjects import names_class, subject_options
+from biorag.understanding.literature_asks import (
+    LiteratureAsk,
+    asked_kind_of,
+    claims_yes_no,
+    literature_ask,
+)
+from biorag.understanding.option_subjects import subject_options
 from biorag.understanding.options import Option, split_options
 from biorag.understanding.phenotype_questions import read_feature_list
 from biorag.understanding.program_requests import unwrap_program_request
@@ -112,6 +118,12 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
         # a class asked ("a tumor suppressor") is no entity of its own ("tumor" read as a phenotype)
         kept = [] if analysis.subject_options.by_class else analysis.entities
         analysis.entities = [*kept, *genes]
+    elif not options and claims_yes_no(analysis.core) and asks_class_of_gene(analysis.core, analysis.entities):
+        # "Is TP53 a tumor suppressor gene?": a claim about the gene for the literature, not the
+        # genes of "tumor" (`class_questions` says why not the gene's names)
+        analysis.intent, analysis.free_text = None, True
+        analysis.asks = analysis.asks or LiteratureAsk(("yes_no",), ())
+        analysis.entities = [e for e in analysis.entities if not in_class(e, analysis.core)]
     return analysis
 
 

@@ -8,10 +8,9 @@ option's value must state (`options.choose_by_value`). A stem that names its own
 ("Which of these is an alias of PSMB10?") is answered the usual way instead.
 
 A stem that asks only for a class ("Which of the following is a tumor suppressor?", "Which
-of these genes encodes a receptor tyrosine kinase?") reads each option's gene-class field
-(`biorag.knowledge.gene_classes`): the class is what is wanted, and the words beside it
-("receptor") must stand in the same name. A stem that asks more than the class ("Which
-kinase is mutated in ...?") is not read so: its other words would name no class.
+of these genes encodes a receptor tyrosine kinase?", `class_questions`) reads each option's
+gene-class field: the class is what is wanted, and the words before it ("receptor") must
+stand in the same name.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from biorag.contracts.sources import Source, declared_fields
-from biorag.knowledge.gene_classes import asked_class, class_phrase, class_words
+from biorag.understanding.class_questions import class_asked, in_class
 from biorag.understanding.intent import detect_intent, normalise, plan
 from biorag.understanding.options import Option, SubjectOptions, wanted_band, wanted_place
 from biorag.understanding.question_model import Entity, Intent
@@ -37,11 +36,6 @@ participate plays play role acts act takes take part
 #: protein involved in DNA mismatch repair"): the gene's function is read for them instead
 _YES_NO_FIELDS = frozenset({"protein_coding"})
 _FUNCTION_FIELD = "summary"
-_CLASS_FIELD = "gene_class"
-#: words a class question frames its class with ("encodes a ... gene", "acts as a ... protein")
-_CLASS_FRAME = frozenset("""gene genes protein proteins product products encode encodes encoded encoding
-code codes coding for is are be a an the one act acts as classified considered example
-function functions serve serves""".split())
 #: where a band is asked for, the field that holds it (the chromosome alone cannot tell
 #: 17q21.31 from 17q12)
 _BAND_FIELD = "map_location"
@@ -51,7 +45,7 @@ def subject_options(stem: str, options: list[Option], entities: list[Entity],
                     sources: Mapping[str, Source] | None) -> tuple[Intent, list[Entity], SubjectOptions] | None:
     """(intent, the options as gene entities, what is wanted) when every option names one
     gene, the stem names none itself and asks a field of a gene; None otherwise."""
-    if not sources or len(options) < 2 or any(e.confident and e.kind == "gene" and not _in_class(e, stem)
+    if not sources or len(options) < 2 or any(e.confident and e.kind == "gene" and not in_class(e, stem)
                                               for e in entities):
         return None
     if any(len(o.names) != 1 or o.kinds != ("gene",) for o in options):
@@ -59,8 +53,8 @@ def subject_options(stem: str, options: list[Option], entities: list[Entity],
     if len({o.names[0] for o in options}) < len(options):
         return None  # two options naming one gene: no option can be told apart by its record
     genes = [Entity("gene", o.names[0], True, (o.names[0],), "symbol") for o in options]
-    if (by_class := _class_asked(stem, sources)) is not None:
-        return by_class[0], genes, by_class[1]
+    if (by_class := class_asked(stem, sources)) is not None:
+        return by_class[0], genes, SubjectOptions(by_class[1].text, by_class=True)
     intent = detect_intent(stem, {"gene"}, sources)
     if intent is None or len(intent.hops) != 1 or intent.hops[0].takes != ("gene",):
         return None
@@ -71,29 +65,6 @@ def subject_options(stem: str, options: list[Option], entities: list[Entity],
     if hop.field.name in _YES_NO_FIELDS and set(wanted.split()) - {"not"}:
         intent = _on_field(intent, _FUNCTION_FIELD, sources)
     return intent, genes, SubjectOptions(wanted)
-
-
-def _in_class(entity: Entity, stem: str) -> bool:
-    """Whether a name found in the stem is part of the class it names ("E3" of "an E3
-    ubiquitin ligase" is no gene of its own)."""
-    found = class_phrase(stem)
-    return found is not None and set(class_words(entity.span or entity.text)) <= set(class_words(stem)[found[1]:found[2]])
-
-
-def names_class(stem: str) -> bool:
-    """Whether a stem names a gene class at all (the analysis then tries the options as its subjects)."""
-    return class_phrase(stem) is not None
-
-
-def _class_asked(stem: str, sources: Mapping[str, Source]) -> tuple[Intent, SubjectOptions] | None:
-    """(the gene-class intent, what is wanted) when the stem asks only for a class (see the
-    module docstring); None otherwise."""
-    wanted = " ".join(w for w in _wanted(stem, ()).split() if w not in _CLASS_FRAME)
-    asked = asked_class(wanted)
-    if asked is None or len(asked.modifiers) > 2:
-        return None
-    intent = plan(_CLASS_FIELD, {"gene"}, declared_fields(sources))
-    return (intent, SubjectOptions(asked.text, by_class=True)) if intent is not None else None
 
 
 def _on_field(intent: Intent, name: str, sources: Mapping[str, Source]) -> Intent:

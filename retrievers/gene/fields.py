@@ -19,7 +19,7 @@ from typing import Any
 
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import GENE_IDS, AnswerField, HeldGene, Reading
-from biorag.knowledge.gene_classes import NO_CLASS, class_names, class_value
+from biorag.knowledge.gene_classes import NO_CLASS, class_names, class_value, shortened
 from retrievers.gene.evidence import QUERY_PATTERN
 from retrievers.gene.record import Annotation, GeneRecord
 
@@ -336,10 +336,12 @@ def read_gene_field(field: AnswerField, evidence: list[Evidence], about: Sequenc
         return None
     # a class no name states is no answer to "what kind of protein" (an option question
     # still compares it with the other options' classes)
-    refused = ("no name of the gene states what class of product it is"
-               if field.name == "gene_class" and all(v == NO_CLASS for v in values) else "")
+    refused, text = "", None
+    if field.name == "gene_class":
+        refused = "no name of the gene states what class of product it is" if all(v == NO_CLASS for v in values) else ""
+        text = ", ".join(dict.fromkeys(shortened(v) for v in values))  # the values keep every name
     return Reading(list(dict.fromkeys(values)), used, "; ".join(explain),
-                   links=[r.id for r in used], refused=refused)
+                   links=[r.id for r in used], refused=refused, text=text)
 
 
 class GeneFields:

@@ -73,6 +73,10 @@ def test_esummary_record_reads_the_document():
     rec = record_from_esummary(doc)
     assert (rec.symbol, rec.aliases, rec.tax_id, rec.mim, rec.status) == \
         ("PSMB10", ["LMP10", "MECL1"], 9606, ["176847"], "live")
+    assert "designations" not in rec.as_metadata()  # none given, no key (as before)
+    # NCBI's other designations, "|"-separated, are what the gene-class field reads
+    rec = record_from_esummary({**doc, "otherdesignations": "proteasome subunit beta type-10|low molecular mass protein 10"})
+    assert rec.designations == ["proteasome subunit beta type-10", "low molecular mass protein 10"]
 
 
 def test_hand_written_record_of_older_shape_reads(genes):
