@@ -31,6 +31,37 @@ def normalise(text: str) -> str:
     return " ".join(name_words(text))
 
 
+#: words by which a finding is said to be up or down, each read as any of the others:
+#: HPO lists "elevated creatine kinase" and "increased serum CK", people write "raised CK"
+_UP = ("elevated", "increased", "high", "raised", "higher", "heightened")
+_DOWN = ("decreased", "reduced", "low", "lowered", "lower", "diminished")
+#: where a level is measured, which a synonym may or may not name
+_SPECIMENS = ("serum", "circulating", "blood", "plasma")
+_LEVELS = ("level", "concentration")
+
+
+def phrase_variants(key: str) -> list[str]:
+    """Other ways of writing a normalised phrase that says a level is up or down: the
+    direction word swapped for another of its own ("raised ck" -> "increased ck"), a
+    specimen word added or dropped ("increased serum ck"), a trailing "level" dropped.
+    Empty for a phrase that does not open with such a word. Matching tries the phrase
+    itself first; these only when it matches nothing."""
+    words = key.split()
+    if len(words) < 2 or words[0] not in _UP + _DOWN:
+        return []
+    same = _UP if words[0] in _UP else _DOWN
+    rests = [words[1:]]
+    if rests[0][-1] in _LEVELS and len(rests[0]) > 1:
+        rests.append(rests[0][:-1])  # "raised ck level": "increased ck" too
+    bodies = []
+    for rest in rests:
+        bare = rest[1:] if rest[0] in _SPECIMENS and len(rest) > 1 else rest
+        bodies += [bare, *([s, *bare] for s in _SPECIMENS)]
+    out = dict.fromkeys(" ".join([w, *b]) for w in same[:3] for b in bodies)
+    out.pop(key, None)
+    return list(out)
+
+
 def term_number(hpo_id: str) -> int | None:
     """HP:0001250 -> 1250; None when it is not an HPO term id."""
     m = _TERM_ID.fullmatch(str(hpo_id))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from biorag.knowledge.disease_gene_order import order_genes
 from biorag.knowledge.phenotype_names import name_words as words
-from biorag.knowledge.phenotype_names import negation_pieces
+from biorag.knowledge.phenotype_names import negation_pieces, phrase_variants
 from biorag.knowledge.phenotype_names import term_number as _term_number
 from biorag.knowledge.phenotype_scoring import PhenotypeModel
 from biorag.knowledge.phenotype_types import (
@@ -147,11 +148,7 @@ class HpoStore:
                 phrase = " ".join(ws[i:i + n])
                 if n == 1 and (phrase in NOT_PHENOTYPES or len(phrase) < 4):
                     continue
-                rows = self._con.execute(
-                    "SELECT t.* FROM term_names n JOIN terms t ON t.term = n.term WHERE n.name_norm=? "
-                    f"AND {IS_PHENOTYPE} ORDER BY (n.kind = 'broad'), (n.kind != 'name'), t.n_genes DESC",
-                    (phrase,),
-                ).fetchall()
+                rows = self._named(phrase)
                 if rows:
                     out.append((dict(rows[0]), phrase))
                     i += n
@@ -159,6 +156,17 @@ class HpoStore:
             else:
                 i += 1
         return out
+
+    def _named(self, phrase: str) -> list[sqlite3.Row]:
+        """The phenotype terms a normalised phrase names (its own name before a synonym, then
+        the commoner term); when none, those it names written as HPO does ("raised ck":
+        "increased serum ck", `phrase_variants`), the variants in their order."""
+        query = ("SELECT t.* FROM term_names n JOIN terms t ON t.term = n.term WHERE n.name_norm=? "
+                 f"AND {IS_PHENOTYPE} ORDER BY (n.kind = 'broad'), (n.kind != 'name'), t.n_genes DESC")
+        for key in (phrase, *phrase_variants(phrase)):
+            if rows := self._con.execute(query, (key,)).fetchall():
+                return rows
+        return []
 
     @staticmethod
     def _match(t: dict[str, Any], text: str, excluded: bool = False) -> TermMatch:
