@@ -175,7 +175,7 @@ class AskedClass:
 
     @property
     def text(self) -> str:
-        return " ".join([*("not" for _ in [0] if self.negated), *self.modifiers, self.gene_class.name])
+        return " ".join([*(["not"] if self.negated else []), *self.modifiers, self.gene_class.name])
 
 
 def class_phrase(text: str) -> tuple[GeneClass, int, int] | None:
