@@ -45,17 +45,18 @@ def in_class(entity: Entity, text: str) -> bool:
         set(class_words(entity.span or entity.text)) <= set(class_words(text)[found[1]:found[2]])
 
 
-def class_asked(text: str, sources: Mapping[str, Source] | None, leave_out: Sequence[str] = ()) -> \
-        tuple[Intent, AskedClass] | None:
-    """(the gene-class intent, the class asked) when the text, less its framing and the names
-    in `leave_out` (the gene it is asked of), asks for a class and nothing more; None otherwise."""
-    if not sources or (asked := _asked(text, leave_out)) is None:
+def class_asked(text: str, sources: Mapping[str, Source] | None) -> tuple[Intent, AskedClass] | None:
+    """(the gene-class intent, the class asked) when the text, less its framing, asks for a
+    class and nothing more; None otherwise."""
+    if not sources or (asked := _asked(text, ())) is None:
         return None
     intent = plan(CLASS_FIELD, {"gene"}, declared_fields(sources))
     return (intent, asked) if intent is not None else None
 
 
 def _asked(text: str, leave_out: Sequence[str]) -> AskedClass | None:
+    """The class the text asks for once its framing and the names in `leave_out` (the gene
+    it is asked of) are set aside (at most two narrowing words before it)."""
     text = normalise(text)
     for name in leave_out:
         text = text.replace(f" {normalise(name).strip()} ", " ")
