@@ -9,9 +9,8 @@ from pathlib import Path
 
 from biorag.contracts.sources import LexiconHit
 from biorag.knowledge.phenotype_names import name_words as words
-from biorag.knowledge.phenotype_names import phrase_variants
 from biorag.storage.sqlite_store import open_read_only
-from retrievers.stores.hpo_store import IS_PHENOTYPE, NOT_PHENOTYPES, SOURCE, build_command_hint
+from retrievers.stores.hpo_store import NOT_PHENOTYPES, SOURCE, build_command_hint, terms_named
 
 
 class PhenotypeLexicon:
@@ -45,33 +44,9 @@ class PhenotypeLexicon:
         if not by_key:
             return []
         if self._con is None:
-            self._con = open_read_only(self.path, SOURCE, build_command_hint(self.path))
-        out = []
-        found = self._terms(list(by_key))
-        for key, (tid, name) in found.items():
-            out += [LexiconHit(span.lower(), "phenotype", name, name, tid, "hpo") for span in by_key[key]]
-        # a phrase no name matches as written, written as HPO does ("raised CK": "increased serum CK")
-        variants = {v: key for key in by_key if key not in found for v in phrase_variants(key)}
-        written: set[str] = set()
-        for v, (tid, name) in self._terms(list(variants)).items():
-            if variants[v] not in written:
-                written.add(variants[v])
-                out += [LexiconHit(span.lower(), "phenotype", name, name, tid, "hpo") for span in by_key[variants[v]]]
-        return out
-
-    def _terms(self, keys: list[str]) -> dict[str, tuple[str, str]]:
-        """Normalised phrase -> (term id, name) of the phenotype terms named so: per phrase its
-        own name before a synonym, then the commoner term (keys in the order given)."""
-        if not keys:
-            return {}
-        rows = self._con.execute(
-            "SELECT n.name_norm, t.id, t.name FROM term_names n JOIN terms t ON t.term = n.term "
-            f"WHERE n.name_norm IN ({','.join('?' * len(keys))}) AND {IS_PHENOTYPE} "
-            "ORDER BY (n.kind = 'broad'), (n.kind != 'name'), t.n_genes DESC", keys).fetchall()
-        found: dict[str, tuple[str, str]] = {}
-        for key, tid, name in rows:
-            found.setdefault(key, (tid, name))
-        return {k: found[k] for k in keys if k in found}
+            self._con = open_read_only(self.path, SOURCE, build_command_hint(self.path), rows=True)
+        return [LexiconHit(span.lower(), "phenotype", t["name"], t["name"], t["id"], "hpo")
+                for key, t in terms_named(self._con, list(by_key)).items() for span in by_key[key]]
 
     def close(self) -> None:
         if self._con is not None:

@@ -56,6 +56,35 @@ _DISEASE_ID = re.compile(r"\b(OMIM|ORPHA|DECIPHER):(\d+)\b", re.I)
 _POSSESSIVE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 _HPO_ID = re.compile(r"\bHP:(\d{7})\b", re.I)
 
+def terms_named(con: sqlite3.Connection, phrases: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Normalised phrase -> the phenotype term it names (the term's row): its own name before
+    a synonym, a broad synonym last, then the commoner term. A phrase that names none as
+    written is tried as HPO writes it ("raised ck": "increased serum ck", `phrase_variants`),
+    the first variant that names one, in their order; phrases that name none are left out.
+    `con` returns `sqlite3.Row`s. What the store's sentences and the question lexicon read."""
+    def first(keys: list[str]) -> dict[str, sqlite3.Row]:
+        if not keys:
+            return {}
+        rows = con.execute(
+            "SELECT n.name_norm AS said, t.* FROM term_names n JOIN terms t ON t.term = n.term "
+            f"WHERE n.name_norm IN ({','.join('?' * len(keys))}) AND {IS_PHENOTYPE} "
+            "ORDER BY (n.kind = 'broad'), (n.kind != 'name'), t.n_genes DESC", keys).fetchall()
+        best: dict[str, sqlite3.Row] = {}
+        for row in rows:
+            best.setdefault(row["said"], row)
+        return best
+
+    asked = list(dict.fromkeys(phrases))
+    found = first(asked)
+    out = {p: dict(found[p]) for p in asked if p in found}
+    variants = [(v, p) for p in asked if p not in found for v in phrase_variants(p)]
+    written = first(list(dict.fromkeys(v for v, _ in variants)))
+    for v, p in variants:
+        if v in written:
+            out.setdefault(p, dict(written[v]))
+    return out
+
+
 def hpo_store_path(settings: Settings) -> Path:
     return Path(settings.data_dir) / "hpo_store.sqlite"
 
@@ -148,25 +177,13 @@ class HpoStore:
                 phrase = " ".join(ws[i:i + n])
                 if n == 1 and (phrase in NOT_PHENOTYPES or len(phrase) < 4):
                     continue
-                rows = self._named(phrase)
-                if rows:
-                    out.append((dict(rows[0]), phrase))
+                if term := terms_named(self._con, [phrase]).get(phrase):
+                    out.append((term, phrase))
                     i += n
                     break
             else:
                 i += 1
         return out
-
-    def _named(self, phrase: str) -> list[sqlite3.Row]:
-        """The phenotype terms a normalised phrase names (its own name before a synonym, then
-        the commoner term); when none, those it names written as HPO does ("raised ck":
-        "increased serum ck", `phrase_variants`), the variants in their order."""
-        query = ("SELECT t.* FROM term_names n JOIN terms t ON t.term = n.term WHERE n.name_norm=? "
-                 f"AND {IS_PHENOTYPE} ORDER BY (n.kind = 'broad'), (n.kind != 'name'), t.n_genes DESC")
-        for key in (phrase, *phrase_variants(phrase)):
-            if rows := self._con.execute(query, (key,)).fetchall():
-                return rows
-        return []
 
     @staticmethod
     def _match(t: dict[str, Any], text: str, excluded: bool = False) -> TermMatch:
