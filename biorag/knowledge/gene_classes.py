@@ -259,14 +259,16 @@ def class_value(named: list[tuple[str, str]]) -> str:
     return ", ".join(shown) + _SAYS + "; ".join(f"{text} ({where})" for text, where in named)
 
 
-def shortened(value: str, limit: int = 3) -> str:
+#: the names an answer about a gene's class quotes (a gene may have a dozen saying it)
+QUOTED_NAMES = 3
+
+
+def shortened(value: str, limit: int = QUOTED_NAMES) -> str:
     """A gene-class value as shown: its classes and the first `limit` names that say them."""
     classes, _, named = value.partition(_SAYS)
     if not named:
         return value
-    names = [m.group(1) for m in _NAMED.finditer(named)]
-    more = f"; and {len(names) - limit} more" if len(names) > limit else ""
-    return classes + _SAYS + "; ".join(names[:limit]) + more
+    return classes + _SAYS + _quoted([m.group(1) for m in _NAMED.finditer(named)], limit)
 
 
 _NAMED = re.compile(r"(?:^|; )((.+?) \((?:full name|other designation|HGNC gene group)\))")
@@ -282,7 +284,11 @@ def stating_part(asked: AskedClass, value: str, limit: int | None = None) -> str
     ("" when none does): what an answer quotes (the first `limit`, and how many more)."""
     if value.endswith(NO_CLASS):
         return ""
-    said = [m.group(1) for m in _NAMED.finditer(value.split(_SAYS, 1)[-1])
-            if stating(asked.gene_class, m.group(2), asked.modifiers)]
-    more = len(said) - limit if limit is not None and len(said) > limit else 0
-    return "; ".join(said[:limit] if more else said) + (f"; and {more} more" if more else "")
+    return _quoted([m.group(1) for m in _NAMED.finditer(value.split(_SAYS, 1)[-1])
+                    if stating(asked.gene_class, m.group(2), asked.modifiers)], limit)
+
+
+def _quoted(names: list[str], limit: int | None) -> str:
+    """Names as quoted: the first `limit` (all when None), then how many more."""
+    more = len(names) - limit if limit is not None and len(names) > limit else 0
+    return "; ".join(names[:limit] if more else names) + (f"; and {more} more" if more else "")

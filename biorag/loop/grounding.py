@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import Reading, Source
-from biorag.knowledge.gene_classes import asked_class, stating_part
+from biorag.knowledge.gene_classes import QUOTED_NAMES, stating_part
 from biorag.loop.links import gene_disease_link
 from biorag.understanding.analysis import RSID, Analysis, Hop
 from biorag.understanding.literature_asks import wants_yes_no
@@ -206,31 +206,27 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
     return answer
 
 
-#: the names an answer about a gene's class quotes (a gene may have a dozen saying it)
-_QUOTED_NAMES = 3
-
-
 def _option_by_record(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source]) -> StructuredAnswer | None:
     """The one option whose record's field states what the stem wants (`SubjectOptions`),
     once every option's record has been read; then a line with that option's value."""
-    hop, wanted = analysis.intent.hops[0], analysis.subject_options.wanted
+    hop, subject = analysis.intent.hops[0], analysis.subject_options
     read = {o: _read(hop, evidence, sources, [o.names[0]]) for o in analysis.options}
     if any(r is None or not r.answer or r.ambiguous for r in read.values()):
         return None  # an option not read yet may state it too
     # every value read, not the answer as shown (a gene-class answer shows only some names)
     values = {o: ", ".join(r.values) for o, r in read.items()}
-    chosen = choose_by_value(wanted, values, analysis.subject_options.by_class)
+    chosen = choose_by_value(subject, values)
     if chosen is None:
         return None
     reading = read[chosen]
-    because = f"; {hop.field.description}: {wanted}" if wanted else ""
+    because = f"; {hop.field.description}: {subject.wanted}" if subject.wanted else ""
     name = chosen.names[0]
-    value = values[chosen] if analysis.subject_options.by_class else reading.answer
-    if analysis.subject_options.by_class and (asked := asked_class(wanted)):
+    value = reading.answer
+    if (asked := subject.gene_class) is not None:
         # the names that say it, not every class the gene has; asked for the one that is
         # not, what sets it apart is that no name of its says it
         value = (f"none of its names states {asked.gene_class.name}; each other option's does" if asked.negated
-                 else stating_part(asked, value, limit=_QUOTED_NAMES))
+                 else stating_part(asked, values[chosen], limit=QUOTED_NAMES))
     value = value if value.startswith(f"{name}: ") else f"{name}: {value}"
     return StructuredAnswer(f"{option_line(chosen)}\n{value}", reading.used,
                             f"{reading.explanation}; the one option whose record states it{because}")

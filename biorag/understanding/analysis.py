@@ -116,7 +116,7 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
         # "Which of these genes is on chromosome 12? A) TP53 B) KRAS": the options are the genes asked about
         analysis.intent, genes, analysis.subject_options = read
         # a class asked ("a tumor suppressor") is no entity of its own ("tumor" read as a phenotype)
-        kept = [] if analysis.subject_options.by_class else analysis.entities
+        kept = [] if analysis.subject_options.gene_class is not None else analysis.entities
         analysis.entities = [*kept, *genes]
     elif not options and claims_yes_no(analysis.core) and asks_class_of_gene(analysis.core, analysis.entities):
         # "Is TP53 a tumor suppressor gene?": a claim about the gene for the literature, not the

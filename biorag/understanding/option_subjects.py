@@ -54,7 +54,7 @@ def subject_options(stem: str, options: list[Option], entities: list[Entity],
         return None  # two options naming one gene: no option can be told apart by its record
     genes = [Entity("gene", o.names[0], True, (o.names[0],), "symbol") for o in options]
     if (by_class := class_asked(stem, sources)) is not None:
-        return by_class[0], genes, SubjectOptions(by_class[1].text, by_class=True)
+        return by_class[0], genes, SubjectOptions(by_class[1].text, gene_class=by_class[1])
     intent = detect_intent(stem, {"gene"}, sources)
     if intent is None or len(intent.hops) != 1 or intent.hops[0].takes != ("gene",):
         return None

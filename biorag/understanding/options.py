@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from biorag.knowledge.gene_classes import asked_class, value_states
+from biorag.knowledge.gene_classes import AskedClass, value_states
 
 #: an option label: "(A)", "A)", "A.", "a)", "(a)", "1.", "1)", at a line start or after a space
 _LABEL = re.compile(r"(?:(?<=\s)|^)(?:\(([A-Ha-h]|[1-8])\)|([A-Ha-h]|[1-8])[.)])[ \t]+(?=\S)")
@@ -35,12 +35,12 @@ class SubjectOptions:
     """The options are what the stem asks about ("Which of these genes is on chromosome 12?
     A) TP53 B) KRAS"): each option's record is read for the asked field, and the chosen
     option is the one whose value states `wanted`, the stem's words beyond the field's own
-    ("chromosome 12"; empty for a yes/no field such as "is protein coding"). `by_class`:
-    `wanted` is a gene class ("not tumor suppressor"), stated by a gene-class value only
-    in a name's head (`biorag.knowledge.gene_classes.value_states`)."""
+    ("chromosome 12"; empty for a yes/no field such as "is protein coding"). `gene_class`:
+    the class the stem asks for ("not a tumor suppressor"; `wanted` is its text), stated by
+    a gene-class value only in a name's head (`biorag.knowledge.gene_classes.value_states`)."""
 
     wanted: str
-    by_class: bool = False
+    gene_class: AskedClass | None = None
 
 
 def _style(label: str) -> str:
@@ -145,12 +145,11 @@ def states(wanted: str, value: str) -> bool:
     return negated != (words <= {_stem(w) for w in _key(value).split()})
 
 
-def choose_by_value(wanted: str, values: dict[Option, str], by_class: bool = False) -> Option | None:
-    """The one option whose value `states` what is wanted (a gene class: `value_states`);
+def choose_by_value(subject: SubjectOptions, values: dict[Option, str]) -> Option | None:
+    """The one option whose value `states` what the stem wants (a gene class: `value_states`);
     None when none or several do."""
-    if by_class:
-        asked = asked_class(wanted)
-        stating = [o for o, v in values.items() if asked is not None and value_states(asked, v)]
+    if (asked := subject.gene_class) is not None:
+        stating = [o for o, v in values.items() if value_states(asked, v)]
     else:
-        stating = [o for o, v in values.items() if states(wanted, v)]
+        stating = [o for o, v in values.items() if states(subject.wanted, v)]
     return stating[0] if len(stating) == 1 else None

@@ -92,14 +92,14 @@ def test_the_same_class_word_routes_by_what_is_asked(agent):
 
     sources = agent.retrievers
     asked = analyse("Which of these genes encodes a kinase? A) TP53 B) BRAF C) APOE", sources, agent.lexicon)
-    assert asked.intent.kind == "gene_class" and asked.subject_options.by_class
+    assert asked.intent.kind == "gene_class" and asked.subject_options.gene_class is not None
     for question in ("Which kinase phosphorylates tau?",
                      "Which kinase phosphorylates tau? A) GSK3B B) APOE C) PSEN1 D) APP",
                      "Which of these kinases is on chromosome 7? A) BRAF B) AKT1 C) MTOR",
                      "Which tumor suppressor is mutated in retinoblastoma? A) RB1 B) TP53 C) APC D) VHL"):
         read = analyse(question, sources, agent.lexicon)
         assert read.intent is None or read.intent.kind != "gene_class", (question, read.intent)
-        assert read.subject_options is None or not read.subject_options.by_class, question
+        assert read.subject_options is None or read.subject_options.gene_class is None, question
     # words after the class ask something of it: the disease's genes answer, not a class
     answer = agent.answer("Which tumor suppressor is mutated in retinoblastoma? A) RB1 B) TP53 C) APC D) VHL")
     assert answer.sufficient and answer.answer.splitlines()[0] == "RB1 (option A)", answer.answer
