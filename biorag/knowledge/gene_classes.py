@@ -111,13 +111,14 @@ def head(segment: str, through_subunit: bool = False) -> list[str]:
     """A name part's words up to its head: identifiers and tail words ("subfamily A member 1")
     taken off its end. A catalytic subunit is the enzyme; any other subunit is the class only
     `through_subunit` (a channel's or a receptor's subunits form it, a kinase's regulatory
-    subunit is no kinase)."""
+    subunit is no kinase). A "non-" word says what it is not: PTPN11's "protein tyrosine
+    phosphatase non-receptor type 11" is a phosphatase, no receptor."""
     tokens = [t for t in segment.split() if t.strip(_PUNCT)]
     while tokens:
         last = tokens[-1]
         low = class_words(last)
         before = class_words(tokens[-2])[-1:] if len(tokens) > 1 else []
-        if _is_identifier(last) or (low and low[-1] in _TAILS):
+        if _is_identifier(last) or (low and low[-1] in _TAILS) or last.lower().startswith("non-"):
             tokens.pop()
         elif low and low[-1] == "subunit" and (through_subunit or before == ["catalytic"]):
             tokens.pop()
@@ -159,7 +160,8 @@ def stating(gene_class: GeneClass, name: str, modifiers: Iterable[str] = ()) -> 
             continue
         if gene_class.name == "ion channel" and _NOT_ION.intersection(words):
             continue
-        if wanted <= set(class_words(part)):
+        said = class_words(part)  # a word after "non" is what it is not ("non-receptor tyrosine kinase")
+        if wanted <= {w for i, w in enumerate(said) if i == 0 or said[i - 1] != "non"}:
             return True
     return False
 

@@ -122,12 +122,23 @@ def test_the_same_class_word_routes_by_what_is_asked(agent):
     ("insulin receptor substrate 1", "receptor", False),
     ("hexokinase 1", "kinase", True),
     ("serine/threonine-protein kinase/endoribonuclease IRE1", "kinase", True),
+    # "non-" says what it is not (PTPN11, and ABL1's kinase is no receptor tyrosine kinase)
+    ("protein tyrosine phosphatase non-receptor type 11", "receptor", False),
+    ("protein tyrosine phosphatase non-receptor type 11", "phosphatase", True),
 ])
 def test_a_name_states_a_class_only_in_its_head(name, cls, expected):
     from biorag.knowledge.gene_classes import CLASSES, stating
 
     gene_class = next(c for c in CLASSES if c.name == cls)
     assert stating(gene_class, name) is expected
+
+
+def test_a_word_after_non_is_no_narrowing_of_the_class():
+    from biorag.knowledge.gene_classes import CLASSES, stating
+
+    tyrosine_kinase = next(c for c in CLASSES if c.name == "tyrosine kinase")
+    name = "ABL proto-oncogene 1, non-receptor tyrosine kinase"  # ABL1's HGNC name
+    assert stating(tyrosine_kinase, name) and not stating(tyrosine_kinase, name, ["receptor"])
 
 
 @pytest.mark.parametrize("question", [
