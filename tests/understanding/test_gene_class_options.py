@@ -156,6 +156,20 @@ def test_what_kind_of_protein_a_gene_encodes_is_its_classes_first(agent, questio
     assert "(full name)" in first
 
 
+def test_what_kind_of_protein_a_kinase_encodes_is_kinase_however_asked(agent, pools):
+    """Of ten genes with a protein-kinase EC number (HGNC's, which the reader never reads),
+    asked three ways: the first line names a kinase class, the same line in every wording."""
+    kinases, _ = pools["kinase"]
+    for symbol in drawn(kinases, kinases, 10, 9):
+        symbol = symbol[0]
+        firsts = {agent.answer(q.format(symbol)).answer.splitlines()[0]
+                  for q in ("What kind of protein does {} encode?", "{}: what type of protein?",
+                            "please tell me what class of protein {} is, thanks")}
+        assert len(firsts) == 1, (symbol, firsts)
+        classes = firsts.pop().split(" \u2014 ")[0]
+        assert "kinase" in classes, (symbol, classes)
+
+
 def test_a_gene_whose_names_state_no_class_is_not_answered_and_gene_type_stays(agent):
     answer = agent.answer("What kind of protein does RB1 encode?")
     assert not answer.sufficient and "no name of the gene states what class" in answer.answer, answer.answer
