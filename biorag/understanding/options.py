@@ -2,7 +2,9 @@
 
 Options come in the formats exams use, on one line or on several: "A) APOE B) PSEN1",
 "A. APOE" per line (MedMCQA, MedQA, MMLU as the evaluation harness writes them),
-"(a) ... (b) ...", "1. ... 2. ...". The stem (the question without its options) is what
+"(a) ... (b) ...", "1. ... 2. ...", and unlabelled as people type them: "Which of these is a
+tumour suppressor: MYC, RB1, KRAS or ERBB2?", "Which of MYC, RB1 or KRAS is a tumour
+suppressor?" (`unlabelled_options`). The stem (the question without its options) is what
 is understood and searched; the answer is the one option the evidence names for the asked
 field, or nothing (the loop then reports insufficient). Never a list beyond the options.
 """
@@ -22,7 +24,7 @@ _TRAILING = re.compile(r"[\s,;]*(?:\bor\b)?[\s,;]*$", re.I)
 
 @dataclass(frozen=True)
 class Option:
-    label: str  # as the question writes it: "B", "b", "2"
+    label: str  # as the question writes it: "B", "b", "2"; "" when the question gives none
     text: str
     #: what the option's words name (official symbols, disease names), beside its text
     names: tuple[str, ...] = ()
@@ -77,7 +79,39 @@ def split_options(question: str) -> tuple[str, list[Option]]:
             options.append(Option(a.group(1) or a.group(2), text))
         if all(o.text for o in options):
             return stem, options
-    return question, []
+    return unlabelled_options(question)
+
+
+#: "which of these", "which one of the following", "which of them": a stem that asks for one
+#: of a list, which may then follow without "or"
+_WHICH_OF = re.compile(r"\bwhich\s+(?:one\s+)?of\s+(?:these|those|the\s+following|them)\b", re.I)
+#: the stem, then the list after a colon or a question mark: "Which of these is X: A, B or C?"
+_LIST_AFTER = re.compile(r"^(?P<stem>.*\bwhich\b[^:?]*?)\s*[:?]\s*(?P<items>[^:?]+?)\s*[?.]?\s*$", re.I | re.S)
+#: the list inside the stem: "Which of A, B or C is X?" (the list ends at its verb)
+_LIST_INSIDE = re.compile(r"^(?P<lead>.*?\bwhich\s+(?:one\s+)?of)\s+(?!these\b|those\b|the\s+following\b|them\b)"
+                          r"(?P<items>[^?:]+?,[^?:]+?\bor\s+[^?:]+?)\s+(?P<verb>is|are|encodes?|codes|has|lies|maps)\b"
+                          r"(?P<rest>[^?]*)\??\s*$", re.I | re.S)
+_ITEM_SPLIT = re.compile(r"\s*,\s*(?:or\s+)?|\s+or\s+", re.I)
+_MAX_ITEM_WORDS = 5
+
+
+def unlabelled_options(question: str) -> tuple[str, list[Option]]:
+    """(stem, options) of a choice written without labels, or (question, []). The list must
+    offer a choice: joined by "or", or only commas after a stem that asks "which of these";
+    "and" lists a set, not a choice ("Which of these genes share a pathway: A, B and C?"
+    keeps its gene list). Each option is a short name (up to five words)."""
+    if m := _LIST_AFTER.match(question):
+        stem, items = m.group("stem").strip(), m.group("items")
+        choice = bool(re.search(r"\bor\b", items, re.I)) or (_WHICH_OF.search(stem) and not re.search(r"\band\b", items, re.I))
+    elif m := _LIST_INSIDE.match(question):
+        stem = f"{m.group('lead')} these {m.group('verb')}{m.group('rest')}?".strip()
+        items, choice = m.group("items"), True
+    else:
+        return question, []
+    texts = [t.strip().rstrip(".") for t in _ITEM_SPLIT.split(items.strip())]
+    if not choice or len(texts) < 2 or not all(t and len(t.split()) <= _MAX_ITEM_WORDS for t in texts):
+        return question, []
+    return stem, [Option("", t) for t in texts]
 
 
 def _key(text: str) -> str:
@@ -94,7 +128,7 @@ def choose(options: list[Option], values: list[str]) -> Option | None:
 
 
 def option_line(option: Option) -> str:
-    return f"{option.text} (option {option.label})"
+    return f"{option.text} (option {option.label})" if option.label else option.text
 
 
 #: a band, never the start of a word ("XPA") nor cut before its decimals ("17q21" of "17q21.31")

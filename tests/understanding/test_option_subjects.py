@@ -14,7 +14,11 @@ import sqlite3
 import pytest
 
 STYLES = ["A) {} B) {} C) {} D) {}", "(a) {} (b) {} (c) {} (d) {}", "\nA. {}\nB. {}\nC. {}\nD. {}",
-          "1. {} 2. {} 3. {} 4. {}"]
+          "1. {} 2. {} 3. {} 4. {}",
+          # unlabelled, as people type a choice: "Which of these ...: A, B, C or D?" and
+          # "Which of A, B, C or D ...?" (a stem that names no "these" gets the first)
+          "colon", "inline"]
+_THESE = re.compile(r"\bwhich\s+(?:one\s+)?of\s+these(?:\s+genes?)?\b", re.I)
 _PLAIN_SYMBOL = re.compile(r"^[A-Z][A-Z0-9]{2,7}$")
 
 
@@ -78,8 +82,17 @@ def _chosen(agent, question: str, labels: str) -> int | None:
 
 def _ask(agent, stem: str, symbols: list[str], order: list[int], style: str) -> int | None:
     """The original index of the option chosen when the options stand in `order`."""
+    ordered = [symbols[i] for i in order]
+    if style in ("colon", "inline"):
+        listed = f"{', '.join(ordered[:-1])} or {ordered[-1]}"
+        if style == "inline" and _THESE.search(stem):
+            question = _THESE.sub(lambda m: f"{m.group(0).split()[0]} of {listed}", stem, count=1)
+        else:
+            question = stem.replace("?", f": {listed}?", 1) if "?" in stem else f"{stem}: {listed}?"
+        first = agent.answer(question).answer.splitlines()[0]
+        return order[ordered.index(first)] if first in ordered else None
     labels = "1234" if style.startswith("1") else "abcd"
-    chosen = _chosen(agent, f"{stem} " + style.format(*(symbols[i] for i in order)), labels)
+    chosen = _chosen(agent, f"{stem} " + style.format(*ordered), labels)
     return order[chosen] if chosen is not None else None
 
 
@@ -179,3 +192,35 @@ def test_a_band_is_read_whole_and_only_as_a_band(text, band):
     from biorag.understanding.options import wanted_band
 
     assert wanted_band(text) == band
+
+
+@pytest.mark.parametrize(("question", "stem", "options"), [
+    ("Which of these is a tumour suppressor gene: MYC, RB1, KRAS or ERBB2?", "Which of these is a tumour suppressor gene",
+     ["MYC", "RB1", "KRAS", "ERBB2"]),
+    ("Which of these is a tumor suppressor: MYC, RB1, KRAS, ERBB2", "Which of these is a tumor suppressor",
+     ["MYC", "RB1", "KRAS", "ERBB2"]),
+    ("Which of MYC, TP53 or KRAS is a tumour suppressor?", "Which of these is a tumour suppressor?", ["MYC", "TP53", "KRAS"]),
+    ("Which is on chromosome 17? TP53, KRAS or MYC", "Which is on chromosome 17", ["TP53", "KRAS", "MYC"]),
+])
+def test_a_choice_written_without_labels_is_read_as_options(question, stem, options):
+    from biorag.understanding.options import split_options
+
+    found_stem, found = split_options(question)
+    assert (found_stem, [o.text for o in found], {o.label for o in found}) == (stem, options, {""})
+
+
+@pytest.mark.parametrize("question", [
+    "Which of these genes share a pathway: BRCA1, BRCA2 and PALB2?",  # "and": a set, not a choice
+    "What do these genes have in common: BRCA1, BRCA2, PALB2?",
+    "Which genes are linked to seizures, microcephaly or hypotonia?",  # a feature list, no choice stem
+])
+def test_a_list_that_offers_no_choice_is_no_options(question):
+    from biorag.understanding.options import split_options
+
+    assert split_options(question) == (question, [])
+
+
+def test_an_unlabelled_choice_is_answered_with_the_option_itself(agent):
+    """No letter to give back: the first line is the chosen option, as the question wrote it."""
+    answer = agent.answer("Which of these genes encodes a kinase: TP53, BRAF, MYC or APOE?")
+    assert answer.sufficient and answer.answer.splitlines()[0] == "BRAF", answer.answer
