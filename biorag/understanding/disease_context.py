@@ -26,6 +26,8 @@ _SUBJECT_FRAME = words("subject_frame")
 _SUBJECT_WORDS = 4
 #: verbs that join a subject to the disease directly ("does FBN1 cause Marfan syndrome?")
 _CONTEXT_ACTS = words("context_acts")
+#: words that say what the subject is, right after its name ("the APOE gene and ...")
+_SUBJECT_KINDS = words("subject_kinds")
 
 
 def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None:
@@ -44,6 +46,8 @@ def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None
     i = len(words) - 1
     while i >= 0 and words[i].group(0).lower() in _CONTEXT_JOINT | _CONTEXT_VERBS | _CONTEXT_ACTS | {"the", "a", "an", "any"}:
         i -= 1
+    if i > 0 and words[i].group(0).lower() in _SUBJECT_KINDS:
+        i -= 1  # "the APOE gene": the subject is the name before its kind
     verbs = {w.group(0).lower() for w in words[i + 1:]} & (_CONTEXT_VERBS | _CONTEXT_ACTS)
     j = i
     while j >= 0 and i - j < _SUBJECT_WORDS and not _subject_edge(words[j].group(0).lower()):
