@@ -45,6 +45,7 @@ from biorag.llm.base import LLM
 from biorag.llm.meter import metering
 from biorag.loop.compose import Composer
 from biorag.loop.extractive import SentenceRanker
+from biorag.loop.literature_turn import turned
 from biorag.loop.mesh_terms import MeshTerms
 from biorag.loop.parts import answer_in_parts
 from biorag.loop.planner import make_planner
@@ -299,6 +300,12 @@ class Agent:
         ev = TraceEvent(step="evaluate", round=run.round)
         with run.step(ev):
             verdict = self._judge(run, ev)
+            if verdict.sufficient and (turn := turned(run.state)) is not None:
+                # the records answer, but not what was asked: the literature is asked next
+                run.state.analysis, run.state.record_lead = turn
+                run.state.read_evidence()
+                ev.decision, ev.details = "NO", {"by": "records", "turn": "literature", "missing": turn[1].text}
+                verdict = Verdict(False, "the records do not link the gene to the disease: ask the literature", "records")
             run.sufficient = verdict.sufficient
             ev.outcome = StepOutcome.ENOUGH if verdict.sufficient else StepOutcome.NOT_ENOUGH
         if not run.sufficient and verdict.missing:
@@ -343,7 +350,7 @@ class Agent:
         ev = TraceEvent(step="generate", round=rounds)
         with run.step(ev):
             composed = Composer(s, lambda: self.llm).compose(state, check, run.ranker, ev)
-            text, unsupported = composed.text, composed.unsupported
+            text, unsupported, used = composed.text, composed.unsupported, composed.used
             sufficient = run.sufficient and check.sufficient and composed.answers
             best_attempt = s.components.self_eval and not sufficient and rounds >= 1
             if not sufficient:
@@ -355,10 +362,13 @@ class Agent:
                     text = f"Insufficient evidence{where}; best attempt: {text}" if text else f"Insufficient evidence{where}: {reason}."
                 if run.unavailable:  # not "nothing found": a source that could have answered was not searched
                     text += " Could not search " + "; ".join(run.unavailable.values())
+                if state.record_lead is not None:  # what the records do say, cited
+                    text += f"\nThe records: {state.record_lead.text}"
+                    used = [*used, *state.record_lead.used]
             if unsupported:
                 text += f" [{len(unsupported)} unsupported claim(s) removed: {', '.join(unsupported)}]"
             ev.outcome = StepOutcome.ANSWERED if sufficient else StepOutcome.INSUFFICIENT
-        citations = [Citation.from_evidence(e) for e in _dedupe(composed.used)]
+        citations = [Citation.from_evidence(e) for e in _dedupe(used)]
         return Answer(
             question=state.question,
             answer=text,

@@ -14,7 +14,9 @@ phenotypes) links nothing.
 When no record links them, the gene's own diseases are looked up (`Intent.checks` taking
 the gene: the fields that list a gene's diseases, HPO's today). A gene's record lists them
 (`RecordLinks.diseases`, (id, name)) and says who linked each (`RecordLinks.disease_links`:
-disease id -> the catalogues).
+disease id -> the catalogues). Then the gene's record answers nothing that was asked: the
+question turns to the literature (`biorag.loop.literature_turn`), and the statement follows
+its answer only where the literature gives none.
 
 The statement is one line, or two, the records cited under their own catalogue:
 

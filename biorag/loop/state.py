@@ -11,6 +11,7 @@ from biorag.contracts.errors import BioragError, InputError
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import Lexicon, Reading
 from biorag.loop.grounding import StructuredAnswer, hop_readings, inputs_of, structured_answer
+from biorag.loop.links import LinkStatement
 from biorag.understanding.analysis import Analysis
 
 if TYPE_CHECKING:
@@ -39,6 +40,9 @@ class LoopState:
     #: the entity-linking dictionaries the question was read with (a model-written query is
     #: read with them too: `search_request`)
     lexicon: Lexicon | None = None
+    #: what the records said before the question turned to the literature
+    #: (`biorag.loop.literature_turn`): shown, cited, under an answer the literature does not give
+    record_lead: LinkStatement | None = None
     #: the reading of the evidence (`grounding.structured_answer`) and each hop's reading
     #: (`grounding.hop_readings`), kept from `read_evidence` with the (evidence, attempts)
     #: counts they were read at; no evidence reads as nothing

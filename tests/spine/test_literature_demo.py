@@ -54,3 +54,31 @@ def test_the_demo_literature_question_ends_sufficient_with_the_right_pmid(demo_d
     assert first == "Yes.", ans.answer
     assert support and all(re.search(r"\[pubmed:\d+\] \((19|20)\d\d\)$", line) for line in support), ans.answer
     assert ans.rounds == 1  # the first retrieval held the answer: no further rounds
+
+
+#: a gene asked about in a disease that no curated record links it to (the test stores link
+#: MAPT to frontotemporal dementia, not to Alzheimer disease: tests/understanding/test_gene_disease_links.py)
+TAU_IN_ALZHEIMER = ["What is the role of tau in Alzheimer disease?", "role of tau in Alzheimer's disease",
+                    "What does tau do in Alzheimer disease?"]
+
+
+@pytest.mark.milvus
+@pytest.mark.parametrize("question", TAU_IN_ALZHEIMER)
+def test_a_gene_in_a_disease_no_record_links_is_answered_from_the_literature(demo_data, question):
+    """The records are asked first (the gene, the disease's genes, the gene's diseases); they do
+    not link tau to Alzheimer disease, so the gene's card is no answer: the literature is asked
+    next and answers: the leading sentence names tau and Alzheimer disease, every quoted one tau
+    (a later one may leave the disease to its record's title)."""
+    agent = build_agent(load_settings(overrides={"data_dir": str(demo_data)}))
+    try:
+        ans = agent.answer(question)
+    finally:
+        for r in agent.retrievers.values():
+            r.close()
+    asked = [e.retriever for e in ans.trace if e.step == "retrieve"]
+    assert asked[0] == "gene" and "hpo" in asked and asked[-1] == "pubmed", asked
+    assert ans.sufficient and not ans.answer.startswith("MAPT:"), ans.answer
+    assert {c.source for c in ans.citations} == {"pubmed"}, ans.citations
+    lines = ans.answer.splitlines()
+    assert re.search(r"alzheimer", lines[0], re.I), ans.answer  # the leading sentence names both
+    assert all(re.search(r"\btau\b", line, re.I) for line in lines), ans.answer
