@@ -103,8 +103,19 @@ def states_change(text: str) -> bool:
     return bool(directions(normalise(text))) or negated(text)
 
 
+#: a possessive inside a name: "Alzheimer's disease" and "Alzheimer disease" are one name
+_POSSESSIVE_IN_NAME = re.compile(r"(?<=[a-z])['\u2019]s(?![a-z0-9])")
+
+
 def name_pattern(name: str) -> re.Pattern:
-    """`name` with optional separators between its letter and digit groups, in lower case."""
-    groups = re.findall(r"[a-z]+|\d+", name.lower())
-    body = r"[^a-z0-9]{0,3}".join(map(re.escape, groups))
+    """`name` with optional separators between its letter and digit groups, in lower case;
+    a possessive between two words is optional ("Alzheimer's disease", "Alzheimers disease"
+    and "Alzheimer disease" read alike)."""
+    groups = re.findall(r"[a-z]+|\d+", _POSSESSIVE_IN_NAME.sub("", name.lower()))
+    body = ""
+    for i, g in enumerate(groups):
+        if i:
+            letters = g[0].isalpha() and groups[i - 1][0].isalpha()
+            body += r"(?:['\u2019]?s)?[^a-z0-9]{0,3}" if letters else r"[^a-z0-9]{0,3}"
+        body += re.escape(g)
     return re.compile(rf"(?<![a-z0-9]){body}s?(?![a-z0-9])")

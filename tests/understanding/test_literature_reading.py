@@ -417,3 +417,32 @@ def test_an_alias_before_kinase_names_a_family_not_the_alias_gene(read, agent):
     for q_text in _wordings("Which kinases phosphorylate tau?"):
         r = read(q_text, _ranked(_evidence("10737616")))
         assert "SGSM3" not in r.named, (q_text, r.named)
+
+
+def test_a_condition_in_the_absence_of_something_denies_nothing():
+    """"NFT-like tau pathology in the absence of Abeta deposition" states a finding under a
+    condition; a sentence that also says "no" or "not" still denies (real sample sentences)."""
+    from biorag.loop.sentence_cues import negated
+
+    def sentence(pmid: str) -> str:
+        return next(s for s in split_sentences(ROWS[pmid]["abstract"]) if "in the absence of" in s)
+
+    for pmid in ("10693932", "16377636", "16625204"):
+        assert not negated(sentence(pmid)), sentence(pmid)
+    for pmid in ("10852539", "16571759"):  # "no neuritic degeneration", "are not impaired"
+        assert negated(sentence(pmid)), sentence(pmid)
+
+
+def test_a_disease_name_is_found_with_or_without_its_possessive():
+    """Every sample sentence that writes "Alzheimer's disease" is found by "Alzheimer
+    disease" and the reverse; "Alzheimer" alone, or another word after it, is not."""
+    from biorag.loop.sentence_cues import name_pattern
+
+    sentences = [s for r in ROWS.values() for s in split_sentences(r["abstract"])]
+    possessive = [s for s in sentences if "Alzheimer's disease" in s]
+    plain = [s for s in sentences if "Alzheimer disease" in s]
+    assert len(possessive) > 50 and len(plain) > 10, (len(possessive), len(plain))
+    assert all(name_pattern("Alzheimer disease").search(s.lower()) for s in possessive)
+    assert all(name_pattern("Alzheimer's disease").search(s.lower()) for s in plain)
+    for other in ("Alzheimer-type dementia", "Alzheimer's pathology", "Alzheimers dementia"):
+        assert not name_pattern("Alzheimer disease").search(other.lower()), other
