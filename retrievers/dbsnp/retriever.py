@@ -117,7 +117,22 @@ SNP_SIGNIFICANCE = AnswerField(
     ("clinical significance", "significance", "pathogenic", "pathogenicity", "likely pathogenic", "benign",
      "classification", "classified", "clinvar", "disease causing", "deleterious", "vus",
      "uncertain significance", "interpretation"), ("rsid",))
-SNP_FIELDS = (SNP_GENES, SNP_CHROMOSOME, SNP_POSITION, SNP_SIGNIFICANCE)
+#: "What disease is rs334 associated with?": the conditions ClinVar's submitters name for the
+#: variant, not the diseases of its gene (a gene's other variants cause other diseases)
+SNP_CONDITIONS = AnswerField(
+    "snp_conditions", "conditions (diseases, traits) ClinVar records a variant is classified for",
+    ("disease", "diseases", "condition", "conditions", "disorder", "disorders", "syndrome", "syndromes",
+     "phenotype", "phenotypes", "trait", "traits", "what disease", "which disease", "associated disease"),
+    ("rsid",), lists="disease")
+SNP_FIELDS = (SNP_GENES, SNP_CHROMOSOME, SNP_POSITION, SNP_SIGNIFICANCE, SNP_CONDITIONS)
+#: condition entries that name none: ClinVar's placeholders and a count standing for a list
+_SHOWN_CONDITIONS = 8
+_NO_CONDITION = re.compile(r"^(?:not provided|not specified|none provided|see cases|-|\d+ conditions?)$", re.I)
+
+
+def conditions_of(rec: VariantRecord) -> list[str]:
+    """The conditions a variant's records name (ClinVar's placeholders left out)."""
+    return [c for c in dict.fromkeys(c.strip() for c in rec.conditions) if c and not _NO_CONDITION.match(c)]
 
 
 def significance_text(ev: Evidence, rec: VariantRecord) -> str:
@@ -126,8 +141,8 @@ def significance_text(ev: Evidence, rec: VariantRecord) -> str:
     said = [f"ClinVar {rec.release}" if rec.release else ("ClinVar" if rec.clinvar_variations else "dbSNP")]
     if rec.review_status:
         said.append("review status: " + "; ".join(rec.review_status))
-    if rec.conditions:
-        said.append("conditions: " + "; ".join(rec.conditions[:5]))
+    if conditions := conditions_of(rec):
+        said.append("conditions: " + "; ".join(conditions[:5]) + (f" (+{len(conditions) - 5} more)" if len(conditions) > 5 else ""))
     if rec.older_releases:
         said.append("older releases: " + "; ".join(rec.older_releases))
     name = f"{ev.id} ({rec.protein_change})" if rec.protein_change and rec.protein_change not in ev.id else ev.id
@@ -149,6 +164,12 @@ def read_snp_field(field: AnswerField, evidence: list[Evidence], about: Sequence
         if field.name == "clinical_significance" and rec.clinical_significance:
             return Reading(list(rec.clinical_significance), [ev], f"clinical significance of {ev.id}",
                            text=significance_text(ev, rec))
+        if field.name == "snp_conditions" and (conditions := conditions_of(rec)):
+            classes = f"; classified {'; '.join(rec.clinical_significance)}" if rec.clinical_significance else ""
+            release = f"ClinVar {rec.release}" if rec.release else "ClinVar"
+            more = f" (+{len(conditions) - _SHOWN_CONDITIONS} more)" if len(conditions) > _SHOWN_CONDITIONS else ""
+            return Reading(conditions, [ev], f"conditions ClinVar records for {ev.id}",
+                           text=f"{'; '.join(conditions[:_SHOWN_CONDITIONS])}{more} ({ev.id}, {release}{classes})")
     return None
 
 

@@ -151,3 +151,36 @@ def test_an_rsid_no_release_holds_is_said_so_quickly(agent):
         assert not ans.sufficient and seconds <= 2.0, (q, seconds, ans.answer)
         assert f"{unknown} is not in the offline ClinVar data (releases 2026-02-26, 2021-01, 2016-05-05)" in ans.answer, ans.answer
         assert "--set tool_io.mode=live" in ans.answer
+
+
+CONDITIONS = ["What disease is {x} associated with?", "{x} - what disease?", "which conditions is {x} linked to",
+              "hi, what phenotype does {x} cause? thanks"]
+
+
+def _conditions_of(rsid: str) -> set[str]:
+    """Every condition name the bundled releases give the rsID (read here, not by the loader)."""
+    named = {c for r in SUMMARY if r["rsid"] == rsid for c in r["conditions"].split("|")}
+    return {c for c in named if c and not re.fullmatch(r"not provided|not specified|see cases|\d+ conditions", c)}
+
+
+#: the drawn rsIDs of the 2021 release that name a condition there
+NAMED = [r for r in RSIDS if r[3] == "2021-01" and _conditions_of(r[0])]
+
+
+def test_most_drawn_variants_name_a_condition():
+    assert len(NAMED) >= 8, NAMED
+
+
+@pytest.mark.parametrize("rsid, gene, significance, release", NAMED[:8])
+def test_a_variants_diseases_are_the_conditions_clinvar_records_for_it(agent, rsid, gene, significance, release):
+    """Asked what disease a variant is linked to: the conditions ClinVar records for that
+    variant, never the diseases of its gene (whose other variants cause other diseases)."""
+    gold = _conditions_of(rsid)
+    for q in CONDITIONS:
+        ans = agent.answer(q.format(x=rsid))
+        assert ans.sufficient, (q, ans.answer)
+        first = ans.answer.split("\n")[0]
+        named = first.rsplit(f" ({rsid}, ClinVar ", 1)[0].split(" (+")[0].split("; ")
+        assert named and set(named) <= gold, (q, first, gold)
+        assert f"({rsid}, ClinVar {release}" in first, (q, first)
+    assert agent.answer(f"Which gene is {rsid} associated with?").answer == gene
