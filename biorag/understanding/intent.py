@@ -242,7 +242,10 @@ def _detect_intent(text: str, kinds: set[str], sources: Mapping[str, Source] | N
     cued = {f.name for cue in matches for _, f, _ in idx.by_cue[cue]}
     # "the <field> of the gene of <SNP>": a strong cue for a field about what a cued link
     # yields is what is asked, wherever it stands; the link is the way there
-    yielded = {f.yields for cue in matches for _, f, _ in idx.by_cue[cue] if f.yields and kinds.intersection(f.about)}
+    # (a link cued only weakly, "What disease is rs334 associated with?", is no way there: the
+    # variant's own conditions answer)
+    yielded = {f.yields for cue in matches for _, f, weak in idx.by_cue[cue]
+               if f.yields and not weak and kinds.intersection(f.about)}
     # a weak cue counts there when it is the question's first word: "Where is the gene for X?",
     # after every strong cue: "Where do the genes for X map?" asks for their bands
     opening = norm.split()[:1]

@@ -100,9 +100,11 @@ def snp_evidence(uid: str, rec: VariantRecord) -> Evidence:
 SNP_GENES = AnswerField(
     "snp_genes", "gene a SNP is in or associated with",
     ("gene", "genes", "which gene", "what gene", "associated gene", "gene associated",
-     "associated with", "in which gene", "nearest gene", "mapped gene", "host gene",
+     "in which gene", "nearest gene", "mapped gene", "host gene",
      "belongs to", "belong to", "falls in", "lies in", "located in", "within"),
-    ("rsid",), yields="gene")
+    # "associated with" alone asks for the gene ("What is rs7412 associated with?") only
+    # where no other field is asked: "What disease is rs334 associated with?" asks its conditions
+    ("rsid",), yields="gene", weak_cues=("associated with",))
 SNP_CHROMOSOME = AnswerField(
     "chromosome", "chromosome of a SNP",
     ("chromosome", "which chromosome", "what chromosome", "chr"), ("rsid",),
@@ -122,7 +124,7 @@ SNP_SIGNIFICANCE = AnswerField(
 SNP_CONDITIONS = AnswerField(
     "snp_conditions", "conditions (diseases, traits) ClinVar records a variant is classified for",
     ("disease", "diseases", "condition", "conditions", "disorder", "disorders", "syndrome", "syndromes",
-     "phenotype", "phenotypes", "trait", "traits", "what disease", "which disease", "associated disease"),
+     "phenotype", "phenotypes", "trait", "traits"),
     ("rsid",), lists="disease")
 SNP_FIELDS = (SNP_GENES, SNP_CHROMOSOME, SNP_POSITION, SNP_SIGNIFICANCE, SNP_CONDITIONS)
 #: condition entries that name none: ClinVar's placeholders and a count standing for a list
