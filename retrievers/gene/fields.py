@@ -85,6 +85,8 @@ SUMMARY = AnswerField(
     "summary", "function of a gene",
     ("function", "functions", "role", "roles", "summary", "summarise", "summarize", "purpose",
      "biological function", "what does it do", "does $", "do $", "molecular function",
+     # the function in health, as against in a disease: still the gene's record
+     "normal function", "normal role", "physiological function", "physiological role",
      # "what is BRCA2 involved in?", "what does X take part in": the processes it acts in
      "involved in $", "involved with $", "take part in $", "takes part in $", "participate in $",
      "participates in $", "part of $", "play $", "plays $",
