@@ -170,6 +170,10 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
         # "Tell me about SNCA aggregation in Parkinson's disease": the link is not what is asked
         return LiteratureAsk(("context",), context)
     cued = detect_intent(blanked, kinds, sources) if sources and kinds and not linked else None
+    if cued is not None and (gene := _named_gene_asked_about(cued, entities, blanked)) is not None:
+        # "Which mutations in APP cause familial Alzheimer disease?": a weak "cause" cues the
+        # disease's genes, but the question names its gene and asks about its mutations
+        return LiteratureAsk(("named_gene",), (gene,))
     return _in_context(cued, blanked, kinds, sources) if cued is not None else None
 
 
