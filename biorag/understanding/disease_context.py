@@ -28,6 +28,9 @@ _SUBJECT_WORDS = 4
 _CONTEXT_ACTS = words("context_acts")
 #: words that say what the subject is, right after its name ("the APOE gene and ...")
 _SUBJECT_KINDS = words("subject_kinds")
+#: a gene's variants, asked about before its name ("mutations in X", "variants of X")
+_VARIANT_WORDS = frozenset({"mutation", "mutations", "variant", "variants", "allele", "alleles",
+                            "polymorphism", "polymorphisms"})
 
 
 def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None:
@@ -55,6 +58,9 @@ def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None
     if j == i:
         return None
     before = words[j].group(0).lower() if j >= 0 else ""
+    if before in ("in", "of", "within") and j > 1 and words[j - 1].group(0).lower() in _VARIANT_WORDS \
+            and words[j - 2].group(0).lower() in ("which", "what"):
+        return None  # "Which mutations in SLC38A3 cause ...": its variants are asked for, not its role
     framed = bool(verbs) or before in _SUBJECT_FRAME or (before == "of" and j > 0
                                                            and words[j - 1].group(0).lower() in _SUBJECT_FRAME)
     return words[j + 1].start(), words[i].end(), framed

@@ -109,7 +109,7 @@ def _clinvar_rsids(n: int = 10) -> list[tuple[str, str, str]]:
 FUNCTION = ["What does the {x} gene do?", "what does {xl} do", "function of {x}?", "What is the role of {x}?",
             "Could you please tell me the role of {x}? Thanks!", "The function of {x} is",
             "hi, what does {x} do", "{xl} function", "tell me what {x} does thanks!",
-            "what does {xl} do? thank you so much"]
+            "what does {xl} do? thank you so much", "What is the normal function of {x}?", "physiological role of {xl}"]
 CARD = ["What is {x}?", "Tell me about {x}.", "{x}?", "describe the {xl} gene", "what do we know about {x}"]
 ENSEMBL = ["Which gene is {x}?", "what gene is {xl}", "{x} - which gene?", "Could you tell me which gene {x} is, please?",
            "The gene with Ensembl id {x} is"]

@@ -201,7 +201,8 @@ LITERATURE_OF_PAIR = ["How does {g} cause {d}?", "How do {g} mutations lead to {
                       # a context of the question's own, which no curated link states
                       "Tell me about {g} phosphorylation in {d}", "{g} splicing in {d}",
                       # the gene's own variants asked for: not the disease's genes
-                      "Which {g} variants are associated with {d}?", "What is known about {g} mutations in {d}?"]
+                      "Which {g} variants are associated with {d}?", "What is known about {g} mutations in {d}?",
+                      "Which mutations in {g} cause {d}?", "Which {g} mutations cause {d}?"]
 #: the same names, asked what the curated links and the disease's record state
 RECORD_OF_PAIR = ["Is {g} associated with {d}?", "does {g} cause {d}?", "{g} and {d}",
                   "How does {d} present?", "Which genes besides {g} are linked to {d}?"]
