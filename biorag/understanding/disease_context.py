@@ -28,6 +28,7 @@ _SUBJECT_WORDS = 4
 _CONTEXT_ACTS = words("context_acts")
 #: words that say what the subject is, right after its name ("the APOE gene and ...")
 _SUBJECT_KINDS = words("subject_kinds")
+_ARTICLES = frozenset({"the", "a", "an", "this", "that"})
 #: a gene's variants, asked about before its name ("mutations in X", "variants of X")
 _VARIANT_WORDS = frozenset({"mutation", "mutations", "variant", "variants", "allele", "alleles",
                             "polymorphism", "polymorphisms"})
@@ -49,8 +50,8 @@ def _context_subject(scan: str, disease: Entity) -> tuple[int, int, bool] | None
     i = len(words) - 1
     while i >= 0 and words[i].group(0).lower() in _CONTEXT_JOINT | _CONTEXT_VERBS | _CONTEXT_ACTS | {"the", "a", "an", "any"}:
         i -= 1
-    if i > 0 and words[i].group(0).lower() in _SUBJECT_KINDS:
-        i -= 1  # "the APOE gene": the subject is the name before its kind
+    if i > 1 and words[i].group(0).lower() in _SUBJECT_KINDS and words[i - 2].group(0).lower() in _ARTICLES:
+        i -= 1  # "the APOE gene": the subject is the name before its kind ("which gene" names none)
     verbs = {w.group(0).lower() for w in words[i + 1:]} & (_CONTEXT_VERBS | _CONTEXT_ACTS)
     j = i
     while j >= 0 and i - j < _SUBJECT_WORDS and not _subject_edge(words[j].group(0).lower()):

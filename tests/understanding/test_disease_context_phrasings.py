@@ -40,6 +40,9 @@ GENE_IN_DISEASE = [
     ("Is emerin implicated in Emery-Dreifuss muscular dystrophy?", "EMD", "2010"),
     ("is MECP2 linked to Rett syndrome", "MECP2", "4204"),
     ("FGFR3 and achondroplasia", "FGFR3", "2261"),
+    # the gene's kind after its name: still the gene
+    ("What does the HTT gene do in Huntington disease?", "HTT", "3064"),
+    ("Is the MECP2 gene involved in Rett syndrome?", "MECP2", "4204"),
 ]
 
 #: subjects that name no gene of the dictionary: the answer is not the disease's genes
