@@ -56,6 +56,7 @@ from biorag.understanding.literature_asks import (
 from biorag.understanding.option_subjects import subject_options
 from biorag.understanding.options import Option, split_options
 from biorag.understanding.phenotype_questions import read_feature_list
+from biorag.understanding.product_questions import asks_faulty_product
 from biorag.understanding.program_requests import unwrap_program_request
 from biorag.understanding.question_model import Analysis, Entity, Hop, Intent
 from biorag.understanding.question_words import FILLER, NOT_GENES, english_words, filler
@@ -175,7 +176,10 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     if intent is None and sources and kinds - {"organism"} == {"phenotype"}:
         # symptoms and nothing else ("child with aniridia"): the phenotypes' default field
         intent = own_record({"phenotype"}, [(s, f) for s, f in declared_fields(sources) if "free_text" not in f.about])
-    asks = literature_ask(blanked, entities, kinds, sources, yes_no) if sources and not has_options else None
+    if (faulty := asks_faulty_product(blanked, entities, sources)) is not None:
+        intent = faulty  # "Which enzyme is deficient in Gaucher disease?": the product of the disease's gene
+    asks = literature_ask(blanked, entities, kinds, sources, yes_no) if sources and not has_options and not faulty \
+        else None
     if asks is None and sources and not has_options and (thing := asked_kind_of(core, entities)) \
             and _no_genes_cued(intent, blanked, kinds, sources):
         # "What cancers are associated with HPV?": cancers are asked for, not the genes of "cancer"
