@@ -26,6 +26,7 @@ from biorag.contracts.sources import Reading, Source
 from biorag.knowledge.gene_classes import QUOTED_NAMES, stating_part
 from biorag.loop.links import gene_disease_link
 from biorag.understanding.analysis import RSID, Analysis, Hop
+from biorag.understanding.inheritance_claims import claim_holds
 from biorag.understanding.literature_asks import wants_yes_no
 from biorag.understanding.options import choose, choose_by_value, option_line
 
@@ -192,6 +193,10 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
                                 f"{reading.explanation}; the one option the records name")
     answer = StructuredAnswer(reading.answer, reading.used, reading.explanation, missing=reading.missing,
                               refused=reading.refused)
+    if analysis.claimed and not reading.refused:
+        # a yes/no question claiming a value of the field ("Is Marfan syndrome autosomal
+        # dominant?"): Yes when a value the records state holds it, No when none does
+        answer.text = f"{'Yes' if claim_holds(analysis.claimed, reading.values) else 'No'} — {answer.text}"
     if (link := gene_disease_link(analysis, evidence, sources, tried)) is not None:
         # the first line stays the field asked for (what benchmarks score); the next says
         # whether the records link the gene to the disease it was asked about in. Asked

@@ -37,6 +37,7 @@ from biorag.understanding.entity_patterns import (
     clean_question,
     requests_yes_no,
 )
+from biorag.understanding.inheritance_claims import inheritance_claim
 from biorag.understanding.intent import (
     PLACEHOLDER,
     blank_entities,
@@ -125,6 +126,13 @@ def analyse(question: str, sources: Mapping[str, Source] | None = None, lexicon:
         analysis.intent, analysis.free_text = None, True
         analysis.asks = analysis.asks or LiteratureAsk(("yes_no",), ())
         analysis.entities = [e for e in analysis.entities if not in_class(e, analysis.core)]
+    elif not options and (analysis.yes_no_requested or claims_yes_no(analysis.core)) and \
+            (claim := inheritance_claim(analysis.core, analysis.entities, sources)) is not None:
+        # "Is Marfan syndrome autosomal dominant?": a claim the disease's inheritance record
+        # states, not one for the literature (`inheritance_claims` says when)
+        intent, analysis.claimed = claim
+        analysis.intent = replace(intent, checks=context_checks(analysis.entities, intent, sources))
+        analysis.free_text, analysis.asks = False, None
     return analysis
 
 

