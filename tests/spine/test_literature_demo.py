@@ -39,15 +39,19 @@ def demo_data(tmp_path_factory, full_gene_store_path, hpo_store_path):
     return d
 
 
-@pytest.mark.milvus
-def test_the_demo_literature_question_ends_sufficient_with_the_right_pmid(demo_data):
-    question = _makefile_question()
-    agent = build_agent(load_settings(overrides={"data_dir": str(demo_data)}))
+def _answer(data_dir: Path, question: str):
+    """The question asked as a user of the demo set-up asks it (the embedded preset's defaults)."""
+    agent = build_agent(load_settings(overrides={"data_dir": str(data_dir)}))
     try:
-        ans = agent.answer(question)
+        return agent.answer(question)
     finally:
         for r in agent.retrievers.values():
             r.close()
+
+
+@pytest.mark.milvus
+def test_the_demo_literature_question_ends_sufficient_with_the_right_pmid(demo_data):
+    ans = _answer(demo_data, _makefile_question())
     assert ans.sufficient, ans.answer
     assert ANSWERING_PMID in {c.id for c in ans.citations if c.source == "pubmed"}, ans.answer
     first, *support = ans.answer.splitlines()
@@ -69,12 +73,7 @@ def test_a_gene_in_a_disease_no_record_links_is_answered_from_the_literature(dem
     not link tau to Alzheimer disease, so the gene's card is no answer: the literature is asked
     next and answers: the leading sentence names tau and Alzheimer disease, every quoted one tau
     (a later one may leave the disease to its record's title)."""
-    agent = build_agent(load_settings(overrides={"data_dir": str(demo_data)}))
-    try:
-        ans = agent.answer(question)
-    finally:
-        for r in agent.retrievers.values():
-            r.close()
+    ans = _answer(demo_data, question)
     asked = [e.retriever for e in ans.trace if e.step == "retrieve"]
     assert asked[0] == "gene" and "hpo" in asked and asked[-1] == "pubmed", asked
     assert ans.sufficient and not ans.answer.startswith("MAPT:"), ans.answer
