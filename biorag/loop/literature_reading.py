@@ -63,6 +63,7 @@ from biorag.loop.sentence_cues import (
     negated,
     only_announces,
     reading_words,
+    says_protective_against_cause,
     states_change,
 )
 from biorag.loop.verdict import load_model as load_verdict_model
@@ -316,7 +317,7 @@ def finding_polarity(text: str, q: LiteratureQuestion) -> str | None:
 
 def _listed(q: LiteratureQuestion, reads: list[_Read], lexicon: Lexicon | None, limit: int) -> LiteratureReading:
     support: dict[str, list[ScoredSentence]] = {}
-    for r in reads:
+    for r in (r for r in reads if not says_protective_against_cause(q.asked, r.sentence.text)):
         for name in _named_things(r.sentence.text, q, lexicon):
             support.setdefault(name, []).append(r.sentence)
     if not support:

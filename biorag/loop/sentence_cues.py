@@ -73,6 +73,14 @@ def claimed_negations(norm: str) -> tuple[str, ...]:
                  for m in re.finditer(rf"(?<= )({re.escape(p)} \S+)(?= )", norm))
 
 
+def says_protective_against_cause(asked: str, sentence: str) -> bool:
+    """The question (normalised) asks what causes something, and the sentence says its thing
+    protects against it ("a coding mutation (A673T) in the APP gene that protects against
+    Alzheimer's disease"): the opposite of an answer."""
+    return holds_any(asked, reading_words("causal_asks")) and \
+        holds_any(normalise(sentence), reading_words("protective_words"))
+
+
 def hedged(sentence: str) -> bool:
     """The sentence guesses, asks or plans rather than states ("may", "remains unclear")."""
     norm = normalise(sentence)

@@ -446,3 +446,17 @@ def test_a_disease_name_is_found_with_or_without_its_possessive():
     assert all(name_pattern("Alzheimer's disease").search(s.lower()) for s in plain)
     for other in ("Alzheimer-type dementia", "Alzheimer's pathology", "Alzheimers dementia"):
         assert not name_pattern("Alzheimer disease").search(other.lower()), other
+
+
+def test_a_variant_said_to_protect_is_no_answer_to_what_causes(read):
+    """22801501's A673T "protects against Alzheimer's disease": asked which APP mutations
+    cause the disease, it is no answer (insufficient); asked which protect, it is."""
+    path = Path(__file__).resolve().parents[1] / "data" / "literature" / "app_protective_variant_record.jsonl"
+    r = json.loads(path.read_text())
+    ev = Evidence(source="pubmed", id=r["pmid"], title=r["title"], text=r["abstract"], year=int(r["year"]),
+                  metadata={"pmid": r["pmid"], "year": r["year"]})
+    for question in ("Which mutations in APP cause Alzheimer disease?", "which APP variants cause alzheimer's disease"):
+        got = read(question, _ranked(ev))
+        assert not got.sufficient and "A673T" not in got.first_line, (question, got.first_line)
+    got = read("Which APP variants protect against Alzheimer disease?", _ranked(ev))
+    assert got.sufficient and got.first_line == "A673T", got.first_line
