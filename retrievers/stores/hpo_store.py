@@ -24,6 +24,7 @@ from biorag.knowledge.phenotype_types import (
     frequency_fraction,
 )
 from biorag.storage.sqlite_store import open_read_only, read_build_record
+from retrievers.stores.hpo_gaps import one_word_short
 from retrievers.stores.hpo_ranking import ResolvedTerms, phenotype_model, resolve_terms
 
 if TYPE_CHECKING:
@@ -58,10 +59,10 @@ _HPO_ID = re.compile(r"\bHP:(\d{7})\b", re.I)
 
 def terms_named(con: sqlite3.Connection, phrases: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Normalised phrase -> the phenotype term it names (the term's row): its own name before
-    a synonym, a broad synonym last, then the commoner term. A phrase that names none as
-    written is tried as HPO writes it ("raised ck": "increased serum ck", `phrase_variants`),
-    the first variant that names one, in their order; phrases that name none are left out.
-    `con` returns `sqlite3.Row`s. What the store's sentences and the question lexicon read."""
+    a synonym, a broad synonym last, then the commoner term. A phrase naming none as written
+    is tried as HPO writes it ("raised ck": "increased serum ck", `phrase_variants`, the first
+    that names one), then as one inner word short of a name (`one_word_short`); the rest are
+    left out. `con` returns `sqlite3.Row`s. What the store's sentences and the lexicon read."""
     def first(keys: list[str]) -> dict[str, sqlite3.Row]:
         if not keys:
             return {}
@@ -82,6 +83,8 @@ def terms_named(con: sqlite3.Connection, phrases: Sequence[str]) -> dict[str, di
     for v, p in variants:
         if v in written:
             out.setdefault(p, dict(written[v]))
+    for p, t in one_word_short(con, [p for p in asked if p not in out]).items():  # "calf pseudohypertrophy"
+        out[p] = dict(con.execute("SELECT * FROM terms WHERE term = ?", (t,)).fetchone())
     return out
 
 
