@@ -66,7 +66,8 @@ MANUAL = (
     "a set of phenotypes (seizures and ataxia), the clinical features of a disease, how a "
     "disease is inherited, which diseases involve a gene. Query: phenotype names, a disease "
     "name, or a gene symbol."
-)#: words after which a question is about diseases rather than genes
+)
+#: words after which a question is about diseases rather than genes
 _DISEASE_CUES = re.compile(r"\b(diseases?|disorders?|syndromes?|conditions?|diagnos\w*|illness\w*)\b", re.I)
 _GENE_CUES = re.compile(r"\bgenes?\b|\bgenetic cause", re.I)
 _FEATURE_CUES = re.compile(
