@@ -96,6 +96,8 @@ class RulesPlanner(Planner):
                 if check := pending_checks(state)[:1]:
                     source, query = check[0]
                     return source, query, f"whether the records link the gene to {query}: ask {source}"
+                if a.subject_options is not None:
+                    return None  # each option's record was read for the field: other records hold no more
         if asks_record_of_identifier(a):
             return None  # only the sources of the asked field hold this record
         for ent in a.entities:

@@ -82,6 +82,9 @@ def test_a_class_is_read_from_the_head_of_a_name(agent, question, first, said):
 def test_what_no_name_states_is_not_answered(agent, question):
     answer = agent.answer(question)
     assert not answer.sufficient and "(option" not in answer.answer, answer.answer
+    # each option's record was read for the class; no other record of theirs is asked
+    asked = {e.retriever for e in answer.trace if e.step == "retrieve"}
+    assert asked <= {"gene", "pubmed", "web"}, asked
 
 
 def test_the_same_class_word_routes_by_what_is_asked(agent):
