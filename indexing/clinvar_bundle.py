@@ -32,6 +32,7 @@ from pathlib import Path
 
 from biorag.contracts.errors import InputError
 from biorag.host.textfile import open_text
+from biorag.knowledge.clinvar_conditions import NO_CONDITION
 
 BUNDLE_DIR = Path(__file__).parent / "resources" / "clinvar"
 SUMMARY_2021_SRC = "clinvar_variant_summary_2021-01_alleleid_15041-76255_prefix.tsv.gz"
@@ -42,8 +43,6 @@ MACARTHUR_2016 = "clinvar_2016-05_grch37_reduced.tsv.gz"
 BUNDLE_COLUMNS = ("rsid", "variation_id", "gene_id", "symbol", "chromosome", "position", "grch37_position",
                   "ref", "alt", "significance", "review_status", "conditions", "hgvs_c", "hgvs_p",
                   "last_evaluated")
-#: condition names that name no condition
-NO_CONDITION = frozenset({"not provided", "not specified", "see cases", "-", "", "none provided"})
 _NAME = re.compile(r"^(?P<tx>[^(:\s]+)(?:\([^)]*\))?:(?P<c>[cnmg]\.[^\s]+)(?:\s+\((?P<p>p\.[^)]+)\))?")
 _SUMMARY_HEADER = ("#AlleleID", "Type", "Name", "GeneID", "GeneSymbol")
 _MACARTHUR_HEADER = ("chrom", "pos", "ref", "alt", "mut", "measureset_id", "symbol")

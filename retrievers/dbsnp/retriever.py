@@ -23,6 +23,7 @@ from biorag.contracts.errors import InputError
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import AnswerField, HeldGene, Reading
 from biorag.knowledge.catalogues import record_url
+from biorag.knowledge.clinvar_conditions import names_condition
 from biorag.loop.prompts import MANUALS
 from biorag.understanding.search_request import SearchRequest
 from retrievers.common.eutils import EUtilsRetriever
@@ -127,14 +128,18 @@ SNP_CONDITIONS = AnswerField(
      "phenotype", "phenotypes", "trait", "traits"),
     ("rsid",), lists="disease")
 SNP_FIELDS = (SNP_GENES, SNP_CHROMOSOME, SNP_POSITION, SNP_SIGNIFICANCE, SNP_CONDITIONS)
-#: condition entries that name none: ClinVar's placeholders and a count standing for a list
+#: the conditions a conditions answer shows (the rest are counted)
 _SHOWN_CONDITIONS = 8
-_NO_CONDITION = re.compile(r"^(?:not provided|not specified|none provided|see cases|-|\d+ conditions?)$", re.I)
 
 
 def conditions_of(rec: VariantRecord) -> list[str]:
-    """The conditions a variant's records name (ClinVar's placeholders left out)."""
-    return [c for c in dict.fromkeys(c.strip() for c in rec.conditions) if c and not _NO_CONDITION.match(c)]
+    """The conditions a variant's records name (ClinVar's placeholders and counts left out)."""
+    return [c for c in dict.fromkeys(c.strip() for c in rec.conditions) if names_condition(c)]
+
+
+def _first(names: list[str], shown: int) -> str:
+    """The first `shown` names, then how many more there are."""
+    return "; ".join(names[:shown]) + (f" (+{len(names) - shown} more)" if len(names) > shown else "")
 
 
 def significance_text(ev: Evidence, rec: VariantRecord) -> str:
@@ -144,7 +149,7 @@ def significance_text(ev: Evidence, rec: VariantRecord) -> str:
     if rec.review_status:
         said.append("review status: " + "; ".join(rec.review_status))
     if conditions := conditions_of(rec):
-        said.append("conditions: " + "; ".join(conditions[:5]) + (f" (+{len(conditions) - 5} more)" if len(conditions) > 5 else ""))
+        said.append("conditions: " + _first(conditions, 5))
     if rec.older_releases:
         said.append("older releases: " + "; ".join(rec.older_releases))
     name = f"{ev.id} ({rec.protein_change})" if rec.protein_change and rec.protein_change not in ev.id else ev.id
@@ -169,9 +174,8 @@ def read_snp_field(field: AnswerField, evidence: list[Evidence], about: Sequence
         if field.name == "snp_conditions" and (conditions := conditions_of(rec)):
             classes = f"; classified {'; '.join(rec.clinical_significance)}" if rec.clinical_significance else ""
             release = f"ClinVar {rec.release}" if rec.release else "ClinVar"
-            more = f" (+{len(conditions) - _SHOWN_CONDITIONS} more)" if len(conditions) > _SHOWN_CONDITIONS else ""
             return Reading(conditions, [ev], f"conditions ClinVar records for {ev.id}",
-                           text=f"{'; '.join(conditions[:_SHOWN_CONDITIONS])}{more} ({ev.id}, {release}{classes})")
+                           text=f"{_first(conditions, _SHOWN_CONDITIONS)} ({ev.id}, {release}{classes})")
     return None
 
 
