@@ -53,7 +53,6 @@ from retrievers.hpo.record import (
     held_genes,
     record_links,
 )
-from retrievers.stores.hpo_inheritance import inheritance_of
 from retrievers.stores.hpo_store import SOURCE, HpoStore, Ranked, TermMatch, hpo_store_path
 
 if TYPE_CHECKING:
@@ -357,7 +356,7 @@ class HpoRetriever(Retriever):
         for d in diseases:
             feats = self.store.disease_phenotypes(d["disease_id"])
             genes = [s for _, s in self.store.genes_of_disease(d["disease_id"])]
-            inheritance = [InheritanceTerm(**t) for t in inheritance_of(self.store._con, d["disease_id"])]
+            inheritance = [InheritanceTerm(**t) for t in self.store.inheritance(d["disease_id"])]
             lead = f"genes: {', '.join(genes) or 'none listed'}"
             feat_text = "features: " + "; ".join(f"{f['name']} ({f['id']})" for f in feats[:25])
             inh_text = "inheritance: " + ("; ".join(f"{t.name} ({t.id})" for t in inheritance) or "none annotated")

@@ -25,6 +25,7 @@ from biorag.knowledge.phenotype_types import (
 )
 from biorag.storage.sqlite_store import open_read_only, read_build_record
 from retrievers.stores.hpo_gaps import one_word_short
+from retrievers.stores.hpo_inheritance import inheritance_of
 from retrievers.stores.hpo_ranking import ResolvedTerms, phenotype_model, resolve_terms
 
 if TYPE_CHECKING:
@@ -299,6 +300,10 @@ class HpoStore:
                 best, out = shared, []
             out.append({"disease_id": did, "name": name})
         return out
+
+    def inheritance(self, disease_id: str) -> list[dict[str, Any]]:
+        """The disease's inheritance annotations, modes first (`hpo_inheritance.inheritance_of`)."""
+        return inheritance_of(self._con, disease_id)
 
     def disease_phenotypes(self, disease_id: str) -> list[dict[str, Any]]:
         """The disease's phenotypes (aspect P, not negated), most frequent and most
