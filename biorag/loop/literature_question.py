@@ -19,6 +19,7 @@ from biorag.knowledge.initialisms import (
 from biorag.knowledge.mesh import vocabulary
 from biorag.loop.claim_words import claim_subject, compared_word, same_root
 from biorag.loop.findings import claims_sameness
+from biorag.loop.how_reading import asked_measure
 from biorag.loop.qualifiers import Qualified, other_patients, population, question_qualified
 from biorag.loop.sentence_cues import (
     abbreviations,
@@ -84,6 +85,7 @@ class LiteratureQuestion:
     subject: tuple[str, ...] = ()  # roots of a yes/no claim's subject words ("a healthy diet")
     compared: str = ""  # the stem a comparison is about ("more [neurotoxic] than"; "most preva")
     numbers: tuple[str, ...] = ()  # the numbers the question gives ("amyloid-beta 43")
+    lettered: tuple[tuple[str, str], ...] = ()  # a word and the letter that names which one ("vitamin", "d")
     qualified: tuple[Qualified, ...] = ()  # its qualified conditions ("osteoporotic vertebral fractures")
     stems: frozenset[str] = frozenset()  # the stems of all its words
     population: frozenset[str] = frozenset()  # stems of its described conditions (`qualifiers.population`)
@@ -91,6 +93,7 @@ class LiteratureQuestion:
     negations: tuple[str, ...] = ()  # negations the claim makes ("impairment [without dementia]")
     sameness: bool = False  # the claim is that two things are alike ("as effective as": `findings`)
     asked: str = ""  # the question, normalised (`intent.normalise`)
+    measure: str = ""  # the measure a how-question asks for ("frequency", "comparison", "risk": `how_reading`)
 
 
 def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
@@ -137,12 +140,13 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     subject = claim_subject(tokens, stop, _function_words()) if yes_no else ()
     compared = compared_word(tokens, stop) if yes_no else ""
     numbers = tuple(dict.fromkeys(w for w in tokens if w.isdigit() and len(w) <= 3))
+    lettered = _lettered(blanked_text, stop)
     qualified = question_qualified(blanked_text, tuple(topic), _function_words())
     return LiteratureQuestion(kind, entities, tuple(topic), need, direction, asked_type, asked_kinds, own,
-                              "effect" in groups, mechanism, subject, compared, numbers, qualified,
+                              "effect" in groups, mechanism, subject, compared, numbers, lettered, qualified,
                               frozenset(stem(w) for w in norm.split()), population(qualified),
                               _initials(tokens, stop), claimed_negations(norm) if yes_no else (),
-                              yes_no and claims_sameness(norm), norm)
+                              yes_no and claims_sameness(norm), norm, asked_measure(norm))
 
 
 def _initials(tokens: list[str], stop: frozenset[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -159,6 +163,27 @@ def _initials(tokens: list[str], stop: frozenset[str]) -> tuple[tuple[str, tuple
         for short, spelled in phrase_initials(run).items():
             found.setdefault(short, spelled)
     return tuple(found.items())
+
+
+#: a word and the one letter after it that says which of its kind ("vitamin D", "hepatitis B",
+#: "complex I"): a capital, or a lower-case letter that is no English word ("vitamin d"; not "a",
+#: "i", nor the "s" a lost apostrophe leaves)
+_LETTERED = (re.compile(r"\b([A-Za-z]{3,})[ -]([A-Z])(?![\w'’])"), re.compile(r"\b([a-z]{3,})[ -]([b-hj-rt-z])(?![\w'’])"))
+
+
+def _lettered(text: str, stop: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """The question's lettered names (`_LETTERED`): a sentence about vitamin K does not answer
+    a question about vitamin D, though it shares every other word."""
+    found = (m.groups() for pattern in _LETTERED for m in pattern.finditer(text))
+    return tuple(dict.fromkeys((w.lower().removesuffix("s"), letter.lower()) for w, letter in found
+                               if w.lower() not in stop))
+
+
+def _holds_lettered(text: str, lettered: tuple[tuple[str, str], ...]) -> bool:
+    """Every lettered name is written in `text`, maybe glued or numbered ("25-hydroxyvitamin D3",
+    "vitamin-D")."""
+    return all(re.search(rf"{re.escape(w)}\w*[\s-]*{letter}\d*(?![a-z])", text, re.IGNORECASE)
+               for w, letter in lettered)
 
 
 @cache
@@ -289,6 +314,8 @@ def _specifics(text: str, q: LiteratureQuestion, ev: Evidence | None) -> set[str
     None when it breaks what the question specifies (`holds_specifics`)."""
     if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
         return None
+    if not _holds_lettered(text, q.lettered):
+        return None
     stems = _stems_of(text, ev, q)
     if q.compared and not _compares(text, stems, q.compared):
         return None
@@ -340,7 +367,7 @@ def record_about(ev: Evidence, q: LiteratureQuestion) -> bool:
             (q.subject and _holds_subject(ev.title, q, ev))
             or any(entity_in(ev.title, patterns, ev) for _name, patterns in q.entities)):
         return False  # a record is about what its title names: a flossing trial's "mismatched video" is no MMN study
-    if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers):
+    if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers) or not _holds_lettered(text, q.lettered):
         return False
     if q.subject and not _holds_subject(text, q, ev):
         return False

@@ -47,6 +47,7 @@ from biorag.loop.findings import (
     states_effect,
     without_harms,
 )
+from biorag.loop.how_reading import measure_said, mechanism_sentence, says_how, states_measure
 from biorag.loop.literature_question import (
     LiteratureQuestion,
     coverage,
@@ -59,10 +60,8 @@ from biorag.loop.literature_question import (
 from biorag.loop.sentence_cues import (
     directions,
     hedged,
-    holds_any,
     negated,
     only_announces,
-    reading_words,
     says_protective_against_cause,
     states_change,
 )
@@ -74,9 +73,6 @@ from biorag.understanding.protein_changes import protein_changes
 if TYPE_CHECKING:
     from biorag.contracts.sources import Lexicon
     from biorag.understanding.question_model import Analysis
-
-_SYMBOL_TOKEN = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9-]*)(?![\w])")
-
 
 @dataclass
 class _Read:
@@ -167,44 +163,22 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         return LiteratureReading("how", "", reason=_no_sentence(q))
     # a sentence that states leads one that guesses or says it is unknown; asked for an
     # effect, one that says which way it went leads, not the title that names the study
-    # ("Effect of ATP on dominant frequency in atrial fibrillation")
-    about = sorted(about, key=lambda r: (hedged(r.sentence.text), q.effect and not states_change(r.sentence.text)))
+    # ("Effect of ATP on dominant frequency in atrial fibrillation"); asked for a measure (how
+    # common, how they differ), one that states it (`how_reading`)
+    about = sorted(about, key=lambda r: (not states_measure(r.sentence.text, q.measure), hedged(r.sentence.text),
+                                         q.effect and not states_change(r.sentence.text)))
     lead = about[0].sentence
     support = [r.sentence for r in about[:limit]]
-    if q.mechanism and (how := _mechanism_sentence(lead, ranked, support, q.own)) is not None:
+    if q.mechanism and (how := mechanism_sentence(lead, ranked, support, q.own)) is not None:
         support.insert(1, how)  # quoted beside the lead whatever its similarity: it is the lead's record
-    elif q.mechanism and not q.effect and not any(_says_how(s.text) for s in support):
+    elif q.mechanism and not q.effect and not any(says_how(s.text) for s in support):
         # asked how or why, a sentence that only names the question's entities together ("Early-onset
         # Parkinson's disease caused by mutations in PINK1" for how PINK1 activates Parkin) says not how
         return LiteratureReading("how", cited_line(lead), support[:limit],
                                  reason=_no_sentence(q, "says how or by what mechanism"))
+    if not states_measure(lead.text, q.measure):
+        return LiteratureReading("how", cited_line(lead), support[:limit], reason=_no_sentence(q, measure_said(q.measure)))
     return LiteratureReading("how", cited_line(lead), support[:limit], True)
-
-
-def _says_how(sentence: str) -> bool:
-    """The sentence says how or why, not only that two things go together: it holds a
-    mechanism word ("mediated by", "required for") or states a change ("reduced the effect
-    of ...")."""
-    return holds_any(normalise(sentence), reading_words("mechanism_markers")) or states_change(sentence)
-
-
-def _mechanism_sentence(lead: ScoredSentence, ranked: list[ScoredSentence], quoted: list[ScoredSentence],
-                        own: frozenset[str]) -> ScoredSentence | None:
-    """The sentence of the lead's record that states the mechanism ("The mechanism involved
-    JNK activation, which hyperphosphorylated dynein ..."): an abstract names the question's
-    entities once and its mechanism in a later sentence that need not repeat them, nor be
-    among the sentences closest to the question. Of the sentences not yet `quoted` that hold
-    a mechanism word, the closest that names a molecule the question does not (`own`) is
-    taken, else the closest: "Our results define a mechanism linking ..." only sums up."""
-    markers = reading_words("mechanism_markers")
-    said = {s.text for s in quoted}
-    candidates = [s for s in ranked
-                  if s.evidence.key == lead.evidence.key and s.text not in said and not only_announces(s.text)
-                  and not hedged(s.text) and holds_any(normalise(s.text), markers)]
-    naming = [s for s in candidates
-              if any(m.group(1).lower() not in own for m in _SYMBOL_TOKEN.finditer(s.text))]
-    return (naming or candidates or [None])[0]
-
 
 
 def _no_sentence(q: LiteratureQuestion, lacking: str = "speaks to what the question asks") -> str:

@@ -26,6 +26,11 @@ def _lists() -> dict:
     return json.loads((_RESOURCES / "reading_words.json").read_text(encoding="utf-8"))
 
 
+def reading_entry(kind: str) -> dict:
+    """An entry of resources/reading_words.json as written (its about, its words or lists)."""
+    return _lists()[kind]
+
+
 @cache
 def reading_words(kind: str) -> tuple[str, ...]:
     """A word list of resources/reading_words.json, each phrase normalised."""

@@ -460,3 +460,45 @@ def test_a_variant_said_to_protect_is_no_answer_to_what_causes(read):
         assert not got.sufficient and "A673T" not in got.first_line, (question, got.first_line)
     got = read("Which APP variants protect against Alzheimer disease?", _ranked(ev))
     assert got.sufficient and got.first_line == "A673T", got.first_line
+
+
+@pytest.mark.parametrize("written", ["vitamin {l}", "Vitamin {l}", "VITAMIN {l}", "vitamin-{l}"])
+def test_a_lettered_name_must_be_in_the_sentence(agent, written):
+    """A letter that says which one ("vitamin D") is part of the name: 10681271's real sentence
+    on vitamin E answers a question on vitamin E, never one on vitamin D, though they share
+    every other word, in any case."""
+    from biorag.loop.literature_question import mentions, read_question
+
+    sentence = "The results indicated that vitamin E may slow functional deterioration leading to nursing home placement."
+    for letter, expected in (("E", True), ("D", False)):
+        name = written.format(l=letter)
+        for q in _wordings(f"Does {name} slow functional deterioration?"):
+            read = read_question(analyse(q, agent.retrievers, agent.lexicon))
+            assert mentions(sentence, read, _evidence("10681271")) is expected, (q, read.lettered)
+
+
+def test_asked_how_common_a_sentence_must_say_how_common(read):
+    """A real sentence that names Alzheimer's disease and its risk (10737598) does not say how
+    common it is; 22236802's "Prevalence of Alzheimer's disease in people with Down's syndrome
+    is very high" does, and leads though ranked below it."""
+    risk = _evidence("10737598")
+    prevalence = _evidence("22236802")
+    for q in _wordings("What is the prevalence of Alzheimer's disease?"):
+        r = read(q, _ranked(risk))
+        assert not r.sufficient and "states how common it is" in r.reason, (q, r.text)
+        ranked = _ranked(risk) + [s for s in _ranked(prevalence) if s.text.startswith("Prevalence")]
+        ranked = [ScoredSentence(s.text, s.evidence, 0.5 if s.evidence is prevalence else s.similarity) for s in ranked]
+        r = read(q, ranked)
+        assert r.sufficient and r.support[0].text.startswith("Prevalence of Alzheimer"), (q, r.text)
+
+
+def test_asked_how_two_things_differ_a_sentence_must_compare_them(read):
+    """22622580's "expression of APOE4 ..., but not APOE2 and APOE3, leads to BBB breakdown"
+    compares the isoforms; asked for a risk, 10737598's "increases the risk for Alzheimer's
+    disease" states one."""
+    for q in _wordings("How do APOE3 and APOE4 differ?"):
+        r = read(q, _ranked(_evidence("22622580")))
+        assert r.sufficient and "but not APOE2 and APOE3" in r.support[0].text, (q, r.text)
+    for q in _wordings("What is the risk of Alzheimer's disease for carriers of the apoE epsilon4 allele?"):
+        r = read(q, _ranked(_evidence("10737598")))
+        assert r.sufficient and "increases the risk" in r.support[0].text, (q, r.text)
