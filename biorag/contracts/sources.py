@@ -128,6 +128,9 @@ class Reading:
     #: set's best term explains too few of its genes): the answer is insufficient, with
     #: `text` below as a lead only
     refused: str = ""
+    #: of `links`, the ones a record says cause the disease (not its modifiers): a next hop
+    #: asked through what causes it ("the gene mutated in X") follows these (`grounding.inputs_of`)
+    causal_links: list[str] | None = None
 
     @property
     def answer(self) -> str:

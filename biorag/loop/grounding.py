@@ -164,7 +164,16 @@ def inputs_of(analysis: Analysis, hop: int, previous: Reading | None) -> list[st
     h = analysis.intent.hops[hop]
     if not h.from_previous:
         return analysis.texts(h.takes)
-    return previous.hop_inputs if previous is not None and not previous.ambiguous else []
+    if previous is None or previous.ambiguous:
+        return []
+    if previous.causal_links and _CAUSED.search(analysis.core):
+        return previous.causal_links  # "the gene mutated in X": not the genes that only modify it
+    return previous.hop_inputs
+
+
+#: a question that asks through what causes a disease ("the gene mutated in X", "that causes
+#: X"), not through every gene linked to it ("genes associated with X")
+_CAUSED = re.compile(r"\b(?:caus\w*|mutated|mutations?|responsible|underl\w*|defective|deficient)\b", re.I)
 
 
 def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Mapping[str, Source],

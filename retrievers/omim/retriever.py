@@ -217,14 +217,16 @@ def read_omim_field(field: AnswerField, evidence: list[Evidence], about: Sequenc
         notes = {g: n for _, r in used for g, n in r.gene_link_notes.items() if link_label(n) != "causal"}
         groups = labelled_genes(genes, notes)
         ordered = [g for gs in groups.values() for g in gs]
-        if ordered != genes:
+        causal = None
+        if ordered != genes or len(groups) > 1:
             keys: dict[str, str] = {}
             for _, r in used:
                 for g, k in zip(r.genes, r.gene_keys, strict=False):
                     keys.setdefault(g, k)
             links = list(dict.fromkeys(keys.get(g, g) for g in ordered))
+            causal = [keys.get(g, g) for g in groups["causal"]] if "causal" in groups and len(groups) > 1 else None
         return Reading(ordered, [ev for ev, _ in used], _genes_explanation(used), links=links,
-                       text=labelled_text(groups))
+                       text=labelled_text(groups), causal_links=causal)
     if field.name == "map_location":
         locs = list(dict.fromkeys(loc for _, r in used for loc in r.locations))
         return Reading(locs, [ev for ev, r in used if r.locations],

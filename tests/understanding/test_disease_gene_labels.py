@@ -130,3 +130,36 @@ def test_a_family_gene_reached_only_through_susceptibility_loci_is_labelled(stor
         if checked == 10:
             break
     assert checked >= 5, checked
+
+
+def test_a_hop_through_what_causes_a_disease_follows_its_causal_genes_only(agent, store):
+    """"Where is the gene that causes X?" goes on to the causal genes the reading lists first;
+    a modifier or susceptibility gene is listed under its label, never looked up as X's
+    gene. "Genes associated with X and what chromosome" (GeneHop's wording) goes on to all."""
+    from biorag.loop.grounding import inputs_of
+    from biorag.understanding.analysis import analyse
+
+    checked = 0
+    for mim in sorted(MIXED):
+        disease_id = f"OMIM:{mim}"
+        row = store._con.execute("SELECT name FROM diseases WHERE disease_id=?", (disease_id,)).fetchone()
+        if row is None or "," in row[0] or ";" in row[0]:
+            continue
+        linked = store.genes_for_disease(disease_id)
+        ev = disease_evidence({"disease_id": disease_id, "name": row[0], "sources": ["omim"]}, linked)
+        reading = read_omim_field(DISEASE_GENES, [ev], [])
+        first = reading.answer.split("\n")[0]
+        if first.endswith(")"):  # no causal gene: the first label's genes are followed
+            continue
+        ids = {g["symbol"]: str(g["gene_id"]) for g in linked}
+        causal = [ids.get(g, g) for g in first.split(", ")]
+        assert set(causal) < set(reading.hop_inputs)
+        for question, expected in ((f"Where is the gene that causes {row[0]} located?", causal),
+                                   (f"Which chromosome is the gene mutated in {row[0]} on?", causal),
+                                   (f"genes associated with {row[0]} and what chromosome", reading.hop_inputs)):
+            a = analyse(question, agent.retrievers, agent.lexicon)
+            if a.intent is None or len(a.intent.hops) != 2:
+                continue  # the name read otherwise: no hop to follow
+            assert inputs_of(a, 1, reading) == expected, (question, reading.answer)
+            checked += 1
+    assert checked >= 60, checked
