@@ -158,7 +158,10 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
             # not its answer
             own = {syms[0].lower() for _w, syms in named_genes(analysis.core, lexicon) if syms}
             q = replace(q, own=q.own | own)
-        return _listed(q, [r for r in reads if not r.announces and tied(r)], lexicon, limit)
+        # asked for the most common one, a sentence that names things without saying how common
+        # names no answer (`how_reading`)
+        return _listed(q, [r for r in reads if not r.announces and tied(r) and states_measure(r.sentence.text, q.measure)],
+                       lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
     # a sentence that states leads one that guesses or says it is unknown; asked for an

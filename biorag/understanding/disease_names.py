@@ -62,9 +62,10 @@ _ASK_LEAD = re.compile(r"\b(?:" + "|".join(sorted({re.escape(c) for cues in word
 #: where a clause starts: a name may open it ("Currarino syndrome: which gene?")
 _CLAUSE_START = re.compile(r"^\s*|[:;?!]\s+|\s[-\u2013\u2014]\s+")
 #: a clause's asking words, after which its subject starts: "How does Marfan syndrome
-#: present?", "What does X look like?", "Is X inherited?", "Can X be treated?"
+#: present?", "What does X look like?", "Is X inherited?", "Can X be treated?", "How common
+#: is X?"
 _QUESTION_OPENING = re.compile(
-    r"(?:^|[:;?!]\s+)\s*(?:(?:how|what|which|when|why|where|who)\s+)?"
+    r"(?:^|[:;?!]\s+)\s*(?:(?:how(?:\s+[a-z]+)?|what|which|when|why|where|who)\s+)?"
     r"(?:does|do|did|is|are|was|were|can|could|would|will|should|may|might)\s+", re.I)
 #: a yes/no claim put as a clause ("Could you tell me whether Marfan syndrome is ..."): its
 #: subject starts after the conjunction

@@ -117,7 +117,11 @@ FULL_NAME = AnswerField(
     "full_name", "full name of a gene",
     ("full name", "long name", "stand for", "stands for", "full gene name", "expanded name",
      "spelled out", "spell out", "spells out", "spelt out", "written out", "unabbreviated",
-     "full form", "long form", "in full", "expansion", "expand", "abbreviation"),
+     "full form", "long form", "in full", "expansion", "expand", "abbreviation",
+     # what a gene encodes is named by its full name ("huntingtin", "CF transmembrane
+     # conductance regulator"); "what kind of protein" is the class (`GENE_CLASS`)
+     "encode $", "encodes $", "code for $", "codes for $", "protein product", "gene product",
+     "encoded protein", "protein encoded", "protein it encodes"),
     GENE_IDS)
 
 #: "What kind of protein does BRAF encode?", and "Which of these is a kinase? A) TP53 B) BRAF"

@@ -24,7 +24,7 @@ import pytest
 
 from biorag.understanding.analysis import analyse
 from biorag.understanding.question_words import english_words
-from tests.metamorphic.records import DISEASES
+from tests.metamorphic.records import DISEASES, GENES
 from tests.understanding.test_gene_card import (
     GO,
     GO_ID,
@@ -147,3 +147,29 @@ def test_a_misspelt_disease_name_is_still_that_disease(agent):
         got = disease(f"which gene is mutated in {typo.lower()}?")
         assert got == want, (right, typo, want, got)
     assert linked >= 30, linked
+
+
+def test_what_a_gene_encodes_is_its_full_name(agent):
+    """"What does X encode?", "What protein does X encode?", "the protein product of X": the
+    gene's full name (HGNC's approved name), not its function card nor the literature;
+    "What kind of protein does X encode?" stays the class its names state."""
+    genes = [g for g in GENES if g.name and g.symbol.isalnum()][:15]
+    for g in genes:
+        for q in (f"What does {g.symbol} encode?", f"what protein does {g.symbol} encode",
+                  f"What is the protein product of the {g.symbol} gene?", f"What does the {g.symbol} gene code for?"):
+            a = analyse(q, agent.retrievers, agent.lexicon)
+            assert a.intent is not None and a.intent.kind == "full_name", (q, a.intent and a.intent.kind)
+        ans = agent.answer(f"What does {g.symbol} encode?")
+        assert ans.sufficient and ans.answer.splitlines()[0] == g.name, (g.symbol, ans.answer)
+    a = analyse("What kind of protein does BRAF encode?", agent.retrievers, agent.lexicon)
+    assert a.intent is not None and a.intent.kind == "gene_class"
+
+
+def test_how_common_a_disease_is_names_the_disease_for_the_literature(agent):
+    """"How common is X?", "How rare is X?": the disease is found after the asking words and
+    the question goes to the literature (how common is no record field)."""
+    for d in DISEASES[:20]:
+        for q in (f"How common is {d.name}?", f"how rare is {d.name}"):
+            a = analyse(q, agent.retrievers, agent.lexicon)
+            names = {n.lower() for e in a.entities if e.kind == "disease" for n in (e.text, e.span, *e.canonical)}
+            assert d.name.lower() in names and a.intent is None and a.asks is not None, (q, a.entities, a.intent)
