@@ -300,11 +300,11 @@ STYLES: list[tuple[str, str, str]] = [
     ("summary", "wat is TP53", "TP53: tumor protein p53 (protein-coding)"),
     ("summary", "'TP53'", "TP53: tumor protein p53 (protein-coding)"),
     ("summary", "teh gene FTO?", "FTO: FTO alpha-ketoglutarate dependent dioxygenase (protein-coding)"),
-    # two questions in one sentence: the first one's value
+    # two questions in one sentence: the first one's value first (the second follows after its
+    # own question, test_paraphrases)
     ("chromosome", "Where is FTO, and is it protein coding?", "chr16"),
     ("disease_genes", "What is the gene for Meesmann corneal dystrophy and where is it?", "KRT12"),
     ("chromosome", "Which chromosome is FTO on? Also, what is its type?", "chr16"),
-    ("snp_genes", "Which gene is rs1217074595 in and what does it do?", "LINC01270"),
     ("protein_coding", "is LINC01270 protein-coding, and which chromosome is it on?", "No"),
     ("snp_genes", "Which gene is rs1217074595 in, and on which chromosome?", "LINC01270"),
     ("disease_genes", "What is the gene for Meesmann corneal dystrophy, and on what chromosome is it?", "KRT12"),

@@ -44,7 +44,10 @@ DISEASE_LITERATURE = ["What is the best treatment for {x}?", "Which drugs are us
                       # a yes/no claim beside words that cue a record field ("role", "diagnosis"), or put
                       # after the title of a study
                       "Do cytokines have any role in {x}?", "Does the diagnosis of {x} vary by region?",
-                      "{x} in adults: is it underdiagnosed?"]
+                      "{x} in adults: is it underdiagnosed?",
+                      # how common: no record ranks a disease's genes or variants by frequency
+                      "What is the most common mutation in {x}?", "Which gene is most commonly mutated in {x}?",
+                      "How common is {x}?"]
 FEATURE_RECORD = ["Which genes could explain {x}?", "candidate genes for {x}", "{x}", "what could explain {x}?"]
 FEATURE_LITERATURE = ["What treatments reduce {x}?", "Does {x} affect survival?", "What is the prognosis of {x}?",
                       "How is {x} managed?", "Which drugs can cause {x}?", "What is the risk of {x} after surgery?",
@@ -268,6 +271,38 @@ def test_two_asks_are_both_answered_each_after_its_question(agent):
         second = f"Which drugs target {g.symbol}?"
         assert any(line.startswith(second) for line in rest), (q, ans.answer)
         assert not ans.sufficient  # no PubMed index in this data dir: the second part is not answered
+
+
+def test_two_record_asks_are_both_answered(agent):
+    """20 real genes asked two record fields at once: the second is answered after its own
+    question, the gene in place of "its", never dropped."""
+    for g in [g for g in GENES if g.chromosome and g.name][:20]:
+        for q in (f"Where is {g.symbol} located, and what is its full name?",
+                  f"which chromosome is {g.symbol} on and what is its full name"):
+            ans = agent.answer(q)
+            first, *rest = ans.answer.splitlines()
+            assert g.chromosome in first, (q, ans.answer)
+            second = f"What is the full name of {g.symbol}? {g.name}"
+            assert second in rest, (q, ans.answer)
+            assert ans.sufficient, (q, ans.answer)
+
+
+def test_a_second_ask_about_the_gene_a_disease_question_asks_for_goes_through_it(agent):
+    """"Which gene is mutated in <disease>, and where is it located?": "it" is the disease's
+    gene, asked through the first part (a hop), not the disease. Real OMIM diseases with one
+    HPO gene: the first line names the gene, the second part follows after its question,
+    answered or named as unanswered, every time."""
+    diseases = [d for d in DISEASES if len(d.genes) == 1][:20]
+    answered = 0
+    for d in diseases:
+        q = f"Which gene is mutated in {d.name}, and where is it located?"
+        ans = agent.answer(q)
+        first, *rest = ans.answer.splitlines()
+        second = f"Where is the gene mutated in {d.name} located?"
+        assert any(line.startswith(second) for line in rest), (q, ans.answer)
+        if d.genes[0] in first.split(", ") and any(line.startswith(second + " chr") for line in rest):
+            answered += 1
+    assert answered >= 18, answered
 
 
 def test_one_ask_put_two_ways_with_or_is_not_split(agent):

@@ -51,6 +51,15 @@ def test_written_out_names_british_spellings_context_and_two_questions(agent, fi
     assert ans.sufficient, question
 
 
+def test_a_second_ask_no_record_answers_is_named_not_dropped(agent):
+    """The SNP's gene is read, then asked what it does through the SNP; LINC01270's record holds
+    no function, so the second part says so and the answer is not sufficient."""
+    ans = agent.answer("Which gene is rs1217074595 in and what does it do?")
+    first, *rest = ans.answer.splitlines()
+    assert first == "LINC01270" and not ans.sufficient, ans.answer
+    assert any(line.startswith("What does the gene that rs1217074595 is in do? Insufficient evidence") for line in rest), ans.answer
+
+
 @pytest.mark.parametrize("question", NO_FIELD)
 def test_a_field_no_record_holds_is_insufficient(agent, question):
     ans = agent.answer(question)
