@@ -131,6 +131,9 @@ class Reading:
     #: of `links`, the ones a record says cause the disease (not its modifiers): a next hop
     #: asked through what causes it ("the gene mutated in X") follows these (`grounding.inputs_of`)
     causal_links: list[str] | None = None
+    #: the values hold for parts of what was asked, not the whole ("for some of its forms": a
+    #: disease whose forms are inherited differently); a Yes to a claim says so
+    holds_for: str = ""
 
     @property
     def answer(self) -> str:

@@ -205,7 +205,8 @@ def structured_answer(analysis: Analysis, evidence: list[Evidence], sources: Map
     if analysis.claimed and not reading.refused:
         # a yes/no question claiming a value of the field ("Is Marfan syndrome autosomal
         # dominant?"): Yes when a value the records state holds it, No when none does
-        answer.text = f"{'Yes' if claim_holds(analysis.claimed, reading.values) else 'No'} — {answer.text}"
+        held = claim_holds(analysis.claimed, reading.values)
+        answer.text = f"{('Yes, ' + reading.holds_for) if held and reading.holds_for else 'Yes' if held else 'No'} — {answer.text}"
     if (link := gene_disease_link(analysis, evidence, sources, tried)) is not None:
         # the first line stays the field asked for (what benchmarks score); the next says
         # whether the records link the gene to the disease it was asked about in. Asked

@@ -21,7 +21,9 @@ claim neither: the question asks which, and the answer is the record's modes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from biorag.contracts.sources import Source, declared_fields
 from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise, plan
@@ -65,7 +67,7 @@ def inheritance_claim(core: str, entities: list[Entity],
 def claimed_modes(core: str, entities: list[Entity]) -> list[str] | None:
     """The modes the question claims, in HPO's words, when its words, less the names and the
     framing, are modes joined by "or" alone (at least one)."""
-    named = [e for e in entities if e.confident and e.kind in ("disease", "phenotype")]
+    named = [_without_mode(e) for e in entities if e.confident and e.kind in ("disease", "phenotype")]
     words = [w for w in normalise(blank_entities(core, named)).split()
              if w != PLACEHOLDER.strip() and w not in FILLER and w not in POLITE]
     words = [w for w in words if w not in _FRAME]
@@ -80,6 +82,19 @@ def claimed_modes(core: str, entities: list[Entity]) -> list[str] | None:
         modes.append(_MODES[" ".join(words[i:i + n])])
         i += n
     return list(dict.fromkeys(modes)) or None
+
+
+def _without_mode(e: Entity) -> Entity:
+    """The name as the question wrote it, less a mode it ends on: "Is Alport syndrome X-linked?"
+    finds the catalogue's "Alport syndrome, X-linked", yet claims the mode (that form's record
+    then states it)."""
+    words = normalise(e.text).split()
+    for n in range(min(_LONGEST, len(words) - 1), 0, -1):
+        if " ".join(words[-n:]) in _MODES:
+            head = re.match(r"^(.*?)(?=[\s,-]+" + r"[\s,-]+".join(map(re.escape, words[-n:])) + r"\W*$)", e.text, re.I)
+            if head and head.group(1).strip():
+                return replace(e, text=head.group(1).strip(), span="")
+    return e
 
 
 def claim_holds(claimed: str, values: Sequence[str]) -> bool:

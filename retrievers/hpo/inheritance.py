@@ -63,6 +63,9 @@ def read_inheritance(evidence: list[Evidence]) -> Reading | None:
     explanation = f"HPO inheritance annotations of {name} ({', '.join(r.disease_id for _, r in asked)}; HPO {release})"
     used = [e for e, _ in asked]
     if not stated:
+        forms = [(e, r) for e, r in diseases if _form_of(r.name, name) and _modes(r)]
+        if forms:
+            return _by_form(name, forms, explanation)
         return _none_annotated(name, asked, diseases, explanation)
     terms = {t.id: t for r in stated for t in r.inheritance}
     ordered = sorted(terms.values(), key=lambda t: t.qualifier)  # modes first, each in the records' order
@@ -78,6 +81,33 @@ def read_inheritance(evidence: list[Evidence]) -> Reading | None:
         rest = [_entry(r) for _, r in asked]
     text = first + ("\n" + "; ".join(rest) if rest else "")
     return Reading(values, used, explanation, text=text)
+
+
+#: what follows a disease's name in the name of one of its forms: a number ("Alport syndrome 2,
+#: autosomal recessive", "... 3B"), a type, or the mode itself ("Alport syndrome, X-linked")
+_FORM_TAIL = re.compile(r"^(?:\d+[a-z]?|type|x linked|autosomal|y linked|mitochondrial)\b")
+
+
+def _form_of(candidate: str, name: str) -> bool:
+    """`candidate` names a form of the disease `name` (`_FORM_TAIL`)."""
+    key, asked = _key(candidate), _key(name)
+    return key.startswith(asked + " ") and _FORM_TAIL.match(key[len(asked) + 1:]) is not None
+
+
+def _by_form(name: str, forms: list[tuple[Evidence, DiseaseRecord]], explanation: str) -> Reading:
+    """A disease annotated no mode of its own whose forms each are ("Alport syndrome": X-linked,
+    autosomal recessive and autosomal dominant forms): each mode with the forms that state it.
+    A claim of one mode holds for the forms that state it, which the line names."""
+    by_mode: dict[str, tuple[InheritanceTerm, list[DiseaseRecord]]] = {}
+    for _, r in forms:
+        for t in _modes(r):
+            by_mode.setdefault(t.id, (t, []))[1].append(r)
+    lines = [f"{t.name} ({t.id}): " + ", ".join(f"{r.name} ({r.disease_id})" for r in rs) for t, rs in by_mode.values()]
+    modes = [t.name for t, _ in by_mode.values()]
+    values = list(dict.fromkeys(modes + [m.removesuffix(" inheritance") for m in modes]))
+    text = f"{name} is inherited by form (HPO annotates its forms, not {name} itself): " + "; ".join(lines)
+    return Reading(values, [e for e, _ in forms], explanation.replace(f"of {name} (", f"of the forms of {name} (", 1),
+                   text=text, holds_for="for some of its forms" if len({_terms_text(_modes(r)) for _, r in forms}) > 1 else "")
 
 
 def _none_annotated(name: str, asked: list[tuple[Evidence, DiseaseRecord]],

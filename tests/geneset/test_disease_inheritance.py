@@ -151,9 +151,30 @@ def annotated_none(hpo_store_path, full_gene_store_path) -> list[tuple[str, str]
             f"WHERE e.name_norm = d.name_norm AND NOT {_IS_QUALIFIER}) "
             "AND (SELECT count(*) FROM diseases e WHERE e.name_norm = d.name_norm) = 1 ORDER BY d.disease_id").fetchall()
         plain = [r for r in rows if _plain_name(con, *r)]
+        forms = _forms(con)
     finally:
         con.close()
-    return random.Random(RNG_SEED).sample(plain, 6)
+    # a disease whose forms state modes is answered by form (test_a_disease_inherited_by_form_...)
+    return random.Random(RNG_SEED).sample([r for r in plain if r[1] not in forms], 6)
+
+
+def _forms(con: sqlite3.Connection) -> dict[str, list[tuple[str, str, set[str]]]]:
+    """Disease name -> its forms that annotate modes, (id, name, HP ids of their modes): other
+    diseases named "<name> 2, ...", "<name> type 3", "<name>, X-linked"."""
+    moded: dict[str, tuple[str, set[str]]] = {}
+    for did, name, hp in con.execute(
+            "SELECT d.disease_id, d.name, t.id FROM diseases d JOIN disease_terms a ON a.disease_id = d.disease_id "
+            f"AND a.aspect = 'I' AND a.negated = 0 JOIN terms t ON t.term = a.term WHERE NOT {_IS_QUALIFIER}"):
+        moded.setdefault(did, (name, set()))[1].add(hp)
+    keys = [(disease_key(name), did, name, hps) for did, (name, hps) in moded.items()]
+    out: dict[str, list[tuple[str, str, set[str]]]] = {}
+    for (name,) in con.execute("SELECT DISTINCT name FROM diseases"):
+        key = disease_key(name)
+        found = [(did, n, hps) for k, did, n, hps in keys
+                 if k.startswith(key + " ") and re.match(r"(\d+[a-z]?|type|x linked|autosomal)\b", k[len(key) + 1:])]
+        if found:
+            out[name] = found
+    return out
 
 
 def test_a_disease_hpo_annotates_no_mode_for_is_not_answered(agent, annotated_none):
@@ -222,3 +243,55 @@ def test_other_questions_about_the_same_diseases_keep_their_field(agent, single_
         if _hops(agent, q) is not None:
             wrong.append((q, "literature", _hops(agent, q)))
     assert not wrong, "\n".join(map(str, wrong))
+
+
+def test_a_disease_inherited_by_form_is_answered_with_each_forms_mode(agent, hpo_store_path, full_gene_store_path):
+    """A disease HPO annotates no mode for, whose forms ("Alport syndrome 2, autosomal recessive",
+    "Alport syndrome, X-linked") each are: the forms the search finds, each under its modes; a
+    claimed mode is a Yes when the forms are all inherited alike, a Yes "for some of its forms"
+    when they differ and one states it, a No when none does."""
+    con = _connect(hpo_store_path, full_gene_store_path)
+    try:
+        moded = {r[0] for r in con.execute("SELECT DISTINCT disease_id FROM disease_terms WHERE aspect = 'I'")}
+        plain = {name: did for did, name in con.execute("SELECT disease_id, name FROM diseases")
+                 if did not in moded and _plain_name(con, did, name)}
+        forms = {name: {did: hps for did, _, hps in f} for name, f in _forms(con).items() if name in plain and len(f) >= 2}
+    finally:
+        con.close()
+    assert len(forms) >= 5, len(forms)
+    names = {"HP:0000006": "autosomal dominant", "HP:0000007": "autosomal recessive", "HP:0001417": "X-linked"}
+    wrong = []
+    for name, of_name in random.Random(RNG_SEED).sample(sorted(forms.items()), 5):
+        ans = agent.answer(f"How is {name} inherited?")
+        named = set(re.findall(r"\((OMIM:\d+|ORPHA:\d+)\)", ans.answer))
+        if not (ans.sufficient and first_line(ans).startswith(f"{name} is inherited by form")
+                and len(named) >= 2 and named <= set(of_name)):
+            wrong.append((name, ans.answer))
+            continue
+        for hp, said in names.items():
+            holding = [did for did in named if hp in of_name[did]]
+            alike = len({frozenset(of_name[d]) for d in named}) == 1  # every form inherited the same way
+            verdict = "No —" if not holding else "Yes —" if alike else "Yes, for some of its forms —"
+            ans = agent.answer(f"Is {name} {said}?")
+            if not (ans.sufficient and first_line(ans).startswith(verdict)):
+                wrong.append((f"Is {name} {said}?", verdict, ans.answer))
+    assert not wrong, "\n".join(map(str, wrong))
+
+
+def test_a_mode_the_question_writes_after_the_name_is_claimed_not_named(agent, hpo_store_path, full_gene_store_path):
+    """"Is Alport syndrome X-linked?": the catalogue's "Alport syndrome, X-linked" is found, and
+    the mode after the name is still the claim, answered from that form's record."""
+    con = _connect(hpo_store_path, full_gene_store_path)
+    try:
+        rows = con.execute(
+            "SELECT d.disease_id, d.name FROM diseases d JOIN disease_terms a ON a.disease_id = d.disease_id "
+            "AND a.aspect = 'I' JOIN terms t ON t.term = a.term WHERE t.id = 'HP:0001417' "
+            "AND d.name LIKE '%, X-linked' ORDER BY d.disease_id").fetchall()
+    finally:
+        con.close()
+    rows = [(did, name) for did, name in rows if re.fullmatch(r"[A-Za-z' -]+, X-linked", name)]
+    assert len(rows) >= 3, rows
+    for did, name in random.Random(RNG_SEED).sample(rows, 3):
+        q = f"Is {name.replace(', X-linked', ' X-linked')}?"
+        ans = agent.answer(q)
+        assert ans.sufficient and first_line(ans).startswith("Yes —") and f"({did})" in first_line(ans), (q, ans.answer)
