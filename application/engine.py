@@ -36,6 +36,7 @@ from biorag.ml.embedder import Embedder
 from biorag.retrieval.retriever import Retriever
 from biorag.settings import Settings
 from biorag.understanding.search_request import SearchRequest
+from retrievers.geneset.lexicon import PathwayLexicon
 from retrievers.hpo.lexicon import PhenotypeLexicon
 from retrievers.stores.gene_store import gene_store_path
 from retrievers.stores.hpo_store import hpo_store_path
@@ -88,7 +89,7 @@ class Engine:
         self._lock = threading.RLock()
         self._llms: dict[str, LLM] = {}
         self._retrievers: dict[str, Retriever] = {}
-        self._lexicons: dict[str, StoreLexicon | None] = {}
+        self._lexicons: dict[str, StoreLexicon | PhenotypeLexicon | PathwayLexicon | None] = {}
         self._default: dict[str, Retriever] = {}  # name -> retriever for the server's own settings
 
     # ---- shared parts ---------------------------------------------------------------
@@ -120,7 +121,7 @@ class Engine:
                 self._default[name] = r
             return r
 
-    def lexicon(self, settings: Settings | None = None) -> StoreLexicon | PhenotypeLexicon | None:
+    def lexicon(self, settings: Settings | None = None) -> StoreLexicon | PhenotypeLexicon | PathwayLexicon | None:
         """Entity-linking dictionaries (the local gene store's names), built once per
         store; None without a store (understanding then recognises names by pattern)."""
         s = settings or self.settings
@@ -181,10 +182,10 @@ class Engine:
             self._default.clear()
 
 
-def build_lexicon(settings: Settings) -> StoreLexicon | PhenotypeLexicon | None:
+def build_lexicon(settings: Settings) -> StoreLexicon | PhenotypeLexicon | PathwayLexicon | None:
     """Entity-linking dictionaries from the local gene store and the HPO store (phenotype
-    names), those that are built; None when neither is (question understanding then
-    recognises names by pattern)."""
+    names), those that are built, with the bundled libraries' pathway names over them; None
+    when neither store is (question understanding then recognises names by pattern)."""
     path = gene_store_path(settings)
     base = None
     if path.exists():
@@ -193,7 +194,8 @@ def build_lexicon(settings: Settings) -> StoreLexicon | PhenotypeLexicon | None:
         except (OSError, sqlite3.Error):  # an unreadable store must not stop questions: patterns take over
             base = None
     hpo = hpo_store_path(settings)
-    return PhenotypeLexicon(hpo, base) if hpo.exists() else base
+    lexicon = PhenotypeLexicon(hpo, base) if hpo.exists() else base
+    return PathwayLexicon(lexicon) if lexicon is not None else None
 
 
 def build_agent(settings: Settings, llm: LLM | None = None, embedder: Embedder | None = None) -> Agent:

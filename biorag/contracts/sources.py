@@ -48,6 +48,9 @@ EntityKind = Literal[
     "passage",  # a sentence quoted in the question to be read ("the gene names in the sentence '...'")
     "disease",  # a disease name (OMIM, ClinVar, MeSH)
     "phenotype",  # a phenotype / HPO term name
+    # a pathway, process or gene-group name as the gene-set libraries (GO BP, Reactome, HGNC groups)
+    # name their terms ("the Wnt signaling pathway", "glycolysis"): the term's genes are asked for
+    "pathway",
     "organism",  # an organism the question names ("in the mouse genome"): context for fields about it
     "gene_list",  # several genes given as a set (gene-set questions)
     "free_text",  # anything: literature and web search

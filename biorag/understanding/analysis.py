@@ -8,6 +8,7 @@ Entities first, then intent; the parts live in their own modules:
 - biorag.understanding.entity_linking: the entities (with biorag.understanding.entity_patterns, biorag.understanding.lexicon_lookup,
   biorag.understanding.disease_names, and biorag.understanding.disease_context for a gene asked about in a disease);
 - biorag.understanding.intent: the answer field from the sources' cue words, and the hops;
+- biorag.understanding.pathway_questions: a pathway, process or gene group named to have its genes listed;
 - biorag.understanding.question_words: the word lists of resources/question_words.json.
 
 This module puts them together: it drops a gene alias that is a field word when the rest
@@ -56,6 +57,7 @@ from biorag.understanding.literature_asks import (
 )
 from biorag.understanding.option_subjects import subject_options
 from biorag.understanding.options import Option, split_options
+from biorag.understanding.pathway_questions import with_pathway
 from biorag.understanding.phenotype_questions import read_feature_list
 from biorag.understanding.product_questions import asks_faulty_product
 from biorag.understanding.program_requests import unwrap_program_request
@@ -156,6 +158,8 @@ def _analyse(question: str, stem: str, sources: Mapping[str, Source] | None, lex
     entities = gene_asked_by_name(core, entities, sources, lexicon)
     # a patient's features listed in words: their names, not the words inside them
     entities, feature_names = read_feature_list(stem, entities, lexicon)
+    # a pathway named to have its genes listed ("genes of the mTOR pathway": no gene MTOR)
+    entities = with_pathway(core, entities, sources, lexicon)
     # names a dictionary or pattern is sure of are blanked out: their letters are no cue
     blanked = blank_entities(DNA.sub(PLACEHOLDER, core),
                              [e for e in entities if e.confident or e.role] + feature_names)

@@ -12,6 +12,10 @@ benchmarks/results/2026-11-26/README.md, "Gene sets: when is an answer sufficien
 
 Whatever the field, a term that does not explain enough of the set (biorag.knowledge.set_rule) is no
 answer: the reading is refused, and the term is given below the refusal as a lead only.
+
+A pathway, process or gene group asked by name for its genes ("Which genes are in the Wnt
+signaling pathway?") is another question: no set is given, the library term the name matches
+is read (`member_genes`; which term answers when several match: biorag.knowledge.pathway_names).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from collections.abc import Sequence
 from biorag.contracts.models import Evidence
 from biorag.contracts.sources import AnswerField, Reading
 from biorag.knowledge.gene_sets import LIBRARY_LABELS
-from retrievers.geneset.record import EnrichedTermRecord, enriched_terms
+from biorag.knowledge.pathway_names import name_key
+from retrievers.geneset.record import EnrichedTermRecord, TermMembersRecord, enriched_terms
 
 ENRICHED_TERM = AnswerField(
     "enriched_term", "the term most enriched in a gene set, with its supporting genes",
@@ -44,7 +49,16 @@ PROCESS_NAME = AnswerField(
 SUPPORTING_GENES = AnswerField(
     "supporting_genes", "the genes of the set that support its enriched term",
     ("supporting genes", "which of these genes", "genes support", "support the", "supported by"), ("gene_list",))
-GENESET_FIELDS = (ENRICHED_TERM, GO_TERM, PATHWAY, PROCESS_NAME, SUPPORTING_GENES)
+MEMBER_GENES = AnswerField(
+    "member_genes", "the genes a named pathway, process or gene group holds, as its library lists them",
+    # "genes" covers "genes in", "genes of", "genes involved in", "list the genes": written as
+    # cues of their own, those phrases would hide the cue "genes" by which other fields are asked
+    # ("genes of Marfan syndrome": a question reads the longest cue at a place)
+    ("genes", "which genes", "what genes", "members of", "member genes", "component genes"),
+    ("pathway",))
+GENESET_FIELDS = (ENRICHED_TERM, GO_TERM, PATHWAY, PROCESS_NAME, SUPPORTING_GENES, MEMBER_GENES)
+#: a term's genes listed in the answer's first line; a larger term's count is given for the rest
+LISTED_MEMBERS = 40
 
 #: field -> (which record answers it, what the reading says it is, what a refusal says)
 _FIRST_RANKED = {
@@ -76,11 +90,34 @@ def _term_reading(e: Evidence, r: EnrichedTermRecord, name: str, explanation: st
     return Reading([name], [e], explanation, text=f"{name} ({stats})\nsupporting genes: {', '.join(r.supporting_genes)}")
 
 
+def _members_reading(evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
+    """The genes of the term that answers for the name asked (all of them as values; the first
+    `LISTED_MEMBERS` on the answer's line, then how many more), with the term's name, id,
+    library and size; the other terms the name matched on "also:" lines. Only records of the
+    name asked are read: a term is the answer only when it matched that name."""
+    asked = {name_key(a) for a in about}
+    records = [(e, r) for e, r in TermMembersRecord.all_of(evidence) if not asked or name_key(r.asked) in asked]
+    e, r = next(((e, r) for e, r in records if r.answers), (None, None))
+    if e is None or r is None:
+        return None
+    more = f" and {len(r.genes) - LISTED_MEMBERS} more" if len(r.genes) > LISTED_MEMBERS else ""
+    lines = [f"{r.name} ({r.term}, {LIBRARY_LABELS[r.library]}): {len(r.genes)} genes: "
+             f"{', '.join(r.genes[:LISTED_MEMBERS])}{more}"]
+    lines += [f"also: {o.name} ({o.term}, {LIBRARY_LABELS[o.library]}): {len(o.genes)} genes"
+              for _, o in records if o.term != r.term]
+    how = "its whole name" if r.whole else "its name without the words that say it is a pathway"
+    return Reading(list(r.genes), [e], f"the genes {LIBRARY_LABELS[r.library]} lists under the term the name "
+                   f"matches ({how})", text="\n".join(lines))
+
+
 def read_geneset_field(field: AnswerField, evidence: list[Evidence], about: Sequence[str]) -> Reading | None:
     """The answering record's term (first line of the answer) with its id, library, overlap
     and adjusted p, then the supporting genes; or only the genes. A question naming GO or a
     process reads the first-ranked GO BP term, one asking for a pathway the first-ranked
-    Reactome pathway, any other the term that names the set."""
+    Reactome pathway, any other the term that names the set. The genes of a pathway named in
+    the question are read from the term its name matched (`_members_reading`)."""
+    if field.name == MEMBER_GENES.name:
+        return _members_reading(evidence, about)
     records = enriched_terms(evidence)
     if field.name in _FIRST_RANKED:
         pick, explanation, refusal, none_holds = _FIRST_RANKED[field.name]

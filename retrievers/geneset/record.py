@@ -1,4 +1,5 @@
-"""The gene-set source's record as a type: one enriched term of an enrichment run.
+"""The gene-set source's records as types: one enriched term of an enrichment run, or one
+library term whose genes a question asks for by the term's name.
 
 The source writes it into `Evidence.metadata` (`as_metadata`: the same keys as before, so
 the JSON on the wire, /v1/answer, the stream, `--json` and the OpenAPI document, is
@@ -8,11 +9,12 @@ dictionary keys by name.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from biorag.contracts.models import Evidence
+from retrievers.common.source_record import SourceRecord
 
 
 class EnrichedTermRecord(BaseModel):
@@ -64,3 +66,22 @@ class EnrichedTermRecord(BaseModel):
 def enriched_terms(evidence: list[Evidence]) -> list[tuple[Evidence, EnrichedTermRecord]]:
     """The evidence items that are enriched terms, each with its typed record, in order."""
     return [(e, r) for e in evidence if (r := EnrichedTermRecord.of(e)) is not None]
+
+
+class TermMembersRecord(SourceRecord):
+    """A library term a pathway, process or gene-group name matched, with every gene the
+    library lists under it (biorag.knowledge.pathway_names)."""
+
+    SOURCE: ClassVar[str] = "geneset"
+    KIND: ClassVar[str | None] = "term_members"
+    kind: Literal["term_members"] = "term_members"
+    library: str
+    term: str
+    name: str
+    #: the name as the question wrote it
+    asked: str
+    #: the name written is the term's whole name (not only its stem: "Wnt pathway")
+    whole: bool
+    #: the term ranked first for the name: the one that answers (the others are named beside it)
+    answers: bool
+    genes: list[str]

@@ -68,7 +68,8 @@ from biorag.knowledge.phenotype_names import name_words
 from biorag.knowledge.set_rule import SetRule
 from biorag.retrieval.retriever import Retriever
 from biorag.understanding.search_request import Gene, SearchRequest
-from retrievers.geneset.fields import GENESET_FIELDS, read_geneset_field
+from retrievers.geneset.fields import GENESET_FIELDS, MEMBER_GENES, read_geneset_field
+from retrievers.geneset.members import member_records
 from retrievers.geneset.record import EnrichedTermRecord
 
 if TYPE_CHECKING:
@@ -85,7 +86,8 @@ MANUAL = (
     "process, pathway or phenotype they share by enrichment against GO Biological Process, "
     "Reactome, HPO and the MeSH terms of abstracts naming them, and names it with verified "
     "claims. Use for: what do these genes do together, the enriched term of a gene list. "
-    "Query: the gene symbols."
+    "Query: the gene symbols. Also lists the genes of a pathway, process or gene group named as "
+    "GO BP, Reactome or HGNC name it (query: the name, e.g. Wnt signaling pathway)."
 )
 _SPLIT = re.compile(r"[\s,;]+")
 #: a name `parse_gene_list` keeps: a token with a character it does not strip
@@ -591,12 +593,14 @@ def genes_in_question(text: str, store: GeneStore | None, known: frozenset[str])
 
 class GeneSetRetriever(Retriever):
     """`geneset` source: the genes named in the query -> enriched terms, best first; the
-    first record is the term that names the set (metadata: library, term, overlap, p_adj)."""
+    first record is the term that names the set (metadata: library, term, overlap, p_adj).
+    Asked for the genes of a pathway named in the query (`member_genes`): the library terms
+    the name matches, each with its genes (retrievers.geneset.members)."""
 
     name = SOURCE
     manual = MANUAL
     query_format = "the gene symbols, separated by spaces"
-    accepts = ("gene_list",)
+    accepts = ("gene_list", "pathway")
     answers = GENESET_FIELDS
 
     @classmethod
@@ -616,7 +620,10 @@ class GeneSetRetriever(Retriever):
 
     def search(self, request: SearchRequest) -> list[Evidence]:
         """Enrichment of the request's resolved genes (`request.entities.genes`, a set); with
-        fewer than two, of the gene symbols written in its text (a bare text request)."""
+        fewer than two, of the gene symbols written in its text (a bare text request). Asked for
+        a pathway's genes, the text is the pathway's name."""
+        if request.asks == MEMBER_GENES.name:
+            return member_records(request.text, SOURCE, request.k)
         it = self.interpreter
         typed = request.entities.genes
         genes = list(typed) if len(typed) >= 2 else genes_in_question(request.text, it.gene_store, it._known_symbols())
