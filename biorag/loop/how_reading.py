@@ -60,19 +60,35 @@ def _measures() -> dict[str, dict]:
     return reading_entry("asked_measures")["measures"]
 
 
+#: a superlative of frequency and the noun it ranks ("the most common cause of ...")
+_SUPERLATIVE = r"(?:most common(?:ly)?|most frequent(?:ly)?|commonest|most prevalent|leading|predominant|main|principal)"
+_RANKED = re.compile(rf"\b{_SUPERLATIVE}\s+([a-z]+?)s?\s+(?:of|in|among|for)\b")
+
+
 def asked_measure(norm: str) -> str:
-    """The measure a question (normalised) asks for: "frequency", "comparison", "risk", or ""."""
+    """The measure a question (normalised) asks for: "frequency", "comparison", "risk", "" or,
+    for the most common thing of a kind, "ranked <noun>" ("the most common cause of dementia":
+    "ranked cause")."""
+    if (m := _RANKED.search(norm)) is not None:
+        return f"ranked {m.group(1)}"
     for measure, lists in _measures().items():
         if holds_any(norm, tuple(normalise(w).strip() for w in lists["asks"])):
             return measure
     return ""
 
 
-def states_measure(sentence: str, measure: str) -> bool:
+def states_measure(sentence: str, measure: str, names: tuple[tuple[str, tuple[re.Pattern, ...]], ...] = ()) -> bool:
     """The sentence states the asked measure: one of its words, or a figure written its way
-    ("12%", "1 in 3,000", "per 100,000")."""
+    ("12%", "1 in 3,000", "per 100,000"). Asked for the most common thing of a kind, it ranks
+    that kind of the question's names: "the most common cause of dementia", not "dementia
+    is ... a leading cause of disability" (`names`: the question's (name, patterns))."""
     if not measure:
         return True
+    if measure.startswith("ranked "):
+        noun = re.escape(measure.removeprefix("ranked "))
+        ranked = re.finditer(rf"\b{_SUPERLATIVE}\s+(?:[\w-]+\s+){{0,2}}?{noun}\w*\s+(?:of|in|among|for)\s+(.{{0,80}})",
+                             sentence, re.IGNORECASE)
+        return any(not names or any(p.search(m.group(1).lower()) for _n, ps in names for p in ps) for m in ranked)
     lists = _measures()[measure]
     if holds_any(normalise(sentence), tuple(normalise(w).strip() for w in lists["markers"])):
         return True
@@ -80,5 +96,7 @@ def states_measure(sentence: str, measure: str) -> bool:
 
 
 def measure_said(measure: str) -> str:
-    """What a sentence must state, for a reason line ("states a prevalence or incidence")."""
+    """What a sentence must state, for a reason line ("states how common it is")."""
+    if measure.startswith("ranked "):
+        return f"names the most common {measure.removeprefix('ranked ')}"
     return _measures()[measure]["said"]

@@ -160,7 +160,7 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
             q = replace(q, own=q.own | own)
         # asked for the most common one, a sentence that names things without saying how common
         # names no answer (`how_reading`)
-        return _listed(q, [r for r in reads if not r.announces and tied(r) and states_measure(r.sentence.text, q.measure)],
+        return _listed(q, [r for r in reads if not r.announces and tied(r) and states_measure(r.sentence.text, q.measure, q.entities)],
                        lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
@@ -168,7 +168,7 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     # effect, one that says which way it went leads, not the title that names the study
     # ("Effect of ATP on dominant frequency in atrial fibrillation"); asked for a measure (how
     # common, how they differ), one that states it (`how_reading`)
-    about = sorted(about, key=lambda r: (not states_measure(r.sentence.text, q.measure), hedged(r.sentence.text),
+    about = sorted(about, key=lambda r: (not states_measure(r.sentence.text, q.measure, q.entities), hedged(r.sentence.text),
                                          q.effect and not states_change(r.sentence.text)))
     lead = about[0].sentence
     support = [r.sentence for r in about[:limit]]
@@ -179,7 +179,7 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         # Parkinson's disease caused by mutations in PINK1" for how PINK1 activates Parkin) says not how
         return LiteratureReading("how", cited_line(lead), support[:limit],
                                  reason=_no_sentence(q, "says how or by what mechanism"))
-    if not states_measure(lead.text, q.measure):
+    if not states_measure(lead.text, q.measure, q.entities):
         return LiteratureReading("how", cited_line(lead), support[:limit], reason=_no_sentence(q, measure_said(q.measure)))
     return LiteratureReading("how", cited_line(lead), support[:limit], True)
 

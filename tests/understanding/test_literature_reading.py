@@ -519,3 +519,17 @@ def test_a_claim_about_a_drug_the_methods_only_adjust_for_is_not_answered(read):
     for q in _wordings("Does metformin reduce the risk of dementia?"):
         r = read(q, _ranked(ev))
         assert not r.sufficient and r.first_line not in ("Yes.", "No."), (q, r.text)
+
+
+def test_asked_for_the_most_common_one_a_sentence_must_rank_it(read):
+    """"What is the most common cause of dementia?": 22170863's "A mutation in the BRI2/ITM2b
+    gene causes loss of BRI2 protein leading to familial Danish dementia" names a cause of a
+    dementia, not the most common one; 16426772's "Alzheimer's disease (AD) is the most common
+    cause of dementia in humans" does, and leads though ranked below it."""
+    other, ranking = _evidence("22170863"), _evidence("16426772")
+    for q in _wordings("What is the most common cause of dementia?"):
+        r = read(q, _ranked(other))
+        assert not r.sufficient and "names the most common cause" in r.reason, (q, r.text)
+        ranked = _ranked(other) + [ScoredSentence(s.text, s.evidence, 0.3) for s in _ranked(ranking)]
+        r = read(q, ranked)
+        assert r.sufficient and r.support[0].text.startswith("Alzheimer's disease (AD) is the most common cause"), (q, r.text)
