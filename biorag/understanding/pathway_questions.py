@@ -15,7 +15,9 @@ pathway names are made of other names and stand in questions that ask something 
 - a disease or phenotype a dictionary knows under the same words stays that disease or
   phenotype: its genes are what a "which genes" question about it asks;
 - a question that gives a gene set asks about the set ("Which biological process do these
-  genes share: ...?" names GO's root term only in words).
+  genes share: ...?" names GO's root term only in words);
+- a question about another organism ("Which genes control fin regeneration in zebrafish?")
+  is not answered from libraries of human genes.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ def with_pathway(core: str, entities: list[Entity], sources: Mapping[str, Source
     something else of it."""
     if not sources or lexicon is None or not _asks_pathway_field(core, {"pathway"}, sources):
         return entities  # no pathway field is asked: the names are never looked up
+    if any(e.kind == "organism" and e.text != "Homo sapiens" for e in entities):
+        return entities  # the libraries' terms hold human genes: "fin regeneration in zebrafish" is no term of theirs
     pathway = _pathway_named(core, lexicon)
     if pathway is None:
         return entities

@@ -138,6 +138,15 @@ def test_an_unknown_pathway_gets_no_made_up_answer(agent):
         agent.retrievers["geneset"].search(SearchRequest(text="Zorblax pathway", asks="member_genes"))
 
 
+@pytest.mark.parametrize("question", ["Which genes control fin regeneration in zebrafish?",
+                                      "Which genes are in the Wnt signaling pathway in mice?"])
+def test_a_pathway_of_another_organism_is_not_read_from_the_human_libraries(agent, question):
+    """The libraries hold human genes: a term of the same name ("regeneration", the Wnt
+    pathway) asked of zebrafish or mice is not their answer."""
+    a, hops = routed(agent, question)
+    assert a.first("pathway") is None and ("geneset", "member_genes") not in hops, (question, hops)
+
+
 def test_a_name_is_matched_whole_before_its_stem():
     """A written whole name answers before a term matched by its stem; between stems, the name
     matching more of the asked words; a bare word with no pathway word names no stem."""
