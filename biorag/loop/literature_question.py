@@ -18,8 +18,7 @@ from biorag.knowledge.initialisms import (
 )
 from biorag.knowledge.mesh import vocabulary
 from biorag.loop.claim_words import claim_subject, compared_word, same_root
-from biorag.loop.extractive import split_sentences
-from biorag.loop.findings import claims_sameness, outside_findings
+from biorag.loop.findings import claims_sameness
 from biorag.loop.how_reading import asked_measure
 from biorag.loop.qualifiers import Qualified, other_patients, population, question_qualified
 from biorag.loop.sentence_cues import (
@@ -370,12 +369,6 @@ def record_about(ev: Evidence, q: LiteratureQuestion) -> bool:
         return False  # a record is about what its title names: a flossing trial's "mismatched video" is no MMN study
     if not all(re.search(rf"(?<![0-9]){n}(?![0-9])", text) for n in q.numbers) or not _holds_lettered(text, q.lettered):
         return False
-    if q.subject and not _holds_subject(_not_methods(ev), q, ev):
-        return False  # "adjusted for ... metformin" in the methods: the study is not about metformin
+    if q.subject and not _holds_subject(text, q, ev):
+        return False
     return not q.topic or _topic_held(_stems_of(text, ev, q), q) >= q.need
-
-
-def _not_methods(ev: Evidence) -> str:
-    """The record's title and its sentences that stand under no background, aims or methods
-    label (`findings.outside_findings`)."""
-    return "\n".join([ev.title, *(s for s in split_sentences(ev.text or "") if not outside_findings(ev, s))])

@@ -508,19 +508,6 @@ def test_asked_how_two_things_differ_a_sentence_must_compare_them(read):
         assert r.sufficient and "increases the risk" in r.support[0].text, (q, r.text)
 
 
-def test_a_claim_about_a_drug_the_methods_only_adjust_for_is_not_answered(read):
-    """25974006 finds that pioglitazone lowers dementia risk; metformin appears only in its
-    methods ("adjusted for ... metformin"). Asked about pioglitazone: Yes; about metformin: the
-    evidence does not say, in every wording."""
-    ev = _record("pioglitazone_dementia_record.jsonl")
-    for q in _wordings("Does pioglitazone reduce the risk of dementia?"):
-        r = read(q, _ranked(ev))
-        assert r.sufficient and r.first_line == "Yes.", (q, r.text)
-    for q in _wordings("Does metformin reduce the risk of dementia?"):
-        r = read(q, _ranked(ev))
-        assert not r.sufficient and r.first_line not in ("Yes.", "No."), (q, r.text)
-
-
 def test_asked_for_the_most_common_one_a_sentence_must_rank_it(read):
     """"What is the most common cause of dementia?": 22170863's "A mutation in the BRI2/ITM2b
     gene causes loss of BRI2 protein leading to familial Danish dementia" names a cause of a
