@@ -16,6 +16,7 @@ The word lists are data (resources/reading_words.json, "mechanism_markers" and "
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from biorag.loop.extractive import ScoredSentence
 from biorag.loop.sentence_cues import (
@@ -60,6 +61,12 @@ def _measures() -> dict[str, dict]:
     return reading_entry("asked_measures")["measures"]
 
 
+@cache
+def _phrases(measure: str, kind: str) -> tuple[str, ...]:
+    """A measure's "asks" or "markers", normalised once: `states_measure` reads every sentence."""
+    return tuple(normalise(w).strip() for w in _measures()[measure][kind])
+
+
 #: a superlative of frequency and the noun it ranks ("the most common cause of ...")
 _SUPERLATIVE = r"(?:most common(?:ly)?|most frequent(?:ly)?|commonest|most prevalent|leading|predominant|main|principal)"
 _RANKED = re.compile(rf"\b{_SUPERLATIVE}\s+([a-z]+?)s?\s+(?:of|in|among|for)\b")
@@ -71,8 +78,8 @@ def asked_measure(norm: str) -> str:
     "ranked cause")."""
     if (m := _RANKED.search(norm)) is not None:
         return f"ranked {m.group(1)}"
-    for measure, lists in _measures().items():
-        if holds_any(norm, tuple(normalise(w).strip() for w in lists["asks"])):
+    for measure in _measures():
+        if holds_any(norm, _phrases(measure, "asks")):
             return measure
     return ""
 
@@ -89,10 +96,9 @@ def states_measure(sentence: str, measure: str, names: tuple[tuple[str, tuple[re
         ranked = re.finditer(rf"\b{_SUPERLATIVE}\s+(?:[\w-]+\s+){{0,2}}?{noun}\w*\s+(?:of|in|among|for)\s+(.{{0,80}})",
                              sentence, re.IGNORECASE)
         return any(not names or any(p.search(m.group(1).lower()) for _n, ps in names for p in ps) for m in ranked)
-    lists = _measures()[measure]
-    if holds_any(normalise(sentence), tuple(normalise(w).strip() for w in lists["markers"])):
+    if holds_any(normalise(sentence), _phrases(measure, "markers")):
         return True
-    return any(re.search(p, sentence, re.IGNORECASE) for p in lists.get("figures", ()))
+    return any(re.search(p, sentence, re.IGNORECASE) for p in _measures()[measure].get("figures", ()))
 
 
 def measure_said(measure: str) -> str:

@@ -71,10 +71,11 @@ def split_asks(question: str, sources: Mapping[str, Source] | None, lexicon: Lex
     routes = [_goes_to(a) for a in analyses]
     if None in routes:
         return None
-    if len(set(routes)) < 2 and (routes[0] != "record" or len({a.intent.kind for a in analyses}) < len(analyses)):
-        return None  # one place, one field: the question's own reading answers it
-    if len(set(routes)) < 2 and (whole := analyse(question, sources, lexicon).intent) is not None and len(whole.hops) > 1:
-        return None  # read whole, a hop through the first ask ("Which gene is rs... in and what does it do?")
+    if len(set(routes)) < 2:  # record and record: split only where the fields differ
+        if routes[0] != "record" or len({a.intent.kind for a in analyses}) < len(analyses):
+            return None  # one place, one field: the question's own reading answers it
+        if (whole := analyse(question, sources, lexicon).intent) is not None and len(whole.hops) > 1:
+            return None  # read whole, a hop through the first ask ("Which gene is rs... in and what does it do?")
     return parts
 
 
