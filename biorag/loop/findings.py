@@ -23,6 +23,7 @@ The word lists are data (resources/reading_words.json: "null_findings", "samenes
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from biorag.contracts.models import Evidence
@@ -74,6 +75,13 @@ def reports_finding(ev: Evidence, sentence: str) -> bool:
         and not _any_word(label, reading_words("background_sections"))
 
 
+def concludes(ev: Evidence, sentence: str) -> bool:
+    """The sentence stands in the abstract's conclusions: the authors' own reading of their
+    results ("CONCLUSIONS: Pelvic osteotomy reduces failure rates ...")."""
+    label = section_of(ev, sentence)
+    return bool(label) and _any_word(label, reading_words("conclusion_sections"))
+
+
 def record_findings(ev: Evidence) -> list[str]:
     """The sentences of `ev` that stand in its results or conclusions (`reports_finding`)."""
     return [s for s in split_sentences(ev.text or "") if reports_finding(ev, s)]
@@ -83,6 +91,28 @@ def outside_findings(ev: Evidence, sentence: str) -> bool:
     """The sentence stands under a label that reports no finding (background, aims, methods,
     outcome measures): what it says is known or planned, not what the study found."""
     return bool(section_of(ev, sentence)) and not reports_finding(ev, sentence)
+
+
+#: "without" and what it leaves out, to the end of its clause ("without a significant rise in
+#: complications"), and a contrast set off by commas ("Presynaptic aggregates, not Lewy bodies,
+#: cause ...")
+_ASIDE = re.compile(r"\bwithout\b[^,;:()]*|,\s+(?:and\s+)?not\s+[^,;:()]{1,80},", re.I)
+
+
+def without_asides(sentence: str, asks: Callable[[str, str], bool]) -> str:
+    """The sentence without each "without ..." phrase or ", not ...," contrast that denies
+    nothing the claim asks about. A side effect spared ("Pelvic osteotomy reduces failure rates
+    without a significant rise in complications"), a comparison group named by the claim's own
+    subject ("24.0% versus 45.9% without osteotomy") or the alternative a finding rules out
+    ("Presynaptic alpha-synuclein aggregates, not Lewy bodies, cause neurodegeneration", for
+    whether the aggregates do) leave the rest of the sentence standing; "without a difference
+    in failure rates" denies it. `asks(phrase, rest)` says whether the phrase names something
+    the claim asks about that the rest of the sentence does not."""
+    for m in reversed(list(_ASIDE.finditer(sentence))):
+        rest = sentence[:m.start()] + sentence[m.end():]
+        if not asks(m.group(0), rest):
+            sentence = rest[:m.start()] + (", " if m.group(0).startswith(",") else " ") + rest[m.start():]
+    return sentence
 
 
 def null_finding(sentence: str) -> bool:

@@ -32,7 +32,7 @@ from biorag.loop.sentence_cues import (
     stem,
 )
 from biorag.understanding.intent import PLACEHOLDER, blank_entities, normalise
-from biorag.understanding.literature_asks import ask_words_in, wants_yes_no
+from biorag.understanding.literature_asks import ask_words_in, asks_alternatives, wants_yes_no
 from biorag.understanding.question_words import word_map, words
 
 if TYPE_CHECKING:
@@ -119,11 +119,13 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     blanked_text = blank_entities(core, [e for e in analysis.entities if e.confident or e.role])
     blanked = spelled_greek(normalise(blanked_text))
     stop = _stop_words()
+    if has_phrase(blanked, "look like"):  # "What does X look like?" asks what X is, in those words
+        stop = stop | {"look", "like"}
     topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
              and not w.isdigit()]
     topic = list(dict.fromkeys(stem(w) for w in topic))
     norm = normalise(core)
-    yes_no = wants_yes_no(analysis) or has_phrase(norm, "whether")
+    yes_no = wants_yes_no(analysis) or (has_phrase(norm, "whether") and not asks_alternatives(analysis.core))
     asked_kinds = () if yes_no else _asked_kinds(norm)
     own = frozenset(n.lower() for e in analysis.entities for n in (e.text, *e.canonical))
     written = own | {e.span.lower() for e in analysis.entities if e.kind == "gene" and e.span}
@@ -267,6 +269,18 @@ def _initialism_words(text: str, q: LiteratureQuestion | None, ev: Evidence | No
 def coverage(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> int:
     """How many of the question's topic words the sentence holds (`_stems_of`)."""
     return _topic_held(_stems_of(text, ev, q), q)
+
+
+def names_beyond(phrase: str, rest: str, q: LiteratureQuestion) -> bool:
+    """The phrase names what the claim asks about beyond its subject and beyond what `rest`
+    (the sentence without it) names: one of its entities or a topic word that is no subject
+    word ("without a difference in [failure] rates", not "without [osteotomy]" for "Does pelvic
+    osteotomy reduce failure?": `findings.without_asides`)."""
+    if any(entity_in(phrase, p, None) and not entity_in(rest, p, None) for _name, p in q.entities):
+        return True
+    held = {stem(w) for w in _words(rest)}
+    return any(stem(w) in q.topic and stem(w) not in held and not any(same_root(w, r) for r in q.subject)
+               for w in _words(phrase))
 
 
 def _topic_held(stems: set[str], q: LiteratureQuestion) -> int:

@@ -36,15 +36,18 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
+from biorag.knowledge.initialisms import initialism_words
 from biorag.knowledge.mesh import TAGGER_STOP_NAMES, find_in_text
 from biorag.loop.extractive import ScoredSentence, SentenceRanker
 from biorag.loop.findings import (
+    concludes,
     null_finding,
     outside_brackets,
     outside_findings,
     record_findings,
     reports_finding,
     states_effect,
+    without_asides,
     without_harms,
 )
 from biorag.loop.how_reading import measure_said, mechanism_sentence, says_how, states_measure
@@ -53,6 +56,7 @@ from biorag.loop.literature_question import (
     coverage,
     holds_specifics,
     mentions,
+    names_beyond,
     names_entities,
     read_question,
     record_about,
@@ -160,7 +164,12 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
             q = replace(q, own=q.own | own)
         # asked for the most common one, a sentence that names things without saying how common
         # names no answer (`how_reading`)
-        return _listed(q, [r for r in reads if not r.announces and tied(r) and states_measure(r.sentence.text, q.measure, q.entities)],
+        # Asked for a gene's variants, a sentence holds one of the question's topic words at
+        # least: a gene's papers name its variants in any context (EGFR's L858R in lung cancer
+        # cells says nothing of resistance to osimertinib). Other named things are asked with a
+        # verb the sentence may not repeat ("Which drugs were tested ...")
+        return _listed(q, [r for r in reads if not r.announces and tied(r) and states_measure(r.sentence.text, q.measure, q.entities)
+                           and not (in_title and q.topic and coverage(r.sentence.text, q, r.sentence.evidence) == 0)],
                        lexicon, limit)
     if not about:
         return LiteratureReading("how", "", reason=_no_sentence(q))
@@ -207,7 +216,7 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: lis
         said = directions(normalise(text))
         if q.direction and not said:
             continue  # asked whether it goes up or down: a sentence that says neither states nothing
-        no = negated(text, q.negations) or bool(q.direction and said and not (said & q.direction))
+        no = negated(_spared(text, q), q.negations) or bool(q.direction and said and not (said & q.direction))
         stating.append(("No" if no else "Yes", r.sentence))
     if not stating and (found := _from_findings(q, findings, limit)) is not None:
         return found
@@ -239,7 +248,8 @@ def _chosen_by_verdict(q: LiteratureQuestion, record: Evidence, said: set[str]) 
 def _from_findings(q: LiteratureQuestion, reads: list[_Read], limit: int) -> LiteratureReading | None:
     """Yes or No from the findings of the records about the claim (`findings`), when no one
     sentence names all of the question. The finding that states something and holds most of
-    the question's topic words (the closest in meaning among equals) chooses the record; the
+    the question's topic words (the closest in meaning among equals) chooses the record;
+    where the record's conclusions state something, their closest sentence decides; else the
     verdict model (`verdict`) reads that record's findings as a whole, and its label is
     stated when findings of the record state it too (they are quoted), else "the evidence
     does not say". None when no finding states anything. (Measured on PubMedQA's labelled
@@ -262,6 +272,12 @@ def _from_findings(q: LiteratureQuestion, reads: list[_Read], limit: int) -> Lit
         return None
     votes.sort(key=lambda v: (-v[2], -v[1].similarity))
     record = votes[0][1].evidence
+    if concluded := [v for v in votes if v[1].evidence.key == record.key and concludes(record, v[1].text)]:
+        # the authors' conclusions read their results for the reader: their closest statement
+        # decides, where the verdict model (trained on PubMedQA's contexts, which hold no
+        # conclusions) would weigh the results again ("failure rates" beside "complication rates")
+        said = concluded[0][0]
+        return LiteratureReading("yes_no", f"{said}.", [s for v, s, _w in concluded if v == said][:limit], True)
     verdict = load_verdict_model().read(q.asked, record_findings(record))
     said = verdict.capitalize()
     agreeing = [s for v, s, _w in votes if v == said and s.evidence.key == record.key]
@@ -282,7 +298,7 @@ def finding_polarity(text: str, q: LiteratureQuestion) -> str | None:
     norm = normalise(text)
     if null_finding(text):
         return "Yes" if q.sameness else "No"
-    if negated(outside_brackets(text), q.negations):
+    if negated(_spared(outside_brackets(text), q), q.negations):
         return "No"
     said = directions(norm)
     if q.direction and said and not (said & q.direction):
@@ -290,6 +306,10 @@ def finding_polarity(text: str, q: LiteratureQuestion) -> str | None:
     if harm_free or said or states_effect(text):
         return "Yes"
     return None
+
+
+def _spared(text: str, q: LiteratureQuestion) -> str:
+    return without_asides(text, lambda phrase, rest: names_beyond(phrase, rest, q))
 
 
 def _listed(q: LiteratureQuestion, reads: list[_Read], lexicon: Lexicon | None, limit: int) -> LiteratureReading:
@@ -355,6 +375,8 @@ def _named_genes(text: str, q: LiteratureQuestion, lexicon: Lexicon) -> list[str
             continue  # "MAP kinase" is a family, not SGSM3 (whose alias "MAP" is)
         if not re.search(r"[A-Za-z]{2}", written) or (" " in written and not _full_name(written, lexicon)):
             continue
+        if q.initials and initialism_words(written, dict(q.initials)):
+            continue  # "Abeta42" is the question's own "amyloid-beta 42", however written
         if symbols[0].lower() not in q.own and written.lower() not in q.own:
             found.append(symbols[0])
     return list(dict.fromkeys(found))

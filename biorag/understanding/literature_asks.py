@@ -331,8 +331,23 @@ def _curated(field, groups: set[str], blanked: str) -> bool:
     return bool(_CURATED_KINDS.intersection(hop.takes))
 
 
+#: two alternatives, each opened by the same preposition ("caused by Lewy bodies or by
+#: presynaptic aggregates", "in neurons or in glia"); a plain "A or B" is often one claim
+#: about either ("Does surgery or radiation therapy impact survival?")
+_ALTERNATIVES = re.compile(r"\b(by|in|from|with|on|to|at|for|through|via) [^?,;]{2,80}?,? or \1 ")
+
+
+def asks_alternatives(text: str) -> bool:
+    """The question asks which of two alternatives holds ("Is neurodegeneration caused by
+    Lewy bodies or by presynaptic aggregates?"): "yes" or "no" answers neither."""
+    return _ALTERNATIVES.search(normalise(text)) is not None
+
+
 def wants_yes_no(analysis: Analysis) -> bool:
     """A yes or no is wanted: requested ("Answer yes or no."), asked of the literature as a
-    claim, or put as one ("Is UGT1A1 implicated in Crigler-Najjar syndrome?")."""
-    return analysis.yes_no_requested or bool(analysis.asks is not None and analysis.asks.yes_no) \
-        or claims_yes_no(analysis.core)
+    claim, or put as one ("Is UGT1A1 implicated in Crigler-Najjar syndrome?"), unless it asks
+    which of two alternatives holds (`asks_alternatives`) and no yes or no was requested."""
+    if analysis.yes_no_requested:
+        return True
+    return (bool(analysis.asks is not None and analysis.asks.yes_no) or claims_yes_no(analysis.core)) \
+        and not asks_alternatives(analysis.core)
