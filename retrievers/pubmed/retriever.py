@@ -22,6 +22,9 @@ How a MeSH filter is searched (`SearchFilters.mesh_mode`):
   list ordered by similarity; `"none"` keeps the short list.
 - `boost`: no MeSH condition; `mesh.boost_pool` x k nearest records are re-ranked by
   cosine + `mesh.boost_weight` x (share of the requested descriptors the record carries).
+  On an index with a lexical side index that re-ranked list is fused with BM25 like a plain
+  search's (retrievers/pubmed/hybrid.py): the embedded preset tags most literature questions
+  with MeSH, and before that its searches never reached the lexical side.
 
 What the search did is returned with the hits (`SearchHits.info`): `filter` (the
 expression), `mesh` (UIs), `mesh_mode`, `path` (`exact`, `ann`, or `none` when the counts
@@ -453,8 +456,9 @@ class PubMedRetriever(Retriever):
                 out.append(failed[id(r)])
                 continue
             if r.mode == "boost":
-                r.hits = self._boosted(r)
-            elif self._hybrid(r):
+                # the boosted order is the dense list that is fused, when the index has a lexical side
+                r.hits = self._boosted(r) if not self._hybrid(r) else self._boosted(r, len(r.hits))
+            if self._hybrid(r):
                 try:
                     r.hits, fusion_info = fuse_hits(client, collection, r.query, r.vec, r.hits, self.lexical, r.k,
                                                     self.fusion, self.gene_names, r.years)
@@ -469,22 +473,25 @@ class PubMedRetriever(Retriever):
 
     def _pool(self, r: _Request) -> int:
         """How many candidates the main search fetches for a request."""
+        boost = max(r.k * self.boost_pool, r.k + 16) if r.mode == "boost" else r.k
         if self._hybrid(r):
-            return max(r.k, self.fusion.depth)  # the dense list that is fused
-        return max(r.k * self.boost_pool, r.k + 16) if r.mode == "boost" else r.k
+            return max(boost, self.fusion.depth)  # the dense list that is fused
+        return boost
 
     def _hybrid(self, r: _Request) -> bool:
-        """A search without a MeSH filter, of a question (not a bare vector), on an index with a
-        lexical side index: fused with BM25 (retrievers/pubmed/hybrid.py)."""
-        return r.mode == "plain" and self.lexical is not None and r.query != "(vector)"
+        """A search without a MeSH filter (plain, or with MeSH as a boost), of a question (not a
+        bare vector), on an index with a lexical side index: fused with BM25
+        (retrievers/pubmed/hybrid.py)."""
+        return r.mode in ("plain", "boost") and self.lexical is not None and r.query != "(vector)"
 
-    def _boosted(self, r: _Request) -> list[dict]:
-        """Boost mode: cosine + weight x share of the requested descriptors the record carries."""
+    def _boosted(self, r: _Request, keep: int | None = None) -> list[dict]:
+        """Boost mode: cosine + weight x share of the requested descriptors the record carries;
+        the first `keep` (k) of them."""
         for h in r.hits:
             share = len(r.mesh_uis & set(h["entity"].get("mesh_ui") or [])) / len(r.mesh_uis)
             h["similarity"] = h["distance"]
             h["distance"] = h["distance"] + self.boost_weight * share
-        return sorted(r.hits, key=lambda h: -h["distance"])[: r.k]
+        return sorted(r.hits, key=lambda h: -h["distance"])[: keep or r.k]
 
     def _result(self, r: _Request, collection: str, batch: int, embed_ms: float, total_ms: float) -> SearchHits:
         info = r.info

@@ -1,7 +1,7 @@
 """Hybrid PubMed search on a real Milvus Lite index built from the bundled sample: the build
 writes the lexical side index of the collection it verified, a rebuild writes a new one
 behind the same alias switch, `gc` removes the old one, and the retriever fuses BM25 with the
-vectors only where no MeSH filter applies."""
+vectors only where no MeSH filter applies (a MeSH boost is no filter: it is fused too)."""
 
 from __future__ import annotations
 
@@ -113,6 +113,33 @@ def test_a_word_only_the_abstract_holds_is_found_by_the_lexical_side(built, embe
         assert fused_found == asked and fused_found >= dense_found
     finally:
         _done(r, dense)
+
+
+def test_a_mesh_boosted_search_is_fused_too(built, embedder):
+    """MeSH as a boost (how the embedded preset searches a tagged question) is no filter: the
+    boosted vector list is fused with BM25, so the rare words of an abstract find its record
+    whatever descriptor boosts the search."""
+    settings, rows, keeper, _ = built
+    r = _retriever(settings, embedder, keeper)
+    try:
+        r.search(SearchRequest(text="amyloid", k=1))
+        ix = r.lexical
+        asked = found = 0
+        for i, row in enumerate(rows[:30]):
+            title_words = set(lexical_index.query_words(row["title"]))
+            rare = [w for w in lexical_index.query_words(row["abstract"]) if w not in title_words and len(w) > 6
+                    and len(ix.search([w], 3)) == 1]
+            other = rows[(i + 1) % len(rows)]["mesh"]  # a descriptor of another record boosts
+            if len(rare) < 2 or not other:
+                continue
+            hits = r.search(SearchRequest(text=" ".join(rare[:3]), k=4,
+                                          filters=SearchFilters(mesh=[other[0]["ui"]], mesh_mode="boost")))
+            assert hits.info["fusion"] == "rrf" and hits.info["mesh_mode"] == "boost", hits.info
+            asked += 1
+            found += str(row["pmid"]) in {h.id for h in hits}
+        assert asked >= 10 and found == asked, (found, asked)
+    finally:
+        _done(r)
 
 
 def test_mesh_filtered_search_stays_vector_only(built, embedder):
