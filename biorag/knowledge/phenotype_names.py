@@ -40,15 +40,21 @@ _SPECIMENS = ("serum", "circulating", "blood", "plasma")
 _LEVELS = ("level", "concentration")
 
 
+#: one word spelled two ways, both in clinical use, of which HPO writes one in a name and
+#: maybe not in every synonym ("aortic root dilatation"; people write "aortic root dilation")
+_SPELLINGS = {"dilation": "dilatation", "dilatation": "dilation"}
+
+
 def phrase_variants(key: str) -> list[str]:
-    """Other ways of writing a normalised phrase that says a level is up or down: the
+    """Other ways of writing a normalised phrase: a word in its other spelling ("aortic root
+    dilation" -> "aortic root dilatation"); for a phrase that says a level is up or down, the
     direction word swapped for another of its own ("raised ck" -> "increased ck"), a
     specimen word added or dropped ("increased serum ck"), a trailing "level" dropped.
-    Empty for a phrase that does not open with such a word. Matching tries the phrase
-    itself first; these only when it matches nothing."""
+    Matching tries the phrase itself first; these only when it matches nothing."""
     words = key.split()
+    spelled = " ".join(_SPELLINGS.get(w, w) for w in words)
     if len(words) < 2 or words[0] not in _UP + _DOWN:
-        return []
+        return [spelled] if spelled != key else []
     same = _UP if words[0] in _UP else _DOWN
     rests = [words[1:]]
     if rests[0][-1] in _LEVELS and len(rests[0]) > 1:
@@ -58,6 +64,7 @@ def phrase_variants(key: str) -> list[str]:
         bare = rest[1:] if rest[0] in _SPECIMENS and len(rest) > 1 else rest
         bodies += [bare, *([s, *bare] for s in _SPECIMENS)]
     out = dict.fromkeys(" ".join([w, *b]) for w in same[:3] for b in bodies)
+    out.setdefault(spelled)
     out.pop(key, None)
     return list(out)
 
