@@ -109,9 +109,9 @@ def without_asides(sentence: str, asks: Callable[[str, str], bool]) -> str:
     in failure rates" denies it. `asks(phrase, rest)` says whether the phrase names something
     the claim asks about that the rest of the sentence does not."""
     for m in reversed(list(_ASIDE.finditer(sentence))):
-        rest = sentence[:m.start()] + sentence[m.end():]
-        if not asks(m.group(0), rest):
-            sentence = rest[:m.start()] + (", " if m.group(0).startswith(",") else " ") + rest[m.start():]
+        before, after = sentence[:m.start()], sentence[m.end():]
+        if not asks(m.group(0), before + after):
+            sentence = before + (", " if m.group(0).startswith(",") else " ") + after
     return sentence
 
 
