@@ -168,7 +168,8 @@ def find_entities(question: str, lexicon: Lexicon | None = None) -> list[Entity]
         found = [e for e in found if e not in named_inside and e.kind != "gene_list"]
         if len(genes := [e for e in found if e.kind == "gene" and e.confident]) >= 2:
             found.append(_gene_list(genes))
-    if disease and phenotypes and disease.text.lower() in {h.span for h in phenotypes} and patient_framed(scan):
+    if disease and phenotypes and disease.text.lower() in {h.span for h in phenotypes} \
+            and patient_framed(scan, disease.text):
         disease = None  # "child with aniridia": a person's feature, not the disease's record
     if phenotypes:
         observed = [h.span for h, excluded in polar if not excluded]

@@ -60,7 +60,12 @@ def leftover_words(normalised: str, placeholder: str) -> list[str]:
     return [w for w in normalised.split() if w != placeholder and w not in words("list_joiners")]
 
 
-def patient_framed(text: str) -> bool:
+def patient_framed(text: str, name: str = "") -> bool:
     """The question describes a person's features ("child with aniridia"): a name that is
-    both a phenotype and a disease is read as the phenotype."""
-    return bool(words("patients").intersection(_WORD.findall(text.lower())))
+    both a phenotype and a disease is read as the phenotype. Given the `name`, the person
+    must come before it: "breast cancer in Tunisian patients" names the disease of a
+    population, not a person's feature."""
+    lowered = text.lower()
+    if name and (at := lowered.find(name.lower())) >= 0:
+        lowered = lowered[:at]
+    return bool(words("patients").intersection(_WORD.findall(lowered)))
