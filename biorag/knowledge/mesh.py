@@ -51,6 +51,11 @@ TAGGER_STOP_NAMES = {
 }
 
 
+#: MeSH branches of macromolecules: D05 macromolecular substances, D08 enzymes and coenzymes,
+#: D12 amino acids, peptides and proteins, D13 nucleic acids, D23 biological factors
+_MACROMOLECULES = ("D05", "D08", "D12", "D13", "D23")
+
+
 @dataclass(frozen=True)
 class Descriptor:
     ui: str
@@ -62,6 +67,13 @@ class Descriptor:
     def branches(self) -> tuple[str, ...]:
         """Top-level tree letters (A..Z) the descriptor sits under."""
         return tuple(sorted({t[0] for t in self.tree_numbers}))
+
+    @property
+    def macromolecule_only(self) -> bool:
+        """Every place of the descriptor is under a branch of the body's macromolecules (a
+        protein, enzyme or nucleic acid: "Amyloid"), none under a drug-like class (insulin is
+        also a hormone, D06). What a question asking for drugs is not answered with."""
+        return bool(self.tree_numbers) and all(t[:3] in _MACROMOLECULES for t in self.tree_numbers)
 
     @property
     def depth(self) -> int:

@@ -4,6 +4,7 @@ and topic words a cited sentence must hold, the direction or type of thing it as
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from biorag.contracts.models import Evidence
 from biorag.knowledge.initialisms import (
+    GREEK_LETTERS,
     initialism_words,
     phrase_initials,
     spelled_greek,
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
     from biorag.loop.extractive import ScoredSentence
     from biorag.understanding.question_model import Analysis, Entity
 
+#: Greek letters spelled out, as a word of a name ("amyloid beta"); "tau" is also a protein's name
+_GREEK = frozenset(GREEK_LETTERS.values()) - {"tau"}
 #: entity kinds a sentence need not mention (context, or not quoted back)
 _CONTEXT_KINDS = ("organism", "sequence")
 
@@ -121,8 +125,12 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     stop = _stop_words()
     if has_phrase(blanked, "look like"):  # "What does X look like?" asks what X is, in those words
         stop = stop | {"look", "like"}
-    topic = [w for w in blanked.split() if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
-             and not w.isdigit()]
+    words = blanked.split()
+    # a Greek letter after a word is part of that word's name ("amyloid beta", "interferon
+    # gamma"): one name is one topic word, or a title naming copper and amyloid beta holds
+    # three of "copper speed up amyloid beta fibril assembly"
+    topic = [w for i, w in enumerate(words) if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
+             and not w.isdigit() and not (w in _GREEK and i and words[i - 1] not in stop)]
     topic = list(dict.fromkeys(stem(w) for w in topic))
     norm = normalise(core)
     yes_no = wants_yes_no(analysis) or (has_phrase(norm, "whether") and not asks_alternatives(analysis.core))
@@ -135,7 +143,7 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     kind = "yes_no" if yes_no else "list" if asked_type else "how"
     asked = ask_words_in(core)
     direction = frozenset(directions(" ".join(c for _g, c in asked) + " " + norm)) if yes_no else frozenset()
-    need = max(1, round(len(topic) * 0.5)) if topic else 0
+    need = max(1, math.ceil(len(topic) / 2)) if topic else 0  # at least half: 3 of 5
     groups = set(analysis.asks.groups) if analysis.asks is not None else set()
     mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
     tokens = blanked.split()

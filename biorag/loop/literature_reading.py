@@ -63,9 +63,11 @@ from biorag.loop.literature_question import (
 )
 from biorag.loop.sentence_cues import (
     directions,
+    has_phrase,
     hedged,
     negated,
     only_announces,
+    reading_words,
     says_protective_against_cause,
     states_change,
 )
@@ -83,7 +85,6 @@ class _Read:
     sentence: ScoredSentence
     about: bool  # mentions every entity and enough of the topic
     announces: bool
-
 
 
 @dataclass
@@ -176,9 +177,11 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     # a sentence that states leads one that guesses or says it is unknown; asked for an
     # effect, one that says which way it went leads, not the title that names the study
     # ("Effect of ATP on dominant frequency in atrial fibrillation"); asked for a measure (how
-    # common, how they differ), one that states it (`how_reading`)
+    # common, how they differ), one that states it (`how_reading`); then, but for a mechanism
+    # (`mechanism_sentence` reads the closest one's record), the one holding more of the question
     about = sorted(about, key=lambda r: (not states_measure(r.sentence.text, q.measure, q.entities), hedged(r.sentence.text),
-                                         q.effect and not states_change(r.sentence.text)))
+                                         q.effect and not states_change(r.sentence.text),
+                                         0 if q.mechanism else -coverage(r.sentence.text, q, r.sentence.evidence)))
     lead = about[0].sentence
     support = [r.sentence for r in about[:limit]]
     if q.mechanism and (how := mechanism_sentence(lead, ranked, support, q.own)) is not None:
@@ -348,9 +351,10 @@ def _named_things(text: str, q: LiteratureQuestion, lexicon: Lexicon | None) -> 
     if q.asked_type == "gene" and not found and lexicon is None:
         branches.append("D")
     if branches:
+        drugs = any(has_phrase(q.asked, w) for w in reading_words("drug_asks"))
         for d in find_in_text(text):
-            if d.name.lower() in q.own or d.name.lower() in TAGGER_STOP_NAMES:
-                continue
+            if d.name.lower() in q.own or d.name.lower() in TAGGER_STOP_NAMES or (drugs and d.macromolecule_only):
+                continue  # asked for drugs, a protein named beside the target is none ("Amyloid")
             if any(t.startswith(b) and t.count(".") >= 2 for t in d.tree_numbers for b in branches):
                 found.append(d.name)
     return list(dict.fromkeys(found))
