@@ -14,43 +14,26 @@ PubMed records (tests/data/literature/asides_records.jsonl, see its PROVENANCE.m
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from biorag.contracts.models import Evidence
-from biorag.loop.extractive import ScoredSentence, split_sentences
 from biorag.loop.literature_question import read_question
 from biorag.loop.literature_reading import finding_polarity, read_literature
 from biorag.understanding.analysis import analyse
 from biorag.understanding.literature_asks import asks_alternatives
+from tests.understanding.literature_records import evidence, ranked, records, wordings
 
-RECORDS = Path(__file__).resolve().parents[1] / "data" / "literature" / "asides_records.jsonl"
-ROWS = {r["pmid"]: r for r in map(json.loads, RECORDS.read_text().splitlines())}
+ROWS = records("asides_records.jsonl")
 
 
 def _evidence(pmid: str) -> Evidence:
-    r = ROWS[pmid]
-    return Evidence(source="pubmed", id=pmid, title=r["title"], text=r["abstract"], year=r["year"],
-                    metadata={"pmid": pmid, "year": r["year"]})
-
-
-def _ranked(ev: Evidence) -> list[ScoredSentence]:
-    """The title, then every sentence in its order, as a retrieval would hand them over."""
-    return [ScoredSentence(s, ev, round(0.7 - 0.01 * i, 4)) for i, s in enumerate([ev.title, *split_sentences(ev.text)])]
-
-
-def _wordings(question: str) -> list[str]:
-    bare = question.rstrip("?")
-    low = bare[0].lower() + bare[1:]
-    return [question, question.lower(), f"Quick question: {low}?", f"{bare}? thanks", f"Could you tell me: {low}?"]
+    return evidence(ROWS[pmid])
 
 
 @pytest.fixture(scope="module")
 def read(agent):
     def _read(question: str, ev: Evidence):
-        return read_literature(analyse(question, agent.retrievers, agent.lexicon), _ranked(ev), lexicon=agent.lexicon)
+        return read_literature(analyse(question, agent.retrievers, agent.lexicon), ranked(ev), lexicon=agent.lexicon)
     return _read
 
 
@@ -64,7 +47,7 @@ SPARED = "Pelvic osteotomy reduces failure rates without a significant rise in c
 GROUP = "For closures with pelvic osteotomy, failure rate was 24.0% versus 45.9% without osteotomy (p=0.018)."
 
 
-@pytest.mark.parametrize("wording", _wordings(OSTEOTOMY))
+@pytest.mark.parametrize("wording", wordings(OSTEOTOMY))
 def test_a_spared_side_effect_or_a_comparison_group_denies_nothing(question, wording):
     q = question(wording)
     assert finding_polarity(SPARED, q) == "Yes"
@@ -79,7 +62,7 @@ def test_without_denies_what_the_claim_asks_about(question):
     assert finding_polarity(SPARED, q) == "No"
 
 
-@pytest.mark.parametrize("wording", _wordings(OSTEOTOMY))
+@pytest.mark.parametrize("wording", wordings(OSTEOTOMY))
 def test_the_conclusions_decide_the_record(read, wording):
     """The results hold null findings on complication rates beside the failure rates; the
     conclusion that names the claim states it."""
@@ -88,7 +71,7 @@ def test_the_conclusions_decide_the_record(read, wording):
     assert any(s.text == SPARED for s in got.support), got.text
 
 
-@pytest.mark.parametrize("wording", _wordings(
+@pytest.mark.parametrize("wording", wordings(
     "Is neurodegeneration in dementia with Lewy bodies caused by presynaptic alpha-synuclein aggregates?"))
 def test_a_contrast_denies_only_the_alternative(read, wording):
     got = read(wording, _evidence("17287515"))
@@ -98,7 +81,7 @@ def test_a_contrast_denies_only_the_alternative(read, wording):
 ALTERNATIVE = "Is neurodegeneration in dementia with Lewy bodies caused by Lewy bodies or by presynaptic alpha-synuclein aggregates?"
 
 
-@pytest.mark.parametrize("wording", _wordings(ALTERNATIVE))
+@pytest.mark.parametrize("wording", wordings(ALTERNATIVE))
 def test_which_of_two_is_not_answered_yes_or_no(read, question, wording):
     assert asks_alternatives(wording)
     assert question(wording).kind != "yes_no"
