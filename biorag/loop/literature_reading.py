@@ -11,7 +11,7 @@ evidence sentences, first line first.
   a question put as the study's title, read against its results). Where findings, or
   equally close sentences, point both ways, the verdict model (`verdict`) reading the
   record's findings chooses one of the answers they state. Otherwise "The evidence does not
-  say" (or "mixed"), and the answer is not sufficient.
+  say" (or "mixed"; "Maybe." where the question offers it), and the answer is not sufficient.
 - list/factoid ("Which drugs ...", "what genes ..."): the named things of the asked type in
   the sentences about the question's entities, most supported first: genes through the gene
   dictionary (official symbols), chemicals and drugs (MeSH tree D) and diseases (tree C)
@@ -72,6 +72,7 @@ from biorag.loop.sentence_cues import (
     states_change,
 )
 from biorag.loop.verdict import load_model as load_verdict_model
+from biorag.understanding.entity_patterns import offers_maybe
 from biorag.understanding.intent import normalise
 from biorag.understanding.name_extraction import named_genes
 from biorag.understanding.protein_changes import protein_changes
@@ -111,14 +112,9 @@ class LiteratureReading:
         return [s.evidence for s in self.support]
 
 
-def year_of(ev: Evidence) -> int | None:
-    """The record's publication year, when its source gives one (`Evidence.year`)."""
-    return ev.year
-
-
 def cited_line(s: ScoredSentence) -> str:
     """A sentence as the answer quotes it: verbatim, its record id, the year."""
-    year = year_of(s.evidence)
+    year = s.evidence.year
     return f"{s.text} [{s.evidence.cited}]" + (f" ({year})" if year else "")
 
 
@@ -149,7 +145,11 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         # few words with a question put as the study's title)
         on_topic = {r.sentence.evidence.key for r in reads}
         findings = [_Read(s, False, only_announces(s.text)) for s in ranked if s.evidence.key in on_topic]
-        return _yes_no(q, about, limit, findings)
+        read = _yes_no(q, about, limit, findings)
+        if not read.sufficient and read.first_line.startswith("The evidence") and offers_maybe(analysis.question):
+            # offered "maybe" ("Answer yes, no or maybe."), evidence that decides nothing is that answer
+            read = replace(read, first_line="Maybe.", reason=f"maybe \u2014 {read.reason}")
+        return read
     if q.kind == "list":
         # a sentence about the question's entities may name the answer in other words than the
         # question's; a question naming no entity a dictionary knows ("the target of

@@ -77,6 +77,13 @@ def requests_yes_no(question: str) -> bool:
     return asked.endswith("?") and not words & _OTHER_ASKS
 
 
+def offers_maybe(question: str) -> bool:
+    """The closing format request lets "maybe" answer ("Answer yes, no or maybe."): a yes/no
+    reading that decides nothing is then that answer, not none."""
+    m = _FORMAT_REQUEST.search(question)
+    return m is not None and re.search(r"\bmaybe\b", m.group(0), re.I) is not None
+
+
 #: an opening clause ended by punctuation ("Quick question. ", "please, ", "Could you tell me: ")
 _LEAD = re.compile(r"^\s*([A-Za-z' ]+?)\s*(?:[.,:;!]+|\s[-\u2013\u2014])\s+(?=\S)")
 _POLITE_LEADS = words("polite_leads")

@@ -103,3 +103,13 @@ def test_the_sentence_holding_the_asked_process_leads(read, question):
     ranked = sorted([*_ranked("20966215", 0.8), *_ranked("22896675", 0.7)], key=lambda s: -s.similarity)
     got = read(question, ranked)
     assert got.sufficient and "[pubmed:22896675]" in got.first_line, (question, got.first_line)
+
+
+@pytest.mark.parametrize("offer", ["\nAnswer yes, no or maybe.", " Please answer yes, no, or maybe."])
+def test_offered_maybe_evidence_that_decides_nothing_is_maybe(read, offer):
+    question = "Does copper speed up amyloid beta fibril assembly?"
+    got = read(question + offer, _ranked("14617772"))
+    assert got.first_line == "Maybe." and got.reason.startswith("maybe") and not got.sufficient
+    assert read(question + " Answer yes or no.", _ranked("14617772")).first_line != "Maybe."
+    # a reading that decides is not turned into maybe
+    assert read("Does nasopharyngeal radium irradiation increase cancer risk?" + offer, _ranked("12192225")).first_line == "No."
