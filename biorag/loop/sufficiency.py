@@ -200,7 +200,11 @@ def check_evidence(
     if ranker is None or min_similarity <= 0:
         return EvidenceCheck(True, "")
     ranked = ranker.rank(analysis.core, quotable_evidence(evidence, sources))
-    best = ranked[0].similarity if ranked else 0.0
+    titles = title_sentences(quotable_evidence(evidence, sources), analysis.core, ranker) \
+        if analysis.intent is None else []
+    # a title is a sentence of its record, often the finding itself ("Cluster failure: Why fMRI
+    # inferences for spatial extent have inflated false-positive rates")
+    best = max([s.similarity for s in ranked[:1] + titles], default=0.0)
     figures = {"best_similarity": best, "min_similarity": min_similarity, "sentences": len(ranked)}
     if best < min_similarity:
         return EvidenceCheck(
@@ -212,7 +216,6 @@ def check_evidence(
         )
     if analysis.intent is not None:
         return EvidenceCheck(True, "", ranked=ranked, figures=figures)
-    titles = title_sentences(quotable_evidence(evidence, sources), analysis.core, ranker)
     read = read_literature(analysis, ranked, titles=titles, lexicon=lexicon, min_similarity=min_similarity)
     figures["literature"] = read.kind
     return EvidenceCheck(read.sufficient, read.reason, ranked=ranked, figures=figures, literature=read)
