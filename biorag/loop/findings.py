@@ -37,6 +37,9 @@ _SECTION = re.compile(r"^\s*([A-Z][A-Z ,/&-]{2,60}):\s+")
 _NO_LABEL = frozenset({"UNLABELLED", "UNASSIGNED"})
 #: a p-value that is not significant at the usual 0.05 ("p = 0.34", "P>0.05")
 _NOT_SIGNIFICANT_P = re.compile(r"\bp\s*(?:>|=|≥|>=)\s*0?\.(?:0[5-9]|[1-9])", re.I)
+#: a bracket that holds only the verdict on a difference ("21.5 and 17.6 (not significant)"):
+#: unlike a bracket that defines a group, it is what the finding says
+_NULL_BRACKET = re.compile(r"\((?:not (?:statistically )?significant|non-?significant|n\.?s\.?)\)", re.I)
 
 
 @lru_cache(maxsize=512)
@@ -119,7 +122,8 @@ def null_finding(sentence: str) -> bool:
     """The sentence reports no effect or no difference ("no significant difference",
     "comparable", "p = 0.34")."""
     norm = normalise(outside_brackets(sentence))
-    return holds_any(norm, reading_words("null_findings")) or _NOT_SIGNIFICANT_P.search(sentence) is not None
+    return holds_any(norm, reading_words("null_findings")) or _NOT_SIGNIFICANT_P.search(sentence) is not None \
+        or _NULL_BRACKET.search(sentence) is not None
 
 
 def outside_brackets(sentence: str) -> str:

@@ -140,9 +140,8 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     reads = [_Read(s, mentions(s.text, q, s.evidence), only_announces(s.text)) for s in pool]
     about = [r for r in reads if r.about and not r.announces]
     if q.kind == "yes_no":
-        # a record's findings are read whatever their similarity to the question, once one of
-        # its sentences is close enough to put the record on topic (PubMedQA's results share
-        # few words with a question put as the study's title)
+        # a record's findings are read whatever their similarity, once one of its sentences puts
+        # it on topic (results share few words with a question put as the study's title)
         on_topic = {r.sentence.evidence.key for r in reads}
         findings = [_Read(s, False, only_announces(s.text)) for s in ranked if s.evidence.key in on_topic]
         read = _yes_no(q, about, limit, findings)
@@ -152,10 +151,9 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
         return read
     if q.kind == "list":
         # a sentence about the question's entities may name the answer in other words than the
-        # question's; a question naming no entity a dictionary knows ("the target of
-        # necrostatin-1") has only its topic words to tie a sentence to it. A study's variants are
-        # given once, in a sentence that names the gene and leaves the disease to its title
-        # ("variants at CLU and CR1 associated with Alzheimer's disease")
+        # question's; a question naming no entity a dictionary knows ("the target of necrostatin-1")
+        # has only its topic words. A study's variants are given once, in a sentence that names the
+        # gene and leaves the disease to its title ("variants at CLU and CR1 associated with AD")
         in_title = q.asked_type == "variant"
         tied = (lambda r: names_entities(r.sentence, q, in_title)) if q.entities or in_title else (lambda r: r.about)
         if lexicon is not None:
@@ -220,7 +218,9 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: lis
         if q.direction and not said:
             continue  # asked whether it goes up or down: a sentence that says neither states nothing
         no = negated(_spared(text, q), q.negations) or bool(q.direction and said and not (said & q.direction))
-        stating.append(("No" if no else "Yes", r.sentence))
+        # asked whether two things are alike, a difference denies and a null finding confirms
+        if (verdict := finding_polarity(text, q) if q.sameness else "No" if no else "Yes") is not None:
+            stating.append((verdict, r.sentence))
     if not stating and (found := _from_findings(q, findings, limit)) is not None:
         return found
     if not stating:
@@ -293,10 +293,10 @@ def _from_findings(q: LiteratureQuestion, reads: list[_Read], limit: int) -> Lit
 
 
 def finding_polarity(text: str, q: LiteratureQuestion) -> str | None:
-    """What a finding says to the claim: "No" for a null finding (unless the claim is of
-    sameness), a negation or the other direction than asked; "Yes" for a finding stated
-    with a mark of one (a difference, an association, a direction, significance); None for
-    a sentence that only describes ("The mean time per procedure was 100 minutes")."""
+    """What a finding says to the claim: "No" for a null finding, a negation or the other
+    direction than asked; "Yes" for a finding stated with a mark of one (a difference, an
+    association, a direction, significance); a claim of sameness the other way round; None
+    for a sentence that only describes ("The mean time per procedure was 100 minutes")."""
     text, harm_free = without_harms(text, q.asked)
     norm = normalise(text)
     if null_finding(text):
@@ -307,7 +307,7 @@ def finding_polarity(text: str, q: LiteratureQuestion) -> str | None:
     if q.direction and said and not (said & q.direction):
         return "No"
     if harm_free or said or states_effect(text):
-        return "Yes"
+        return "No" if q.sameness and not harm_free else "Yes"  # a difference is no sameness
     return None
 
 
