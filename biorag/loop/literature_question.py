@@ -125,12 +125,12 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     stop = _stop_words()
     if has_phrase(blanked, "look like"):  # "What does X look like?" asks what X is, in those words
         stop = stop | {"look", "like"}
-    words = blanked.split()
+    tokens = blanked.split()
     # a Greek letter after a word is part of that word's name ("amyloid beta", "interferon
     # gamma"): one name is one topic word, or a title naming copper and amyloid beta holds
     # three of "copper speed up amyloid beta fibril assembly"
-    topic = [w for i, w in enumerate(words) if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
-             and not w.isdigit() and not (w in _GREEK and i and words[i - 1] not in stop)]
+    topic = [w for i, w in enumerate(tokens) if w != PLACEHOLDER.strip() and w not in stop and len(w) > 2
+             and not w.isdigit() and not (w in _GREEK and i and tokens[i - 1] not in stop)]
     topic = list(dict.fromkeys(stem(w) for w in topic))
     norm = normalise(core)
     yes_no = wants_yes_no(analysis) or (has_phrase(norm, "whether") and not asks_alternatives(analysis.core))
@@ -146,7 +146,6 @@ def read_question(analysis: Analysis) -> LiteratureQuestion:
     need = max(1, math.ceil(len(topic) / 2)) if topic else 0  # at least half: 3 of 5
     groups = set(analysis.asks.groups) if analysis.asks is not None else set()
     mechanism = any(g == "mechanism" or c in reading_words("mechanism_asks") for g, c in asked)
-    tokens = blanked.split()
     subject = claim_subject(tokens, stop, _function_words()) if yes_no else ()
     compared = compared_word(tokens, stop) if yes_no else ""
     numbers = tuple(dict.fromkeys(w for w in tokens if w.isdigit() and len(w) <= 3))

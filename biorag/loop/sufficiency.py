@@ -199,9 +199,9 @@ def check_evidence(
         return EvidenceCheck(False, "the records found hold no field the question asks for")
     if ranker is None or min_similarity <= 0:
         return EvidenceCheck(True, "")
-    ranked = ranker.rank(analysis.core, quotable_evidence(evidence, sources))
-    titles = title_sentences(quotable_evidence(evidence, sources), analysis.core, ranker) \
-        if analysis.intent is None else []
+    quotable = quotable_evidence(evidence, sources)
+    ranked = ranker.rank(analysis.core, quotable)
+    titles = title_sentences(quotable, analysis.core, ranker) if analysis.intent is None else []
     # a title is a sentence of its record, often the finding itself ("Cluster failure: Why fMRI
     # inferences for spatial extent have inflated false-positive rates")
     best = max([s.similarity for s in ranked[:1] + titles], default=0.0)

@@ -76,7 +76,7 @@ def _forms(tok: str) -> list[str]:
     if m and len(m.group(1)) >= 3:
         forms.append(m.group(1))
     if re.fullmatch(r"[A-Za-z]{2,}-\d{1,3}[A-Za-z]?", tok):
-        forms.append(tok.replace("-", ""))  # "MAP-1B" is MAP1B, "HIF-1a" HIF1A
+        forms.append(tok.replace("-", ""))  # "MAP-1B" is MAP1B
     return list(dict.fromkeys(f for f in forms if f))
 
 
@@ -93,7 +93,7 @@ def _pieces(tok: str, start: int) -> list[tuple[str, int]]:
             continue
         bits = part.split("-")
         if len(bits) == 1 or not re.search(r"[A-Z\d\u0370-\u03ff]", part) or (
-                len(bits) == 2 and re.fullmatch(r"[A-Za-z]{1,6}|\d{1,3}[a-z]?", bits[1]) and bits[1][:1].isupper()
+                len(bits) == 2 and re.fullmatch(r"[A-Za-z]{1,6}", bits[1]) and bits[1][:1].isupper()
                 or len(bits) == 2 and re.fullmatch(r"\d{1,3}[A-Za-z]?", bits[1])):
             out.append((part, at))  # "PAR-1", "IL-6", "MAP-1B", "GSK-3beta"-like joins stay one name
             continue
