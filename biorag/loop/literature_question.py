@@ -18,18 +18,17 @@ from biorag.knowledge.initialisms import (
     spelled_greek,
     written_initialisms,
 )
-from biorag.knowledge.mesh import vocabulary
 from biorag.loop.claim_words import claim_subject, compared_word, same_root
 from biorag.loop.findings import claims_sameness
 from biorag.loop.how_reading import asked_measure
 from biorag.loop.qualifiers import Qualified, other_patients, population, question_qualified
+from biorag.loop.required_names import required_names
 from biorag.loop.sentence_cues import (
     abbreviations,
     asked_types,
     claimed_negations,
     directions,
     has_phrase,
-    name_pattern,
     reading_words,
     stem,
 )
@@ -39,12 +38,10 @@ from biorag.understanding.question_words import word_map, words
 
 if TYPE_CHECKING:
     from biorag.loop.extractive import ScoredSentence
-    from biorag.understanding.question_model import Analysis, Entity
+    from biorag.understanding.question_model import Analysis
 
 #: Greek letters spelled out, as a word of a name ("amyloid beta"); "tau" is also a protein's name
 _GREEK = frozenset(GREEK_LETTERS.values()) - {"tau"}
-#: entity kinds a sentence need not mention (context, or not quoted back)
-_CONTEXT_KINDS = ("organism", "sequence")
 
 
 @cache
@@ -59,19 +56,6 @@ def _stop_words() -> frozenset[str]:
         for w in ws:
             stop.update(w.split())
     return frozenset(stop)
-
-
-def _entity_names(e: Entity) -> list[str]:
-    names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
-    if e.kind in ("disease", "phenotype"):
-        vocab = vocabulary()
-        for n in list(names):
-            for key in (n, n + "s"):
-                d = vocab.get(key)
-                if d is not None:
-                    names += [d.name, *d.aliases]
-                    break
-    return list(dict.fromkeys(n for n in names if len(n) > 1))
 
 
 @dataclass(frozen=True)
@@ -100,26 +84,9 @@ class LiteratureQuestion:
     measure: str = ""  # the measure a how-question asks for ("frequency", "comparison", "risk": `how_reading`)
 
 
-def _requirements(analysis: Analysis) -> tuple[tuple[str, tuple[re.Pattern, ...]], ...]:
-    """(name, its patterns) of each thing a cited sentence must mention: every confident
-    entity, a gene list as its genes."""
-    out: dict[str, tuple[re.Pattern, ...]] = {}
-    for e in analysis.entities:
-        if not e.confident or e.kind in _CONTEXT_KINDS:
-            continue
-        if e.kind == "gene_list" and e.members:
-            for m in e.members:
-                if m.name and m.name not in out:
-                    out[m.name] = (name_pattern(m.name),)
-            continue
-        out.setdefault(e.text, tuple(name_pattern(n) for n in _entity_names(e)))
-    # a gene list's member and the same gene named alone are one requirement
-    return tuple(out.items())
-
-
 def read_question(analysis: Analysis) -> LiteratureQuestion:
     core = analysis.core
-    entities = _requirements(analysis)
+    entities = required_names(analysis)
     blanked_text = blank_entities(core, [e for e in analysis.entities if e.confident or e.role])
     blanked = spelled_greek(normalise(blanked_text))
     stop = _stop_words()

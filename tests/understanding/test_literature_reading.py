@@ -405,7 +405,7 @@ def test_an_alias_before_kinase_names_a_family_not_the_alias_gene(read, agent):
     (it was, and a "Which kinase phosphorylates tau?" was answered "SGSM3"). The linker still
     reads "MAP" as SGSM3's alias; the reader leaves it out for the word after it."""
     from biorag.loop.literature_question import read_question
-    from biorag.loop.literature_reading import _named_genes
+    from biorag.loop.named_things import _named_genes
     from biorag.understanding.name_extraction import named_genes
 
     sentence = ("Thus, the three MAP kinases and GSK3beta are importantly all strong candidates as tau "
