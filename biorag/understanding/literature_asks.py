@@ -148,6 +148,8 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
     thing = asked_thing(blanked, sources) if sources else None
     if thing:
         return LiteratureAsk(("asked_thing",), thing)
+    if sources and "sequence" not in kinds and (action := where_of_action(blanked, sources)):
+        return LiteratureAsk(("site",), action)
     # a gene asked about in a disease: the curated link's; a subject that only looks like a
     # name ("between sublingual varices") links nothing
     linked = any(e.role == "subject" and (e.confident or symbol_like(e.text)) for e in entities)
@@ -200,6 +202,31 @@ def asked_thing(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
     if any({w, w.removesuffix("s"), w + "s"} & vocabulary or filler(w) for w in phrase):
         return ()
     return tuple(phrase)
+
+
+#: words of a where-question that say where a gene or a sequence lies, not an action
+_WHERE_NOT_ACTION = frozenset({"behind", "for", "of", "on", "in", "at", "within", "inside", "near", "exactly",
+                               "genome", "genomic", "sequence", "human"})
+#: a where-question: "where" and the words after it (in the question's first part)
+_WHERE_CLAUSE = re.compile(r"(?:^| )where (.+)")
+
+
+def where_of_action(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
+    """The words of a where-question (its first part) that ask where something acts, not where a gene lies:
+    "Where does gamma-secretase cleave ∎?" ("gamma", "secretase", "cleave"), "Where is ∎
+    expressed?" ("expressed",) where no source's field is asked by "expressed". Empty when
+    every word left is a field's cue word ("located", "map", "chromosome"), filler ("the
+    gene for ∎") or holds a digit ("where is FLURBLE1 located": an unknown symbol)."""
+    parts = [p for p in NEXT_QUESTION.split(blanked) if p and p.strip()]
+    m = _WHERE_CLAUSE.search(normalise(parts[0] if parts else blanked))
+    if m is None:
+        return ()
+    vocabulary = field_vocabulary(sources)
+    stop = NOT_GENES | FILLER | POLITE | _WHERE_NOT_ACTION
+    left = [w for w in m.group(1).split()
+            if w.isalpha() and w not in stop and not filler(w)
+            and not {w, w.removesuffix("s"), w + "s"} & vocabulary]
+    return tuple(left)
 
 
 #: words between "which"/"what" and the kind of thing asked ("what type of tumours")
