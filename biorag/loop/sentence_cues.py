@@ -93,7 +93,8 @@ def hedged(sentence: str) -> bool:
 
 
 def directions(norm: str) -> set[str]:
-    stems = {stem(w) for w in norm.split()}
+    lookalikes = reading_words("direction_lookalikes")
+    stems = {stem(w) for w in norm.split() if not w.startswith(lookalikes)}
     found = set()
     for name in ("up", "down"):
         if stems & {stem(w) for w in reading_words(f"direction_{name}")}:
