@@ -207,8 +207,8 @@ def _yes_no(q: LiteratureQuestion, about: list[_Read], limit: int, findings: lis
     about = sorted(about, key=lambda r: -coverage(r.sentence.text, q, r.sentence.evidence))
     for r in about:
         text = r.sentence.text
-        if hedged(text) or outside_findings(r.sentence.evidence, text):
-            continue
+        if hedged(text) or outside_findings(r.sentence.evidence, text) or not states_measure(text, q.measure):
+            continue  # asked whether two things differ, a sentence that compares nothing states nothing
         said = directions(normalise(text))
         if q.direction and not said:
             continue  # asked whether it goes up or down: a sentence that says neither states nothing
