@@ -69,7 +69,10 @@ def _phrases(measure: str, kind: str) -> tuple[str, ...]:
 
 #: a superlative of frequency and the noun it ranks ("the most common cause of ...")
 _SUPERLATIVE = r"(?:most common(?:ly)?|most frequent(?:ly)?|commonest|most prevalent|leading|predominant|main|principal)"
-_RANKED = re.compile(rf"\b{_SUPERLATIVE}\s+([a-z]+?)s?\s+(?:of|in|among|for)\b")
+#: the noun ranked by a superlative adjective: "most frequently involved in" ranks no noun (a
+#: frequency is asked: "The muscle most frequently involved was the psoas")
+_RANKED = re.compile(r"\b(?:most common|most frequent|commonest|most prevalent|leading|predominant|main|principal)"
+                     r"\s+([a-z]+?)s?\s+(?:of|in|among|for)\b")
 
 
 def asked_measure(norm: str) -> str:

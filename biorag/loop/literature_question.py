@@ -281,12 +281,24 @@ def mentions(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bo
     of a condition the question qualifies (`qualifiers.other_patients`), in the sentence or
     its record's title. Asked yes or no, the title's words for the question's described
     condition count as the sentence's: a claim is read about its record's patients."""
-    if not all(entity_in(text, patterns, ev) for _name, patterns in q.entities):
+    if not all(entity_in(text, patterns, ev) for _name, patterns in q.entities) and not _in_titled_record(text, q, ev):
         return False
     if q.subject and not _holds_subject(text, q, ev):
         return False
     stems = _specifics(text, q, ev)
     return stems is not None and (not q.topic or _topic_held(stems, q) >= q.need)
+
+
+def _in_titled_record(text: str, q: LiteratureQuestion, ev: Evidence | None) -> bool:
+    """Asked what or how (not yes or no), a sentence holding every topic word (two at least)
+    in a record whose title names the entities it leaves out is about them: "The muscle most
+    frequently involved was the psoas" under "Pyomyositis caused by Staphylococcus aureus"
+    reports on the title's patients. A claim is read from sentences that name it."""
+    if q.kind == "yes_no" or ev is None or not ev.title or len(q.topic) < 2:
+        return False
+    if _topic_held(_stems_of(text, ev, q), q) < len(q.topic):
+        return False
+    return all(entity_in(text, p, ev) or entity_in(ev.title, p, None) for _name, p in q.entities)
 
 
 def holds_specifics(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:

@@ -131,7 +131,11 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     first) and the records' `titles`: see the module's description."""
     q = read_question(analysis)
     pool = sorted([*ranked, *titles], key=lambda s: -s.similarity)
-    pool = [s for s in pool if s.similarity >= min_similarity or s in titles]
+    # asked what or how, a record on topic (a sentence or its title) is read through: a finding
+    # that holds every topic word but leaves the title's subject unsaid is less like the question
+    on_topic = {s.evidence.key for s in pool if s.similarity >= min_similarity} if q.kind == "how" else set()
+    pool = [s for s in pool if s.similarity >= min_similarity or s in titles or (
+        s.evidence.key in on_topic and len(q.topic) >= 2 and coverage(s.text, q, s.evidence) == len(q.topic))]
     reads = [_Read(s, mentions(s.text, q, s.evidence), only_announces(s.text)) for s in pool]
     about = [r for r in reads if r.about and not r.announces]
     if q.kind == "yes_no":
