@@ -69,10 +69,12 @@ def _phrases(measure: str, kind: str) -> tuple[str, ...]:
 
 #: a superlative of frequency and the noun it ranks ("the most common cause of ...")
 _SUPERLATIVE = r"(?:most common(?:ly)?|most frequent(?:ly)?|commonest|most prevalent|leading|predominant|main|principal)"
-#: the noun ranked by a superlative adjective: "most frequently involved in" ranks no noun (a
-#: frequency is asked: "The muscle most frequently involved was the psoas")
-_RANKED = re.compile(r"\b(?:most common|most frequent|commonest|most prevalent|leading|predominant|main|principal)"
-                     r"\s+([a-z]+?)s?\s+(?:of|in|among|for)\b")
+#: the noun ranked by a superlative adjective, after at most two words for a frequency ("the
+#: most common presenting symptom of": symptom; "the main metabolic roles of" asks no rank);
+#: "most frequently involved in" ranks no noun (a frequency is asked: "The muscle most
+#: frequently involved was the psoas")
+_RANKED = re.compile(r"\b(?:(?:most common|most frequent|commonest|most prevalent)\s+(?:[a-z]+\s+){0,2}?"
+                     r"|(?:leading|predominant|main|principal)\s+)([a-z]+?)s?\s+(?:of|in|among|for)\b")
 
 
 def asked_measure(norm: str) -> str:

@@ -119,6 +119,13 @@ def test_stalled_proteasomes_answer_whether_they_are_impaired(read, question):
 def test_most_frequently_involved_asks_a_frequency_not_a_noun():
     assert asked_measure(normalise("Which muscle is most frequently involved in pyomyositis?")) == "frequency"
     assert asked_measure(normalise("What is the most common cause of dementia?")) == "ranked cause"
+    # a word or two between the superlative and its noun: the noun is still ranked ("rare"
+    # in a title is no answer to which symptom is the most common)
+    assert asked_measure(normalise("What is the most common presenting symptom of CVJ tuberculosis?")) \
+        == "ranked symptom"
+    # "the main metabolic roles of" asks for the roles, not for the most common one
+    assert asked_measure(normalise("What are the main metabolic roles of pyruvate carboxylase in cancer cells?")) \
+        == ""
 
 
 @pytest.mark.parametrize("question", [*wordings("Which muscle is most frequently involved in pyomyositis?"),
