@@ -54,6 +54,10 @@ class EvidenceCheck:
     literature: LiteratureReading | None = None
 
 
+#: an initialism written in the plural ("SSRIs", "NSAIDs")
+_PLURAL_INITIALISM = re.compile(r"[A-Z][A-Z0-9-]*[A-Z]s")
+
+
 def _variants(name: str) -> re.Pattern:
     """`name` with optional separators between its letter and digit groups."""
     groups = re.findall(r"[a-z]+|\d+", name.lower())
@@ -97,6 +101,7 @@ def missing_entities(analysis: Analysis, evidence: list[Evidence],
         nonlocal titles
         names = [n for n in (e.text, e.span, *e.canonical) if n and re.search(r"[A-Za-z0-9]", n)]
         names += [_VERSION.sub("", n) for n in names if _VERSION.search(n)]  # ENSG...251.5 ~ ENSG...251
+        names += [n[:-1] for n in names if _PLURAL_INITIALISM.fullmatch(n)]  # "SSRIs": an abstract's "SSRI"
         if e.kind == "gene_list" and e.members:  # a set: each of its genes, in any order
             return all(held(m.ident, (m.name,)) or _variants(m.name).search(hay) for m in e.members)
         if e.kind in GENE_IDS and held(e.ident, e.canonical):

@@ -193,6 +193,19 @@ def test_a_low_confidence_token_beside_a_confident_entity_is_not_required():
     assert missing_entities(confident_missing, ev) == ["ZQX99"]
 
 
+def test_an_initialism_asked_in_the_plural_is_mentioned_in_the_singular():
+    """A question writes "SSRIs"; the abstract (PubMed 21873225, a sentence of it) writes
+    "SSRI": the evidence mentions it (it was "no evidence mentions SSRIs")."""
+    text = ("In mice, brain interstitial fluid (ISF) Aβ levels were decreased by 25% following administration of "
+            "several selective serotonin reuptake inhibitor (SSRI) antidepressant drugs.")
+    q = "Do SSRIs lower amyloid-beta levels?"
+    a = Analysis(question=q, core=q, entities=[Entity("gene", "SSRIs", confident=False)])
+    assert missing_entities(a, [Evidence(source="pubmed", id="1", text=text)]) == []
+    assert missing_entities(a, [Evidence(source="pubmed", id="2", text="Unrelated text about kinases.")]) == ["SSRIs"]
+    lower = Analysis(question=q, core=q, entities=[Entity("gene", "kinases", confident=False)])
+    assert missing_entities(lower, [Evidence(source="pubmed", id="3", text="A kinase was found.")]) == ["kinases"]
+
+
 def test_a_versioned_id_matches_the_record_without_its_version():
     ev = [g for g in GENES if g.metadata["symbol"] == "TP53"]
     q = "Which gene is ENSG00000141510.17?"
