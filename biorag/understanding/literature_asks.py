@@ -207,6 +207,12 @@ def asked_thing(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
 #: words of a where-question that say where a gene or a sequence lies, not an action
 _WHERE_NOT_ACTION = frozenset({"behind", "for", "of", "on", "in", "at", "within", "inside", "near", "exactly",
                                "genome", "genomic", "sequence", "human"})
+def _forms(word: str) -> set[str]:
+    """A word and the forms a cue word may take in it ("positioned": position, "maps": map)."""
+    forms = {word, word + "s", word.removesuffix("s"), word.removesuffix("d"), word.removesuffix("ed")}
+    return forms | {word.removesuffix("ing"), word.removesuffix("ing") + "e"} if word.endswith("ing") else forms
+
+
 #: a where-question: "where" and the words after it (in the question's first part)
 _WHERE_CLAUSE = re.compile(r"(?:^| )where (.+)")
 
@@ -225,7 +231,7 @@ def where_of_action(blanked: str, sources: Mapping[str, Source]) -> tuple[str, .
     stop = NOT_GENES | FILLER | POLITE | _WHERE_NOT_ACTION
     left = [w for w in m.group(1).split()
             if w.isalpha() and w not in stop and not filler(w)
-            and not {w, w.removesuffix("s"), w + "s"} & vocabulary]
+            and not _forms(w) & vocabulary]
     return tuple(left)
 
 

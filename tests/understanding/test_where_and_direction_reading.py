@@ -68,7 +68,8 @@ def test_where_an_action_happens_is_asked_of_the_literature(agent, name, action)
 @pytest.mark.parametrize("name", sorted({n for n, _ in _ACTIONS}))
 @pytest.mark.parametrize("template", ["Where is {} located?", "where is the {} gene", "Where does {} map?",
                                       "where in the genome is {}", "where does the {} gene lie?",
-                                      "could you please tell me where {} is located"])
+                                      "could you please tell me where {} is located", "Where is the {} gene positioned?",
+                                      "where would I find the {} gene", "where's {}"])
 def test_where_a_gene_lies_stays_the_record_question(agent, name, template):
     a = analyse(template.format(name), agent.retrievers, agent.lexicon)
     assert a.asks is None and a.intent is not None and a.intent.kind in ("chromosome", "map_location"), \
