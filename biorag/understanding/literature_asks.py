@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from biorag.contracts.sources import Source
+from biorag.understanding.action_asks import where_of_action
 from biorag.understanding.intent import (
     NEXT_QUESTION,
     PLACEHOLDER,
@@ -202,37 +203,6 @@ def asked_thing(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
     if any({w, w.removesuffix("s"), w + "s"} & vocabulary or filler(w) for w in phrase):
         return ()
     return tuple(phrase)
-
-
-#: words of a where-question that say where a gene or a sequence lies, not an action
-_WHERE_NOT_ACTION = frozenset({"behind", "for", "of", "on", "in", "at", "within", "inside", "near", "exactly",
-                               "genome", "genomic", "sequence", "human"})
-def _forms(word: str) -> set[str]:
-    """A word and the forms a cue word may take in it ("positioned": position, "maps": map)."""
-    forms = {word, word + "s", word.removesuffix("s"), word.removesuffix("d"), word.removesuffix("ed")}
-    return forms | {word.removesuffix("ing"), word.removesuffix("ing") + "e"} if word.endswith("ing") else forms
-
-
-#: a where-question: "where" and the words after it (in the question's first part)
-_WHERE_CLAUSE = re.compile(r"(?:^| )where (.+)")
-
-
-def where_of_action(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
-    """The words of a where-question (its first part) that ask where something acts, not where a gene lies:
-    "Where does gamma-secretase cleave ∎?" ("gamma", "secretase", "cleave"), "Where is ∎
-    expressed?" ("expressed",) where no source's field is asked by "expressed". Empty when
-    every word left is a field's cue word ("located", "map", "chromosome"), filler ("the
-    gene for ∎") or holds a digit ("where is FLURBLE1 located": an unknown symbol)."""
-    parts = [p for p in NEXT_QUESTION.split(blanked) if p and p.strip()]
-    m = _WHERE_CLAUSE.search(normalise(parts[0] if parts else blanked))
-    if m is None:
-        return ()
-    vocabulary = field_vocabulary(sources)
-    stop = NOT_GENES | FILLER | POLITE | _WHERE_NOT_ACTION
-    left = [w for w in m.group(1).split()
-            if w.isalpha() and w not in stop and not filler(w)
-            and not _forms(w) & vocabulary]
-    return tuple(left)
 
 
 #: words between "which"/"what" and the kind of thing asked ("what type of tumours")
