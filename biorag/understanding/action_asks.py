@@ -1,6 +1,7 @@
 """Questions that ask what something does, not a record's field, though a field's cue word
 is in them: where an action happens ("Where does gamma-secretase cleave APP?", not where APP
-lies). `literature_asks` sends them to the literature."""
+lies) and what a named gene acts on ("Which genes does EWS-FLI1 activate in Ewing sarcoma?",
+not its official name). `literature_asks` sends both to the literature."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Mapping
 
 from biorag.contracts.sources import Source
 from biorag.understanding.intent import NEXT_QUESTION, field_vocabulary, normalise
+from biorag.understanding.question_model import Entity
 from biorag.understanding.question_words import FILLER, NOT_GENES, filler
 from biorag.understanding.unknown_names import POLITE
 
@@ -41,3 +43,24 @@ def where_of_action(blanked: str, sources: Mapping[str, Source]) -> tuple[str, .
             if w.isalpha() and w not in stop and not filler(w)
             and not _forms(w) & vocabulary]
     return tuple(left)
+
+
+#: "which genes does ∎ <verb>": the genes a named gene acts on
+_GENES_ACTED_ON = re.compile(r" (?:which|what) genes? (?:does|do|did|can|could|will|would) ∎ ([a-z]+) ")
+
+
+def acted_on_by_gene(field, entities: list[Entity], blanked: str) -> str | None:
+    """The verb of "Which genes does EWS-FLI1 activate in Ewing sarcoma?" when no cue of the
+    field read from the question is that verb (the weak "which gene" read an official name,
+    because the regulation cue "activate" holds only at the question's end): the question
+    asks what the gene acts on, a relation for the literature. "Which genes does TP53
+    activate?" keeps its curated targets (the field's cue is the verb)."""
+    kinds = {e.kind for e in entities if e.confident}
+    if "gene" not in kinds or not kinds <= {"gene", "disease", "phenotype"}:
+        return None
+    m = _GENES_ACTED_ON.search(normalise(blanked))
+    if m is None or filler(m.group(1)):
+        return None
+    cues = {normalise(c.removesuffix(" $")).strip() for hop in (field.hops if field is not None else ())
+            for c in (*hop.field.cues, *hop.field.weak_cues)}
+    return None if _forms(m.group(1)) & cues else m.group(1)

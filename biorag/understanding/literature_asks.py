@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from biorag.contracts.sources import Source
-from biorag.understanding.action_asks import where_of_action
+from biorag.understanding.action_asks import acted_on_by_gene, where_of_action
 from biorag.understanding.intent import (
     NEXT_QUESTION,
     PLACEHOLDER,
@@ -151,6 +151,9 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
         return LiteratureAsk(("asked_thing",), thing)
     if sources and "sequence" not in kinds and (action := where_of_action(blanked, sources)):
         return LiteratureAsk(("site",), action)
+    if sources and kinds and (verb := acted_on_by_gene(field or detect_intent(blanked, kinds, sources), entities,
+                                                       blanked)) is not None:
+        return LiteratureAsk(("relation",), (verb,))
     # a gene asked about in a disease: the curated link's; a subject that only looks like a
     # name ("between sublingual varices") links nothing
     linked = any(e.role == "subject" and (e.confident or symbol_like(e.text)) for e in entities)

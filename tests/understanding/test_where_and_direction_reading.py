@@ -11,6 +11,8 @@ questions:
 - Asked whether two things differ, a sentence that compares nothing states nothing (a
   sentence listing the diseases with alpha-synuclein filaments was read as "Yes, they
   differ").
+- "Which genes does EWS-FLI1 activate in Ewing sarcoma?" asks what the gene acts on (it got
+  EWSR1's card); "Which genes does TP53 activate?" keeps TRRUST's curated targets.
 - Asked what is most frequently involved, a finding that says so under its record's title
   answers ("The muscle most frequently involved was the psoas" under "Pyomyositis caused by
   Staphylococcus aureus"; was insufficient: "most frequently involved" was read as ranking a
@@ -136,3 +138,30 @@ def test_a_finding_under_its_records_title_answers(read, question):
     r = read(question, _ranked("1507908", top=0.62), min_similarity=0.6)
     assert r.sufficient and "psoas" in r.first_line and "[pubmed:1507908]" in r.first_line, (question, r.first_line)
 
+
+
+@pytest.mark.parametrize("question", [*wordings("Which genes does EWS-FLI1 activate in Ewing sarcoma?"),
+                                      "Which genes does TP53 regulate in breast cancer?",
+                                      "which genes does SOX2 activate in neural stem cells"])
+def test_the_genes_a_named_gene_acts_on_in_a_context_are_asked_of_the_literature(agent, question):
+    """The regulation cue ("activate") holds only at a question's end, so "in Ewing sarcoma"
+    left the weak "which gene" to read an official-name question: EWSR1's card, sufficient."""
+    a = analyse(question, agent.retrievers, agent.lexicon)
+    assert a.intent is None and a.asks is not None and "relation" in a.asks.groups, (question, a.intent, a.asks)
+
+
+@pytest.mark.parametrize("question,kind", [("Which genes does TP53 activate?", "regulation_targets"),
+                                           ("Which genes does TP53 repress?", "regulation_targets"),
+                                           ("What genes does NRF2 activate?", "regulation_targets"),
+                                           ("Which gene does BRCA1 encode?", "full_name"),
+                                           ("Which gene does rs9939609 lie in?", "snp_genes")])
+def test_a_record_that_states_the_relation_still_answers_it(agent, question, kind):
+    a = analyse(question, agent.retrievers, agent.lexicon)
+    assert a.asks is None and a.intent is not None and a.intent.kind == kind, (question, a.intent, a.asks)
+
+
+def test_the_genes_ews_fli1_activates_are_read_from_the_abstract(read):
+    for question in wordings("Which genes does EWS-FLI1 activate in Ewing sarcoma?"):
+        r = read(question, _ranked("29873416"))
+        assert r.sufficient and r.named[:4] == ["PHGDH", "PSAT1", "PSPH", "SHMT2"], (question, r.first_line)
+        assert not {"EWSR1", "FLI1"} & set(r.named), r.named
