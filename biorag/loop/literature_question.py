@@ -294,11 +294,15 @@ def _in_titled_record(text: str, q: LiteratureQuestion, ev: Evidence | None) -> 
     in a record whose title names the entities it leaves out is about them: "The muscle most
     frequently involved was the psoas" under "Pyomyositis caused by Staphylococcus aureus"
     reports on the title's patients. A claim is read from sentences that name it."""
-    if q.kind == "yes_no" or ev is None or not ev.title or len(q.topic) < 2:
-        return False
-    if _topic_held(_stems_of(text, ev, q), q) < len(q.topic):
+    if q.kind == "yes_no" or ev is None or not ev.title or not holds_whole_topic(text, q, ev):
         return False
     return all(entity_in(text, p, ev) or entity_in(ev.title, p, None) for _name, p in q.entities)
+
+
+def holds_whole_topic(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:
+    """The sentence holds every topic word of the question, which has two at least: the
+    finding a record gives without repeating the names its title gives."""
+    return len(q.topic) >= 2 and coverage(text, q, ev) == len(q.topic)
 
 
 def holds_specifics(text: str, q: LiteratureQuestion, ev: Evidence | None = None) -> bool:

@@ -52,6 +52,7 @@ from biorag.loop.literature_question import (
     LiteratureQuestion,
     coverage,
     holds_specifics,
+    holds_whole_topic,
     mentions,
     names_beyond,
     names_entities,
@@ -134,8 +135,8 @@ def read_literature(analysis: Analysis, ranked: list[ScoredSentence], *, titles:
     # asked what or how, a record on topic (a sentence or its title) is read through: a finding
     # that holds every topic word but leaves the title's subject unsaid is less like the question
     on_topic = {s.evidence.key for s in pool if s.similarity >= min_similarity} if q.kind == "how" else set()
-    pool = [s for s in pool if s.similarity >= min_similarity or s in titles or (
-        s.evidence.key in on_topic and len(q.topic) >= 2 and coverage(s.text, q, s.evidence) == len(q.topic))]
+    pool = [s for s in pool if s.similarity >= min_similarity or s in titles
+            or (s.evidence.key in on_topic and holds_whole_topic(s.text, q, s.evidence))]
     reads = [_Read(s, mentions(s.text, q, s.evidence), only_announces(s.text)) for s in pool]
     about = [r for r in reads if r.about and not r.announces]
     if q.kind == "yes_no":

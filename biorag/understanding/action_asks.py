@@ -10,13 +10,15 @@ from collections.abc import Mapping
 
 from biorag.contracts.sources import Source
 from biorag.understanding.intent import NEXT_QUESTION, field_vocabulary, normalise
-from biorag.understanding.question_model import Entity
+from biorag.understanding.question_model import Entity, Intent
 from biorag.understanding.question_words import FILLER, NOT_GENES, filler
 from biorag.understanding.unknown_names import POLITE
 
 #: words of a where-question that say where a gene or a sequence lies, not an action
 _WHERE_NOT_ACTION = frozenset({"behind", "for", "of", "on", "in", "at", "within", "inside", "near", "exactly",
                                "genome", "genomic", "sequence", "human"})
+
+
 def _forms(word: str) -> set[str]:
     """A word and the forms a cue word may take in it ("positioned": position, "maps": map)."""
     forms = {word, word + "s", word.removesuffix("s"), word.removesuffix("d"), word.removesuffix("ed")}
@@ -28,11 +30,12 @@ _WHERE_CLAUSE = re.compile(r"(?:^| )where (.+)")
 
 
 def where_of_action(blanked: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
-    """The words of a where-question (its first part) that ask where something acts, not where a gene lies:
-    "Where does gamma-secretase cleave ∎?" ("gamma", "secretase", "cleave"), "Where is ∎
-    expressed?" ("expressed",) where no source's field is asked by "expressed". Empty when
-    every word left is a field's cue word ("located", "map", "chromosome"), filler ("the
-    gene for ∎") or holds a digit ("where is FLURBLE1 located": an unknown symbol)."""
+    """The words of a where-question (its first part) that ask where something acts, not
+    where a gene lies: "Where does gamma-secretase cleave ∎?" ("gamma", "secretase",
+    "cleave"), "Where is ∎ expressed?" ("expressed",) where no source's field is asked by
+    "expressed". Empty when every word left is a field's cue word ("located", "map",
+    "chromosome"), filler ("the gene for ∎") or holds a digit ("where is FLURBLE1 located":
+    an unknown symbol)."""
     parts = [p for p in NEXT_QUESTION.split(blanked) if p and p.strip()]
     m = _WHERE_CLAUSE.search(normalise(parts[0] if parts else blanked))
     if m is None:
@@ -49,18 +52,21 @@ def where_of_action(blanked: str, sources: Mapping[str, Source]) -> tuple[str, .
 _GENES_ACTED_ON = re.compile(r" (?:which|what) genes? (?:does|do|did|can|could|will|would) ∎ ([a-z]+) ")
 
 
-def acted_on_by_gene(field, entities: list[Entity], blanked: str) -> str | None:
-    """The verb of "Which genes does EWS-FLI1 activate in Ewing sarcoma?" when no cue of the
-    field read from the question is that verb (the weak "which gene" read an official name,
-    because the regulation cue "activate" holds only at the question's end): the question
-    asks what the gene acts on, a relation for the literature. "Which genes does TP53
-    activate?" keeps its curated targets (the field's cue is the verb)."""
+def gene_acts_on(entities: list[Entity], blanked: str) -> str | None:
+    """The verb of "Which genes does EWS-FLI1 activate in Ewing sarcoma?": the question asks
+    which genes a gene it names acts on (None for any other question)."""
     kinds = {e.kind for e in entities if e.confident}
     if "gene" not in kinds or not kinds <= {"gene", "disease", "phenotype"}:
         return None
     m = _GENES_ACTED_ON.search(normalise(blanked))
-    if m is None or filler(m.group(1)):
-        return None
+    return None if m is None or filler(m.group(1)) else m.group(1)
+
+
+def cues_verb(field: Intent | None, verb: str) -> bool:
+    """The field read from the question is asked by that verb: "Which genes does TP53
+    activate?" keeps its curated targets. Where it is not (the weak "which gene" read an
+    official name, because the regulation cue "activate" holds only at a question's end),
+    the question asks what the gene acts on, a relation for the literature."""
     cues = {normalise(c.removesuffix(" $")).strip() for hop in (field.hops if field is not None else ())
             for c in (*hop.field.cues, *hop.field.weak_cues)}
-    return None if _forms(m.group(1)) & cues else m.group(1)
+    return bool(_forms(verb) & cues)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from biorag.contracts.sources import Source
-from biorag.understanding.action_asks import acted_on_by_gene, where_of_action
+from biorag.understanding.action_asks import cues_verb, gene_acts_on, where_of_action
 from biorag.understanding.intent import (
     NEXT_QUESTION,
     PLACEHOLDER,
@@ -151,8 +151,8 @@ def literature_ask(blanked: str, entities: list[Entity], kinds: set[str],
         return LiteratureAsk(("asked_thing",), thing)
     if sources and "sequence" not in kinds and (action := where_of_action(blanked, sources)):
         return LiteratureAsk(("site",), action)
-    if sources and kinds and (verb := acted_on_by_gene(field or detect_intent(blanked, kinds, sources), entities,
-                                                       blanked)) is not None:
+    if sources and kinds and (verb := gene_acts_on(entities, blanked)) is not None \
+            and not cues_verb(field or detect_intent(blanked, kinds, sources), verb):
         return LiteratureAsk(("relation",), (verb,))
     # a gene asked about in a disease: the curated link's; a subject that only looks like a
     # name ("between sublingual varices") links nothing
